@@ -1,0 +1,91 @@
+//===- LaxOps.cpp - lax operations ----------------------------------------===//
+//
+// Generated op definitions and the verifiers of the ops whose result type is
+// spelled rather than inferred. Shape rules: LaxTypeInference.cpp; scan:
+// LaxScan.cpp; folders: LaxFolds.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/LaxOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace kiln::lax;
+
+#include "dialect/LaxEnums.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "dialect/LaxOps.cpp.inc"
+
+void ConstantOp::build(OpBuilder &builder, OperationState &state,
+                       RankedTensorType type, double value) {
+  Type element = type.getElementType();
+  Attribute scalar;
+  if (isa<FloatType>(element))
+    scalar = builder.getFloatAttr(element, value);
+  else
+    scalar = builder.getIntegerAttr(element, (int64_t)value);
+  build(builder, state, DenseElementsAttr::get(type, scalar));
+}
+
+LogicalResult IntegerPowOp::verify() {
+  if (getY() < 0 && !isa<FloatType>(getType().getElementType()))
+    return emitOpError("negative exponent ") << getY()
+           << " needs a floating-point operand";
+  return success();
+}
+
+LogicalResult IotaOp::verify() {
+  int64_t rank = getType().getRank();
+  if (getDimension() < 0 || getDimension() >= rank)
+    return emitOpError("dimension ") << getDimension()
+           << " is out of range: expected 0 <= dimension < " << rank;
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType in = getOperand().getType(), out = getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("cannot change the element type from ")
+           << in.getElementType() << " to " << out.getElementType();
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError("operand has ") << in.getNumElements()
+           << " elements but the result has " << out.getNumElements();
+  return success();
+}
+
+LogicalResult RevOp::verify() {
+  int64_t rank = getType().getRank();
+  SmallVector<bool> seen(rank, false);
+  for (int64_t d : getDimensions()) {
+    if (d < 0 || d >= rank)
+      return emitOpError("dimensions entry ") << d
+             << " is out of range: expected 0 <= axis < " << rank;
+    if (seen[d])
+      return emitOpError("dimensions has duplicate entry ") << d;
+    seen[d] = true;
+  }
+  return success();
+}
+
+/// argmax/argmin reduce exactly one axis; the result drops it.
+template <typename ArgOp>
+static LogicalResult verifyArgReduce(ArgOp op) {
+  RankedTensorType in = op.getOperand().getType();
+  if (op.getAxes().size() != 1)
+    return op.emitOpError("expected exactly one axis, got ") << op.getAxes().size();
+  int64_t axis = op.getAxes()[0];
+  if (axis < 0 || axis >= in.getRank())
+    return op.emitOpError("axis ") << axis << " is out of range: expected 0 <= axis < "
+           << in.getRank();
+  RankedTensorType expected = dropDim(in, axis);
+  if (op.getType().getShape() != expected.getShape())
+    return op.emitOpError("result shape must be the operand's without axis ")
+           << axis << ", expected " << RankedTensorType::get(expected.getShape(),
+                                                             op.getType().getElementType());
+  return success();
+}
+
+LogicalResult ArgMaxOp::verify() { return verifyArgReduce(*this); }
+LogicalResult ArgMinOp::verify() { return verifyArgReduce(*this); }

@@ -1,0 +1,27 @@
+//===- LaxOps.h - lax operations --------------------------------*- C++ -*-===//
+#ifndef KILN_DIALECT_LAXOPS_H
+#define KILN_DIALECT_LAXOPS_H
+
+#include "dialect/LaxDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialect/LaxEnums.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialect/LaxOps.h.inc"
+
+namespace kiln::lax {
+/// `type` with dimension `axis` removed (the slice a scan body sees).
+mlir::RankedTensorType dropDim(mlir::RankedTensorType type, int64_t axis);
+/// `type` with a dimension of size `size` inserted at `axis` (a stacked ys).
+mlir::RankedTensorType insertDim(mlir::RankedTensorType type, int64_t axis,
+                                 int64_t size);
+} // namespace kiln::lax
+
+#endif // KILN_DIALECT_LAXOPS_H

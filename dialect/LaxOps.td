@@ -1,0 +1,414 @@
+//===- LaxOps.td - lax operations --------------------------*- tablegen -*-===//
+//
+// Each op documents its jaxpr counterpart. Shape rules live in
+// LaxTypeInference.cpp (shared by the verifiers and the builders), folders and
+// canonicalizations in LaxFolds.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECT_LAXOPS_TD
+#define KILN_DIALECT_LAXOPS_TD
+
+include "dialect/LaxDialect.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Lax_ComparisonDirection : I32EnumAttr<"ComparisonDirection",
+    "comparison direction of lax.compare (jaxpr eq/ne/lt/le/gt/ge)", [
+      I32EnumAttrCase<"EQ", 0>, I32EnumAttrCase<"NE", 1>,
+      I32EnumAttrCase<"LT", 2>, I32EnumAttrCase<"LE", 3>,
+      I32EnumAttrCase<"GT", 4>, I32EnumAttrCase<"GE", 5>]> {
+  let cppNamespace = "::kiln::lax";
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Lax_UnaryOp<string mnemonic, Type type, string jaxpr, list<Trait> traits = []>
+    : Lax_Op<mnemonic, traits # [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "elementwise " # mnemonic # " (jaxpr `" # jaxpr # "`)";
+  let arguments = (ins type:$operand);
+  let results = (outs type:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+}
+
+class Lax_BinaryOp<string mnemonic, Type type, string jaxpr, list<Trait> traits = []>
+    : Lax_Op<mnemonic, traits # [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "elementwise " # mnemonic # " (jaxpr `" # jaxpr # "`)";
+  let arguments = (ins type:$lhs, type:$rhs);
+  let results = (outs type:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Lax_AddOp : Lax_BinaryOp<"add", Lax_NumericTensor, "add", [Commutative]>;
+def Lax_SubOp : Lax_BinaryOp<"sub", Lax_NumericTensor, "sub">;
+def Lax_MulOp : Lax_BinaryOp<"mul", Lax_NumericTensor, "mul", [Commutative]>;
+def Lax_DivOp : Lax_BinaryOp<"div", Lax_NumericTensor, "div">;
+def Lax_RemOp : Lax_BinaryOp<"rem", Lax_NumericTensor, "rem">;
+def Lax_MaxOp : Lax_BinaryOp<"max", Lax_NumericTensor, "max", [Commutative]>;
+def Lax_MinOp : Lax_BinaryOp<"min", Lax_NumericTensor, "min", [Commutative]>;
+def Lax_PowOp : Lax_BinaryOp<"pow", Lax_FloatTensor, "pow">;
+def Lax_AndOp : Lax_BinaryOp<"and", Lax_IntOrPredTensor, "and", [Commutative]>;
+def Lax_OrOp : Lax_BinaryOp<"or", Lax_IntOrPredTensor, "or", [Commutative]>;
+
+def Lax_NegOp : Lax_UnaryOp<"neg", Lax_NumericTensor, "neg">;
+def Lax_AbsOp : Lax_UnaryOp<"abs", Lax_NumericTensor, "abs">;
+def Lax_SignOp : Lax_UnaryOp<"sign", Lax_NumericTensor, "sign">;
+def Lax_ExpOp : Lax_UnaryOp<"exp", Lax_FloatTensor, "exp">;
+def Lax_LogOp : Lax_UnaryOp<"log", Lax_FloatTensor, "log">;
+def Lax_Log1pOp : Lax_UnaryOp<"log1p", Lax_FloatTensor, "log1p">;
+def Lax_SinOp : Lax_UnaryOp<"sin", Lax_FloatTensor, "sin">;
+def Lax_CosOp : Lax_UnaryOp<"cos", Lax_FloatTensor, "cos">;
+def Lax_TanhOp : Lax_UnaryOp<"tanh", Lax_FloatTensor, "tanh">;
+def Lax_LogisticOp : Lax_UnaryOp<"logistic", Lax_FloatTensor, "logistic">;
+def Lax_SqrtOp : Lax_UnaryOp<"sqrt", Lax_FloatTensor, "sqrt">;
+def Lax_RsqrtOp : Lax_UnaryOp<"rsqrt", Lax_FloatTensor, "rsqrt">;
+def Lax_SquareOp : Lax_UnaryOp<"square", Lax_NumericTensor, "square">;
+def Lax_NotOp : Lax_UnaryOp<"not", Lax_IntOrPredTensor, "not">;
+
+def Lax_IntegerPowOp : Lax_Op<"integer_pow",
+    [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "x ** y for a constant integer y (jaxpr `integer_pow[y=...]`)";
+  let arguments = (ins Lax_NumericTensor:$operand, Lax_I64Attr:$y);
+  let results = (outs Lax_NumericTensor:$result);
+  let assemblyFormat = "$operand `y` `=` $y attr-dict `:` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Lax_CompareOp : Lax_Op<"compare", [Pure, Elementwise, SameTypeOperands,
+    InferTypeOpAdaptor]> {
+  let summary = "elementwise comparison (jaxpr `eq`, `ne`, `lt`, `le`, `gt`, `ge`)";
+  let description = [{
+    `%p = lax.compare LT, %a, %b : tensor<4xf32>` yields `tensor<4xi1>`.
+  }];
+  let arguments = (ins Lax_ComparisonDirection:$direction,
+                       Lax_Tensor:$lhs, Lax_Tensor:$rhs);
+  let results = (outs Lax_PredTensor:$result);
+  let assemblyFormat = "$direction `,` $lhs `,` $rhs attr-dict `:` type($lhs)";
+}
+
+def Lax_SelectNOp : Lax_Op<"select_n", [Pure, InferTypeOpAdaptor]> {
+  let summary = "picks cases[which] elementwise (jaxpr `select_n`)";
+  let description = [{
+    `which` is i1 (false picks case 0) or an integer tensor of the cases'
+    shape; all cases share one type.
+  }];
+  let arguments = (ins Lax_IntOrPredTensor:$which, Variadic<Lax_Tensor>:$cases);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = [{
+    $which `,` $cases attr-dict `:` type($which) `,` type($cases)
+  }];
+}
+
+def Lax_ConvertElementTypeOp : Lax_Op<"convert_element_type",
+    [Pure, Elementwise, SameOperandsAndResultShape]> {
+  let summary = "elementwise type conversion (jaxpr `convert_element_type`)";
+  let arguments = (ins Lax_Tensor:$operand);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Structure
+//===----------------------------------------------------------------------===//
+
+def Lax_ConstantOp : Lax_Op<"constant",
+    [Pure, ConstantLike, InferTypeOpAdaptor]> {
+  let summary = "a constant tensor, splat or dense (jaxpr literals and consts)";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+  let builders = [
+    // A splat of `value` (a float or integer) with the shape of `type`.
+    OpBuilder<(ins "::mlir::RankedTensorType":$type, "double":$value)>
+  ];
+}
+
+def Lax_IotaOp : Lax_Op<"iota", [Pure]> {
+  let summary = "0, 1, 2, ... along one dimension (jaxpr `iota`)";
+  let arguments = (ins Lax_I64Attr:$dimension);
+  let results = (outs Lax_NumericTensor:$result);
+  let assemblyFormat = "`dimension` `=` $dimension attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lax_BroadcastInDimOp : Lax_Op<"broadcast_in_dim",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "broadcast to `shape` (jaxpr `broadcast_in_dim`)";
+  let description = [{
+    Operand dimension i becomes result dimension broadcast_dimensions[i]; its
+    size must be 1 or equal to shape[broadcast_dimensions[i]].
+  }];
+  let arguments = (ins Lax_Tensor:$operand, DenseI64ArrayAttr:$shape,
+                       DenseI64ArrayAttr:$broadcast_dimensions);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `shape` `=` $shape `dims` `=` $broadcast_dimensions attr-dict
+    `:` type($operand) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Lax_ReshapeOp : Lax_Op<"reshape", [Pure]> {
+  let summary = "row-major reshape (jaxpr `reshape[new_sizes=... dimensions=None]`)";
+  let arguments = (ins Lax_Tensor:$operand);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Lax_TransposeOp : Lax_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "permute dimensions (jaxpr `transpose[permutation=...]`)";
+  let description = [{
+    Result dimension i is operand dimension permutation[i].
+  }];
+  let arguments = (ins Lax_Tensor:$operand, DenseI64ArrayAttr:$permutation);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `permutation` `=` $permutation attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Lax_RevOp : Lax_Op<"rev", [Pure, SameOperandsAndResultType]> {
+  let summary = "reverse along dimensions (jaxpr `rev[dimensions=...]`)";
+  let arguments = (ins Lax_Tensor:$operand, DenseI64ArrayAttr:$dimensions);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = "$operand `dims` `=` $dimensions attr-dict `:` type($result)";
+  let hasFolder = 1;
+  let hasVerifier = 1;
+}
+
+def Lax_SliceOp : Lax_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "static strided slice (jaxpr `slice[start_indices limit_indices strides]`)";
+  let arguments = (ins Lax_Tensor:$operand, DenseI64ArrayAttr:$start_indices,
+                       DenseI64ArrayAttr:$limit_indices,
+                       DenseI64ArrayAttr:$strides);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `start` `=` $start_indices `limit` `=` $limit_indices
+    `strides` `=` $strides attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Lax_DynamicSliceOp : Lax_Op<"dynamic_slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "slice at run-time offsets (jaxpr `dynamic_slice[slice_sizes=...]`)";
+  let description = [{
+    Offsets are scalar integer tensors, one per dimension, clamped like JAX
+    into [0, dim - size].
+  }];
+  let arguments = (ins Lax_Tensor:$operand, Variadic<Lax_IndexScalar>:$start_indices,
+                       DenseI64ArrayAttr:$slice_sizes);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `[` $start_indices `]` `sizes` `=` $slice_sizes attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def Lax_DynamicUpdateSliceOp : Lax_Op<"dynamic_update_slice",
+    [Pure, InferTypeOpAdaptor]> {
+  let summary = "write `update` at run-time offsets (jaxpr `dynamic_update_slice`)";
+  let arguments = (ins Lax_Tensor:$operand, Lax_Tensor:$update,
+                       Variadic<Lax_IndexScalar>:$start_indices);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `[` $start_indices `]` `,` $update attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def Lax_ConcatenateOp : Lax_Op<"concatenate", [Pure, InferTypeOpAdaptor]> {
+  let summary = "join along one dimension (jaxpr `concatenate[dimension=...]`)";
+  let arguments = (ins Variadic<Lax_Tensor>:$inputs, Lax_I64Attr:$dimension);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = [{
+    $inputs `dim` `=` $dimension attr-dict `:` functional-type($inputs, results)
+  }];
+  let hasFolder = 1;
+}
+
+def Lax_SqueezeOp : Lax_Op<"squeeze", [Pure, InferTypeOpAdaptor]> {
+  let summary = "drop size-1 dimensions (jaxpr `squeeze[dimensions=...]`)";
+  let arguments = (ins Lax_Tensor:$operand, DenseI64ArrayAttr:$dimensions);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `dims` `=` $dimensions attr-dict `:` type($operand) `->` type($result)
+  }];
+}
+
+def Lax_ExpandDimsOp : Lax_Op<"expand_dims", [Pure, InferTypeOpAdaptor]> {
+  let summary = "insert size-1 dimensions (jnp.expand_dims)";
+  let description = [{
+    `dimensions` are positions in the result, as in `jnp.expand_dims`.
+  }];
+  let arguments = (ins Lax_Tensor:$operand, DenseI64ArrayAttr:$dimensions);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `dims` `=` $dimensions attr-dict `:` type($operand) `->` type($result)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Contraction
+//===----------------------------------------------------------------------===//
+
+def Lax_DotGeneralOp : Lax_Op<"dot_general", [Pure, InferTypeOpAdaptor]> {
+  let summary = "generalized tensor contraction (jaxpr `dot_general`)";
+  let description = [{
+    JAX's `dimension_numbers=((lhs_contracting, rhs_contracting), (lhs_batch,
+    rhs_batch))`. The result's dimensions are, in order: the batch dimensions,
+    the free dimensions of lhs, the free dimensions of rhs. The element type
+    is `preferred_element_type` when given, else the operands' type.
+
+    ```mlir
+    %f = lax.dot_general %d, %e contracting = [1] x [2] batch = [] x []
+        : (tensor<600x821xf32>, tensor<32x100x821xf32>) -> tensor<600x32x100xf32>
+    ```
+  }];
+  let arguments = (ins Lax_NumericTensor:$lhs, Lax_NumericTensor:$rhs,
+                       DenseI64ArrayAttr:$lhs_contracting_dimensions,
+                       DenseI64ArrayAttr:$rhs_contracting_dimensions,
+                       DenseI64ArrayAttr:$lhs_batch_dimensions,
+                       DenseI64ArrayAttr:$rhs_batch_dimensions,
+                       OptionalAttr<TypeAttr>:$preferred_element_type);
+  let results = (outs Lax_NumericTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `contracting` `=` $lhs_contracting_dimensions `x`
+    $rhs_contracting_dimensions `batch` `=` $lhs_batch_dimensions `x`
+    $rhs_batch_dimensions attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Lax_ReduceOp<string mnemonic, Type type>
+    : Lax_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = mnemonic # " over `axes` (jaxpr `" # mnemonic # "[axes=...]`)";
+  let arguments = (ins type:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs type:$result);
+  let assemblyFormat = [{
+    $operand `axes` `=` $axes attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasFolder = 1;
+}
+
+def Lax_ReduceSumOp : Lax_ReduceOp<"reduce_sum", Lax_NumericTensor>;
+def Lax_ReduceMaxOp : Lax_ReduceOp<"reduce_max", Lax_NumericTensor>;
+def Lax_ReduceMinOp : Lax_ReduceOp<"reduce_min", Lax_NumericTensor>;
+def Lax_ReduceProdOp : Lax_ReduceOp<"reduce_prod", Lax_NumericTensor>;
+
+class Lax_ArgReduceOp<string mnemonic> : Lax_Op<mnemonic, [Pure]> {
+  let summary = "index of the " # !substr(mnemonic, 3) #
+                " along one axis (jaxpr `" # mnemonic # "[axes=(k,) index_dtype=...]`)";
+  let arguments = (ins Lax_NumericTensor:$operand, DenseI64ArrayAttr:$axes);
+  let results = (outs RankedTensorOf<[I32, I64, UI32]>:$result);
+  let assemblyFormat = [{
+    $operand `axes` `=` $axes attr-dict `:` type($operand) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lax_ArgMaxOp : Lax_ArgReduceOp<"argmax">;
+def Lax_ArgMinOp : Lax_ArgReduceOp<"argmin">;
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+def Lax_ScanOp : Lax_Op<"scan", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a loop over slices of its xs, carrying state (jaxpr `scan`)";
+  let description = [{
+    Operands are, in order: `num_consts` consts, `num_carry` initial carries,
+    then the xs. The body's block arguments are the consts, the carries and
+    one slice of each xs (the xs with its scan axis removed). The body yields
+    the new carries, then one slice of each ys. Results are the final carries,
+    then the ys: the yielded slices stacked along their scan axis (`length`
+    slices). With `reverse`, iteration runs from `length - 1` down to 0 and
+    slice i still lands at position i.
+
+    Beyond JAX, each xs operand and each ys result has its own scan axis
+    (`xs_axes`, `ys_axes`; default 0), so a scan over axis 1 needs no
+    transpose. See docs/dialect.md for an example.
+  }];
+  let arguments = (ins Variadic<Lax_Tensor>:$args, Lax_I64Attr:$length,
+                       Lax_I64Attr:$num_consts, Lax_I64Attr:$num_carry,
+                       DefaultValuedAttr<BoolAttr, "false">:$reverse,
+                       DefaultValuedAttr<Lax_I64Attr, "1">:$unroll,
+                       DenseI64ArrayAttr:$xs_axes, DenseI64ArrayAttr:$ys_axes);
+  let results = (outs Variadic<Lax_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::ValueRange":$args,
+      "int64_t":$length, "int64_t":$numConsts, "int64_t":$numCarry,
+      "bool":$reverse, "int64_t":$unroll, "::llvm::ArrayRef<int64_t>":$xsAxes,
+      "::llvm::ArrayRef<int64_t>":$ysAxes)>
+  ];
+  let extraClassDeclaration = [{
+    using BodyBuilderFn = ::llvm::function_ref<::llvm::SmallVector<::mlir::Value>(
+        ::mlir::OpBuilder &, ::mlir::Location, ::mlir::ValueRange consts,
+        ::mlir::ValueRange carries, ::mlir::ValueRange xSlices)>;
+    /// Builds a complete scan: `bodyBuilder` returns the new carries followed
+    /// by one slice of each ys; result types follow from what it returns.
+    static ScanOp create(::mlir::OpBuilder &builder, ::mlir::Location loc,
+        ::mlir::ValueRange consts, ::mlir::ValueRange inits, ::mlir::ValueRange xs,
+        int64_t length, BodyBuilderFn bodyBuilder, bool reverse = false,
+        ::llvm::ArrayRef<int64_t> xsAxes = {}, ::llvm::ArrayRef<int64_t> ysAxes = {});
+
+    ::mlir::OperandRange getConsts() { return getArgs().take_front(getNumConsts()); }
+    ::mlir::OperandRange getInits() {
+      return getArgs().slice(getNumConsts(), getNumCarry());
+    }
+    ::mlir::OperandRange getXs() {
+      return getArgs().drop_front(getNumConsts() + getNumCarry());
+    }
+    ::mlir::ResultRange getFinalCarries() { return getResults().take_front(getNumCarry()); }
+    ::mlir::ResultRange getYs() { return getResults().drop_front(getNumCarry()); }
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    ::mlir::Block::BlockArgListType getConstArgs() {
+      return getBodyBlock().getArguments().take_front(getNumConsts());
+    }
+    ::mlir::Block::BlockArgListType getCarryArgs() {
+      return getBodyBlock().getArguments().slice(getNumConsts(), getNumCarry());
+    }
+    ::mlir::Block::BlockArgListType getXSliceArgs() {
+      return getBodyBlock().getArguments().drop_front(getNumConsts() + getNumCarry());
+    }
+    /// The scan axis of xs operand `i` / ys result `i`.
+    int64_t getXsAxis(unsigned i) { return getXsAxes()[i]; }
+    int64_t getYsAxis(unsigned i) { return getYsAxes()[i]; }
+  }];
+}
+
+def Lax_YieldOp : Lax_Op<"yield", [Pure, Terminator, ReturnLike,
+    HasParent<"ScanOp">]> {
+  let summary = "yields the new carries and ys slices of a scan body";
+  let arguments = (ins Variadic<Lax_Tensor>:$values);
+  let builders = [OpBuilder<(ins), [{ /* empty yield */ }]>];
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+#endif // KILN_DIALECT_LAXOPS_TD

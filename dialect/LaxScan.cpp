@@ -1,0 +1,248 @@
+//===- LaxScan.cpp - lax.scan: builder, assembly format, verifier ---------===//
+//
+//   %c, %ys = lax.scan length = 30 consts(%k) carry(%c0) xs(%x)
+//       {reverse = true} : (tensor<4xf32>, tensor<8xf32>, tensor<30x8xf32>)
+//       -> (tensor<8xf32>, tensor<30x8xf32>) {
+//   ^bb0(%k0: tensor<4xf32>, %c: tensor<8xf32>, %x: tensor<8xf32>):
+//     ...
+//     lax.yield %newC, %y : tensor<8xf32>, tensor<8xf32>
+//   }
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/LaxOps.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace kiln::lax;
+
+void ScanOp::build(OpBuilder &builder, OperationState &state, TypeRange resultTypes,
+                   ValueRange args, int64_t length, int64_t numConsts,
+                   int64_t numCarry, bool reverse, int64_t unroll,
+                   ArrayRef<int64_t> xsAxes, ArrayRef<int64_t> ysAxes) {
+  state.addOperands(args);
+  state.addTypes(resultTypes);
+  Properties &props = state.getOrAddProperties<Properties>();
+  props.length = builder.getI64IntegerAttr(length);
+  props.num_consts = builder.getI64IntegerAttr(numConsts);
+  props.num_carry = builder.getI64IntegerAttr(numCarry);
+  props.reverse = builder.getBoolAttr(reverse);
+  props.unroll = builder.getI64IntegerAttr(unroll);
+  props.xs_axes = builder.getDenseI64ArrayAttr(xsAxes);
+  props.ys_axes = builder.getDenseI64ArrayAttr(ysAxes);
+  state.addRegion();
+}
+
+ScanOp ScanOp::create(OpBuilder &builder, Location loc, ValueRange consts,
+                      ValueRange inits, ValueRange xs, int64_t length,
+                      BodyBuilderFn bodyBuilder, bool reverse,
+                      ArrayRef<int64_t> xsAxes, ArrayRef<int64_t> ysAxes) {
+  SmallVector<int64_t> xsAxesOrZero(xsAxes);
+  if (xsAxesOrZero.empty())
+    xsAxesOrZero.assign(xs.size(), 0);
+
+  // Build the body first, in a detached block, to learn the ys slice types.
+  auto *body = new Block();
+  SmallVector<Location> locs;
+  for (Value v : consts)
+    body->addArgument(v.getType(), loc);
+  for (Value v : inits)
+    body->addArgument(v.getType(), loc);
+  for (auto [x, axis] : llvm::zip(xs, xsAxesOrZero))
+    body->addArgument(dropDim(cast<RankedTensorType>(x.getType()), axis), loc);
+  SmallVector<Value> yielded;
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(body);
+    ValueRange args = body->getArguments();
+    yielded = bodyBuilder(builder, loc, args.take_front(consts.size()),
+                          args.slice(consts.size(), inits.size()),
+                          args.drop_front(consts.size() + inits.size()));
+    YieldOp::create(builder, loc, yielded);
+  }
+
+  size_t numYs = yielded.size() - inits.size();
+  SmallVector<int64_t> ysAxesOrZero(ysAxes);
+  if (ysAxesOrZero.empty())
+    ysAxesOrZero.assign(numYs, 0);
+  SmallVector<Type> resultTypes(inits.getTypes());
+  for (auto [y, axis] : llvm::zip(ValueRange(yielded).drop_front(inits.size()),
+                                  ysAxesOrZero))
+    resultTypes.push_back(insertDim(cast<RankedTensorType>(y.getType()), axis, length));
+
+  SmallVector<Value> args(consts);
+  llvm::append_range(args, inits);
+  llvm::append_range(args, xs);
+  auto scan = ScanOp::create(builder, loc, resultTypes, args, length, consts.size(),
+                             inits.size(), reverse, /*unroll=*/1, xsAxesOrZero,
+                             ysAxesOrZero);
+  scan.getBody().push_back(body);
+  return scan;
+}
+
+ParseResult ScanOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &b = parser.getBuilder();
+  int64_t length = 0;
+  SmallVector<OpAsmParser::UnresolvedOperand> consts, carries, xs;
+  if (parser.parseKeyword("length") || parser.parseEqual() ||
+      parser.parseInteger(length))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("consts")) &&
+      parser.parseOperandList(consts, OpAsmParser::Delimiter::Paren))
+    return failure();
+  if (parser.parseKeyword("carry") ||
+      parser.parseOperandList(carries, OpAsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("xs") ||
+      parser.parseOperandList(xs, OpAsmParser::Delimiter::Paren))
+    return failure();
+  SMLoc attrLoc = parser.getCurrentLocation();
+  if (parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  for (StringRef implied : {"length", "num_consts", "num_carry"})
+    if (result.attributes.get(implied))
+      return parser.emitError(attrLoc, "'") << implied
+             << "' is implied by the operand groups; do not spell it";
+  FunctionType type;
+  SMLoc typeLoc = parser.getCurrentLocation();
+  if (parser.parseColonType(type))
+    return failure();
+  SmallVector<OpAsmParser::UnresolvedOperand> all(consts);
+  llvm::append_range(all, carries);
+  llvm::append_range(all, xs);
+  if (parser.resolveOperands(all, type.getInputs(), typeLoc, result.operands))
+    return failure();
+  result.addTypes(type.getResults());
+
+  auto &attrs = result.attributes;
+  attrs.set("length", b.getI64IntegerAttr(length));
+  attrs.set("num_consts", b.getI64IntegerAttr(consts.size()));
+  attrs.set("num_carry", b.getI64IntegerAttr(carries.size()));
+  if (!attrs.get("xs_axes"))
+    attrs.set("xs_axes", b.getDenseI64ArrayAttr(SmallVector<int64_t>(xs.size(), 0)));
+  if (!attrs.get("ys_axes")) {
+    int64_t numYs = std::max<int64_t>(0, (int64_t)type.getNumResults() -
+                                             (int64_t)carries.size());
+    attrs.set("ys_axes", b.getDenseI64ArrayAttr(SmallVector<int64_t>(numYs, 0)));
+  }
+
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, /*arguments=*/{}))
+    return failure();
+  ScanOp::ensureTerminator(*body, b, result.location);
+  return success();
+}
+
+void ScanOp::print(OpAsmPrinter &p) {
+  p << " length = " << getLength();
+  if (getNumConsts() > 0) {
+    p << " consts(";
+    p.printOperands(getConsts());
+    p << ")";
+  }
+  p << " carry(";
+  p.printOperands(getInits());
+  p << ") xs(";
+  p.printOperands(getXs());
+  p << ")";
+  SmallVector<StringRef> elided = {"length", "num_consts", "num_carry"};
+  if (!getReverse())
+    elided.push_back("reverse");
+  if (getUnroll() == 1)
+    elided.push_back("unroll");
+  if (llvm::all_of(getXsAxes(), [](int64_t a) { return a == 0; }))
+    elided.push_back("xs_axes");
+  if (llvm::all_of(getYsAxes(), [](int64_t a) { return a == 0; }))
+    elided.push_back("ys_axes");
+  p.printOptionalAttrDict((*this)->getAttrs(), elided);
+  p << " : ";
+  p.printFunctionalType(getArgs().getTypes(), getResultTypes());
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/true,
+                /*printBlockTerminators=*/true);
+}
+
+LogicalResult ScanOp::verify() {
+  int64_t numArgs = getArgs().size();
+  if (getNumConsts() < 0 || getNumCarry() < 0 ||
+      getNumConsts() + getNumCarry() > numArgs)
+    return emitOpError("num_consts (") << getNumConsts() << ") + num_carry ("
+           << getNumCarry() << ") exceed the " << numArgs << " operands";
+  if (getLength() < 0)
+    return emitOpError("length must be non-negative, got ") << getLength();
+  if (getUnroll() < 1)
+    return emitOpError("unroll must be at least 1, got ") << getUnroll();
+  int64_t numXs = getXs().size();
+  int64_t numYs = (int64_t)getNumResults() - getNumCarry();
+  if (numYs < 0)
+    return emitOpError("expected at least num_carry (") << getNumCarry()
+           << ") results, got " << getNumResults();
+  if ((int64_t)getXsAxes().size() != numXs)
+    return emitOpError("xs_axes has ") << getXsAxes().size()
+           << " entries but there are " << numXs << " xs operands";
+  if ((int64_t)getYsAxes().size() != numYs)
+    return emitOpError("ys_axes has ") << getYsAxes().size()
+           << " entries but there are " << numYs << " ys results";
+  for (auto [i, x] : llvm::enumerate(getXs())) {
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t axis = getXsAxis(i);
+    if (axis < 0 || axis >= type.getRank())
+      return emitOpError("xs #") << i << " has scan axis " << axis
+             << " out of range for rank " << type.getRank();
+    if (type.getDimSize(axis) != getLength())
+      return emitOpError("xs #") << i << " has size " << type.getDimSize(axis)
+             << " along its scan axis " << axis << ", expected length "
+             << getLength();
+  }
+  for (auto [i, init] : llvm::enumerate(getInits()))
+    if (init.getType() != getResult(i).getType())
+      return emitOpError("final carry #") << i << " has type "
+             << getResult(i).getType() << " but its initial value has type "
+             << init.getType();
+  for (auto [i, ys] : llvm::enumerate(getYs())) {
+    auto type = cast<RankedTensorType>(ys.getType());
+    int64_t axis = getYsAxis(i);
+    if (axis < 0 || axis >= type.getRank())
+      return emitOpError("ys #") << i << " has scan axis " << axis
+             << " out of range for rank " << type.getRank();
+    if (type.getDimSize(axis) != getLength())
+      return emitOpError("ys #") << i << " has size " << type.getDimSize(axis)
+             << " along its scan axis " << axis << ", expected length "
+             << getLength();
+  }
+  return success();
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  Block &body = getBodyBlock();
+  if (body.getNumArguments() != getArgs().size())
+    return emitOpError("body has ") << body.getNumArguments()
+           << " arguments but the scan has " << getArgs().size()
+           << " operands (consts, carries, xs)";
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(getArgs(), body.getArguments()))) {
+    auto [operand, arg] = pair;
+    Type expected = operand.getType();
+    int64_t xsIndex = (int64_t)i - getNumConsts() - getNumCarry();
+    if (xsIndex >= 0)
+      expected = dropDim(cast<RankedTensorType>(operand.getType()), getXsAxis(xsIndex));
+    if (arg.getType() != expected)
+      return emitOpError("body argument #") << i << " has type " << arg.getType()
+             << ", expected " << expected
+             << (xsIndex >= 0 ? " (one slice of the xs)" : "");
+  }
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().size() != getNumResults())
+    return yield.emitOpError("yields ") << yield.getValues().size()
+           << " values but the scan has " << getNumResults()
+           << " results (carries then ys slices)";
+  for (auto [i, v] : llvm::enumerate(yield.getValues())) {
+    Type expected = getResult(i).getType();
+    if ((int64_t)i >= getNumCarry())
+      expected = dropDim(cast<RankedTensorType>(expected), getYsAxis(i - getNumCarry()));
+    if (v.getType() != expected)
+      return yield.emitOpError("value #") << i << " has type " << v.getType()
+             << ", expected " << expected
+             << ((int64_t)i < getNumCarry() ? " (the carry type)"
+                                            : " (one slice of the ys)");
+  }
+  return success();
+}

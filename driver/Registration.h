@@ -1,0 +1,17 @@
+//===- Registration.h - what Kiln's tools register --------------*- C++ -*-===//
+#ifndef KILN_DRIVER_REGISTRATION_H
+#define KILN_DRIVER_REGISTRATION_H
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace kiln {
+/// lax plus every upstream dialect (and its interfaces/extensions) that
+/// Kiln's pipelines produce, so kiln-opt reads what mlir-opt reads.
+void registerAllKilnDialects(mlir::DialectRegistry &registry);
+/// Upstream passes and Kiln's own passes and pipelines.
+void registerAllKilnPasses();
+} // namespace kiln
+
+#endif // KILN_DRIVER_REGISTRATION_H

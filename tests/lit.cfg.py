@@ -1,0 +1,22 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Kiln"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".jaxpr", ".yaml", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_obj_root, "tests")
+
+config.substitutions.append(("%kiln_src", config.kiln_src_root))
+config.substitutions.append(("%kiln_lib", config.kiln_lib_dir))
+config.substitutions.append(("%examples", os.path.join(config.kiln_src_root, "examples")))
+
+llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.use_default_substitutions()
+tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
+tools = ["kiln-opt", "kiln-translate", "kiln-run", "mlir-opt", "FileCheck", "not", "split-file"]
+llvm_config.add_tool_substitutions([t for t in tools], tool_dirs)
