@@ -13,6 +13,7 @@ config.test_exec_root = os.path.join(config.kiln_obj_root, "tests")
 
 config.substitutions.append(("%kiln_src", config.kiln_src_root))
 config.substitutions.append(("%kiln_lib", config.kiln_lib_dir))
+config.substitutions.append(("%kiln_obj", config.kiln_obj_root))
 config.substitutions.append(("%examples", os.path.join(config.kiln_src_root, "examples")))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
