@@ -2,16 +2,34 @@
 #include "dialect/LaxDialect.h"
 #include "dialect/LaxOps.h"
 
+#include "mlir/Transforms/InliningUtils.h"
+
 using namespace mlir;
 using namespace kiln::lax;
 
 #include "dialect/LaxDialect.cpp.inc"
+
+namespace {
+/// Every lax op is a pure function of its operands (scan of its region), so
+/// any of them may be inlined anywhere, e.g. when a pjit'd function is
+/// inlined into its caller.
+struct LaxInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
 
 void LaxDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "dialect/LaxOps.cpp.inc"
       >();
+  addInterfaces<LaxInlinerInterface>();
 }
 
 Operation *LaxDialect::materializeConstant(OpBuilder &builder, Attribute value,

@@ -360,6 +360,7 @@ def Lax_ScanOp : Lax_Op<"scan", [RecursiveMemoryEffects,
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
   let skipDefaultBuilders = 1;
   let builders = [
     OpBuilder<(ins "::mlir::TypeRange":$resultTypes, "::mlir::ValueRange":$args,

@@ -12,6 +12,8 @@
 #include "dialect/LaxOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/BitVector.h"
 
 using namespace mlir;
 using namespace kiln::lax;
@@ -245,4 +247,83 @@ LogicalResult ScanOp::verifyRegions() {
                                             : " (one slice of the ys)");
   }
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Canonicalization
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Rebuilds `scan` keeping only the xs operands / ys results whose flag is
+/// set, moving the body and dropping the corresponding block arguments and
+/// yielded values.
+ScanOp pruneScan(PatternRewriter &rewriter, ScanOp scan, ArrayRef<bool> keepXs,
+                 ArrayRef<bool> keepYs) {
+  SmallVector<Value> args(scan.getConsts());
+  llvm::append_range(args, scan.getInits());
+  SmallVector<int64_t> xsAxes, ysAxes;
+  for (auto [j, x] : llvm::enumerate(scan.getXs()))
+    if (keepXs[j]) {
+      args.push_back(x);
+      xsAxes.push_back(scan.getXsAxis(j));
+    }
+  SmallVector<Type> resultTypes(scan.getInits().getTypes());
+  for (auto [j, y] : llvm::enumerate(scan.getYs()))
+    if (keepYs[j]) {
+      resultTypes.push_back(y.getType());
+      ysAxes.push_back(scan.getYsAxis(j));
+    }
+  auto pruned = ScanOp::create(rewriter, scan.getLoc(), resultTypes, args, scan.getLength(),
+                               scan.getNumConsts(), scan.getNumCarry(), scan.getReverse(),
+                               scan.getUnroll(), xsAxes, ysAxes);
+  pruned->setDiscardableAttrs(scan->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(scan.getBody(), pruned.getBody(), pruned.getBody().end());
+
+  Block &body = pruned.getBodyBlock();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  SmallVector<Value> yielded(yield.getValues().take_front(scan.getNumCarry()));
+  for (auto [j, v] : llvm::enumerate(yield.getValues().drop_front(scan.getNumCarry())))
+    if (keepYs[j])
+      yielded.push_back(v);
+  rewriter.setInsertionPoint(yield);
+  rewriter.replaceOpWithNewOp<YieldOp>(yield, yielded);
+  unsigned firstXs = scan.getNumConsts() + scan.getNumCarry();
+  llvm::BitVector eraseArgs(body.getNumArguments());
+  for (auto [j, keep] : llvm::enumerate(keepXs))
+    if (!keep)
+      eraseArgs.set(firstXs + j);
+  body.eraseArguments(eraseArgs);
+
+  SmallVector<Value> replacements(pruned.getFinalCarries());
+  unsigned next = scan.getNumCarry();
+  for (bool keep : keepYs)
+    replacements.push_back(keep ? pruned.getResult(next++) : Value());
+  rewriter.replaceOp(scan, replacements);
+  return pruned;
+}
+
+/// A ys nobody reads need not be stacked, and an xs whose slice the body
+/// never reads need not be sliced: dropping either changes no value.
+struct PruneUnusedXsAndYs : OpRewritePattern<ScanOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScanOp scan, PatternRewriter &rewriter) const override {
+    SmallVector<bool> keepXs, keepYs;
+    for (BlockArgument slice : scan.getXSliceArgs())
+      keepXs.push_back(!slice.use_empty());
+    for (Value ys : scan.getYs())
+      keepYs.push_back(!ys.use_empty());
+    if (llvm::all_of(keepXs, [](bool k) { return k; }) &&
+        llvm::all_of(keepYs, [](bool k) { return k; }))
+      return rewriter.notifyMatchFailure(scan, "every xs and ys is used");
+    pruneScan(rewriter, scan, keepXs, keepYs);
+    return success();
+  }
+};
+
+} // namespace
+
+void ScanOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<PruneUnusedXsAndYs>(context);
 }

@@ -2,6 +2,7 @@
 #include "driver/Registration.h"
 
 #include "dialect/LaxDialect.h"
+#include "rewrites/seed/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -12,4 +13,7 @@ void kiln::registerAllKilnDialects(mlir::DialectRegistry &registry) {
   registry.insert<kiln::lax::LaxDialect>();
 }
 
-void kiln::registerAllKilnPasses() { mlir::registerAllPasses(); }
+void kiln::registerAllKilnPasses() {
+  mlir::registerAllPasses();
+  kiln::registerKilnRewritesPasses();
+}

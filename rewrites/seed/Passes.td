@@ -1,0 +1,61 @@
+//===- Passes.td - Kiln's built-in rewrite passes ----------*- tablegen -*-===//
+#ifndef KILN_REWRITES_SEED_PASSES_TD
+#define KILN_REWRITES_SEED_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CanonicalizeDotGeneral : Pass<"kiln-canonicalize-dot-general"> {
+  let summary = "Fold transposes into dot_general and bring it to one canonical form";
+  let description = [{
+    Exact rewrites (seed 000): a transpose of an operand folds into the
+    dimension numbers when it keeps the operand's free dimensions in order; a
+    transpose of the result that puts the rhs free dimensions first becomes an
+    operand swap; contracting pairs are sorted by lhs dimension; an operand
+    with no free dimensions goes on the right. After this pass seed 000's f1
+    and f2 are the same IR.
+  }];
+  let dependentDialects = ["::kiln::lax::LaxDialect"];
+}
+
+def FoldScanLayout : Pass<"kiln-fold-scan-layout"> {
+  let summary = "Fold transposes and reverses around lax.scan into its axes";
+  let description = [{
+    Exact rewrites (seed 003): a transpose feeding an xs operand becomes that
+    operand's scan axis, a transpose consuming a ys result becomes its stacking
+    axis, and `rev` along the scan axis of every xs and ys flips `reverse`.
+  }];
+  let dependentDialects = ["::kiln::lax::LaxDialect"];
+}
+
+def ScanPushUp : Pass<"kiln-scan-pushup"> {
+  let summary = "Push elementwise consumers and reductions of a scan's ys into its body";
+  let description = [{
+    Seed 002: `reduce_sum((y - scan(...).ys) ** 2)` becomes a scan carrying the
+    running sum; the stacked ys disappears. Elementwise sinking is exact;
+    moving a sum into the body or into a carry reassociates floating-point
+    additions and runs only with `reassociate=true` (tag `reassociates-float`).
+  }];
+  let options = [
+    Option<"reassociate", "reassociate", "bool", /*default=*/"false",
+           "Allow moving float sums into the body / a carry (reassociates-float)">
+  ];
+  let dependentDialects = ["::kiln::lax::LaxDialect"];
+}
+
+def DedupFunctions : Pass<"kiln-dedup-functions", "::mlir::ModuleOp"> {
+  let summary = "Merge structurally identical private functions";
+  let description = [{
+    Seed 001: an inner jitted function called ten times imports as ten pjit
+    calls; identical private function bodies (after canonicalization) are
+    merged into one and calls redirected, so the body is compiled once.
+    With `inline-max-ops=N`, private functions of at most N ops are inlined
+    into their callers afterwards.
+  }];
+  let options = [
+    Option<"inlineMaxOps", "inline-max-ops", "int64_t", /*default=*/"0",
+           "Inline private functions with at most this many ops (0: never)">
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+#endif // KILN_REWRITES_SEED_PASSES_TD
