@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Kiln's benchmarks: each seed workload run by Kiln and by its peers, side by
+side in one run, every result checked against a float64 reference.
+
+Usage (through bench/run, which installs the peers and builds Kiln):
+    bench/harness.py --build BUILD_DIR [--quick] [--only W1,W3] [--threads 2]
+Writes bench/results/latest.json and bench/results/latest.png and prints a
+table: median/min/max per peer and the ratio of each peer's time to Kiln's.
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench" / "peers"))
+
+
+def pin_threads(n):
+    # Before numpy/torch/numba load their thread pools.
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "NUMBA_NUM_THREADS"):
+        os.environ[var] = str(n)
+
+
+class Result:
+    def __init__(self, workload, peer, times, threads, ok, error, note=""):
+        self.workload, self.peer, self.times = workload, peer, sorted(times)
+        self.threads, self.ok, self.error, self.note = threads, ok, error, note
+
+    @property
+    def median(self):
+        t = self.times
+        return t[len(t) // 2] if t else float("nan")
+
+    def as_dict(self):
+        return {"workload": self.workload, "peer": self.peer, "times_s": self.times,
+                "median_s": self.median, "min_s": min(self.times, default=None),
+                "max_s": max(self.times, default=None), "threads": self.threads,
+                "correct": self.ok, "max_rel_error": self.error, "note": self.note}
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.build = Path(args.build).resolve()
+        self.bin = self.build / "bin"
+        self.repeat = 5 if args.quick else 10
+        self.warmup = 1 if args.quick else 3
+        self.results = []
+        self.tmp = Path(tempfile.mkdtemp(prefix="kiln-bench-"))
+
+    # -- helpers ------------------------------------------------------------
+    def save(self, name, array):
+        import numpy as np
+        path = self.tmp / f"{name}.npy"
+        np.save(path, np.ascontiguousarray(array))
+        return str(path)
+
+    def check(self, out, ref, rtol):
+        import numpy as np
+        out = np.asarray(out, dtype=np.float64)
+        ref = np.asarray(ref, dtype=np.float64)
+        if out.shape != ref.shape:
+            return False, float("inf")
+        scale = max(float(np.max(np.abs(ref))), 1e-30)
+        err = float(np.max(np.abs(out - ref))) / scale
+        return err <= rtol, err
+
+    def record(self, workload, peer, times, threads, out, ref, rtol, note=""):
+        ok, err = self.check(out, ref, rtol)
+        self.results.append(Result(workload, peer, times, threads, ok, err, note))
+        status = "ok" if ok else f"WRONG (rel err {err:.2e})"
+        med = sorted(times)[len(times) // 2] if times else float("nan")
+        print(f"  {peer:<40} median {med * 1e3:12.4f} ms  {status}", flush=True)
+
+    def time_python(self, fn, *inputs):
+        for _ in range(self.warmup):
+            out = fn(*inputs)
+        times = []
+        for _ in range(self.repeat):
+            start = time.perf_counter()
+            out = fn(*inputs)
+            times.append(time.perf_counter() - start)
+        return times, out
+
+    def run_cpp(self, workload, *args):
+        import numpy as np
+        out = self.tmp / f"cpp-{workload}.npy"
+        env = dict(os.environ, BENCH_REPEAT=str(self.repeat), BENCH_WARMUP=str(self.warmup))
+        proc = subprocess.run([str(self.bin / "kiln-bench-peers"), workload, *args, str(out)],
+                              capture_output=True, text=True, env=env)
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr.strip())
+        line = json.loads(proc.stdout.strip().splitlines()[-1])
+        return line["times_s"], line["threads"], np.load(out)
+
+    def run_kiln(self, name, mlir, entry, inputs, passes=()):
+        """Runs `kiln-opt passes` then `kiln-run` (LLVM JIT); returns times and outputs."""
+        import numpy as np
+        src = Path(mlir)
+        if passes:
+            src = self.tmp / f"{name}.mlir"
+            subprocess.run([str(self.bin / "kiln-opt"), *passes, str(mlir), "-o", str(src)],
+                           check=True)
+        outdir = self.tmp / f"kiln-{name}"
+        outdir.mkdir(exist_ok=True)
+        cmd = [str(self.bin / "kiln-run"), str(src), "--entry", entry,
+               "--inputs", ",".join(inputs), "--outputs", str(outdir),
+               "--repeat", str(self.repeat), "--warmup", str(self.warmup), "--time-json"]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr.strip() or proc.stdout.strip())
+        line = next(l for l in reversed(proc.stdout.splitlines()) if l.startswith("{"))
+        data = json.loads(line)
+        return data["times_s"], np.load(outdir / "out0.npy")
+
+    def kiln_available(self):
+        return (self.bin / "kiln-run").exists()
+
+    def guarded(self, workload, peer, thunk, ref, rtol, threads, note=""):
+        try:
+            times, out = thunk()
+            self.record(workload, peer, times, threads, out, ref, rtol, note)
+        except Exception as e:  # a missing peer must not stop the others
+            print(f"  {peer:<34} skipped: {str(e).splitlines()[0] if str(e) else e!r}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=str(ROOT / "build"))
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller W2")
+    parser.add_argument("--only", default="", help="comma-separated workloads (W1..W4)")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    pin_threads(args.threads)
+
+    import workloads  # after pinning threads
+    bench = Bench(args)
+    only = {w.strip().upper() for w in args.only.split(",") if w.strip()}
+    for name, fn in workloads.ALL:
+        if only and name not in only:
+            continue
+        fn(bench)
+
+    report(bench, args)
+
+
+def report(bench, args):
+    from report import write_report
+    write_report(bench.results, args, ROOT / "bench" / "results")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""The four seed workloads (W1..W4). Each generates inputs, computes a float64
+reference, and runs every peer through the Bench object of harness.py."""
+import re
+from pathlib import Path
+
+import numpy as np
+
+import python_peers as py
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "examples" / "seeds"
+RNG = np.random.default_rng(0)
+
+
+def gflops(flops, seconds):
+    return flops / seconds / 1e9
+
+
+# --- W1: seed 000 ------------------------------------------------------------
+def w1(b):
+    print("\nW1 (seed 000): batched matvec w f32[600,821], a f32[32,100,821]")
+    w = RNG.standard_normal((600, 821), dtype=np.float32)
+    a = RNG.standard_normal((32, 100, 821), dtype=np.float32)
+    ref = np.einsum("ab,...b->...a", w.astype(np.float64), a.astype(np.float64))
+    rtol = 1e-5
+    note = f"{2 * 3200 * 600 * 821 / 1e9:.2f} GFLOP"
+    t = b.args.threads
+    b.guarded("W1", "numpy einsum", lambda: b.time_python(py.w1_numpy_einsum, w, a), ref, rtol, t, note)
+    b.guarded("W1", "numpy matmul (OpenBLAS)", lambda: b.time_python(py.w1_numpy_matmul, w, a), ref, rtol, t, note)
+    if py.torch is not None:
+        py.torch.set_num_threads(t)
+        b.guarded("W1", "torch matmul", lambda: b.time_python(py.w1_torch, w, a), ref, rtol, t, note)
+    wp, ap = b.save("w1_w", w), b.save("w1_a", a)
+    b.guarded("W1", "C++ Eigen", lambda: cpp(b, "w1-eigen", wp, ap), ref, rtol, t, note)
+    if b.kiln_available():
+        for name, file, entry, passes in (
+                ("Kiln f1 (as written)", "seed000_f1.mlir", "f1", ()),
+                ("Kiln f1 (canonicalized)", "seed000_f1.mlir", "f1", ("--kiln-canonicalize-dot-general",)),
+                ("Kiln f2", "seed000_f2.mlir", "f2", ())):
+            b.guarded("W1", name, lambda: b.run_kiln(name.replace(" ", "_"), SEEDS / file, entry,
+                                                     [wp, ap], passes), ref, rtol, t, note)
+
+
+def cpp(b, workload, *args):
+    times, threads, out = b.run_cpp(workload, *args)
+    return times, out
+
+
+# --- W2: seed 003 ------------------------------------------------------------
+def tdma_program(systems, n, dtype):
+    """seed003_tdma.mlir resized: (systems, n) diagonals of `dtype`."""
+    text = (SEEDS / "seed003_tdma.mlir").read_text()
+    text = re.sub(r"(?<=[<x])1000(?=[x>])", str(systems), text)
+    text = re.sub(r"(?<=[<x])100(?=[x>])", str(n), text)
+    text = text.replace("length = 100", f"length = {n}")
+    return text.replace("f32", dtype)
+
+
+def w2(b):
+    systems = 10000 if b.args.quick else 100000
+    n = 100
+    for dtype in ("f32", "f64"):
+        np_type = np.float32 if dtype == "f32" else np.float64
+        print(f"\nW2 (seed 003): TDMA on ({systems}, {n}) {dtype}")
+        a = RNG.uniform(-1, 1, (systems, n)).astype(np_type)
+        c = RNG.uniform(-1, 1, (systems, n)).astype(np_type)
+        bd = RNG.uniform(3, 4, (systems, n)).astype(np_type)
+        d = RNG.uniform(-1, 1, (systems, n)).astype(np_type)
+        ref = py.w2_numpy(*(x.astype(np.float64) for x in (a, bd, c, d)))
+        rtol = 1e-4 if dtype == "f32" else 1e-10
+        t = b.args.threads
+        paths = [b.save(f"w2_{k}_{dtype}", x) for k, x in zip("abcd", (a, bd, c, d))]
+        bytes_moved = 5 * a.nbytes
+        b.guarded("W2", f"[{dtype}] copy floor (4 reads + 1 write)",
+                  lambda: (cpp(b, "w2-copy", dtype, *paths)[0], ref), ref, float("inf"), t,
+                  f"{bytes_moved / 1e6:.0f} MB moved")
+        b.guarded("W2", f"[{dtype}] C++ native layout (OpenMP)",
+                  lambda: cpp(b, "w2-cpp", dtype, *paths), ref, rtol, t)
+        b.guarded("W2", f"[{dtype}] numpy (seed's loop)",
+                  lambda: b.time_python(py.w2_numpy, a, bd, c, d), ref, rtol, 1)
+        if py.numba is not None:
+            b.guarded("W2", f"[{dtype}] Numba serial",
+                      lambda: b.time_python(py.w2_numba_serial, a, bd, c, d), ref, rtol, 1)
+            b.guarded("W2", f"[{dtype}] Numba parallel",
+                      lambda: b.time_python(py.w2_numba_parallel, a, bd, c, d), ref, rtol, t)
+        if b.kiln_available():
+            src = b.tmp / f"tdma_{dtype}.mlir"
+            src.write_text(tdma_program(systems, n, dtype))
+            b.guarded("W2", f"[{dtype}] Kiln (seed's scans, layout folded)",
+                      lambda: b.run_kiln(f"tdma_{dtype}", src, "tdma", paths,
+                                         ("--kiln-fold-scan-layout", "--canonicalize")),
+                      ref, rtol, t)
+
+
+# --- W3: seed 002 ------------------------------------------------------------
+def mse_program(carry_shape, xs_shape):
+    """Seed 002's "before" program for any shapes (scan over axis 0 of xs)."""
+    def t(shape):
+        return "tensor<" + "x".join(map(str, shape)) + "xf32>"
+    slice_shape = xs_shape[1:]
+    n = int(np.prod(xs_shape))
+    axes = ", ".join(str(i) for i in range(len(xs_shape)))
+    return f"""func.func @mse(%c0: {t(carry_shape)}, %xs: {t(xs_shape)}, %y: {t(xs_shape)}) -> tensor<f32> {{
+  %c, %ys = lax.scan length = {xs_shape[0]} carry(%c0) xs(%xs)
+      : ({t(carry_shape)}, {t(xs_shape)}) -> ({t(carry_shape)}, {t(xs_shape)}) {{
+  ^bb0(%carry: {t(carry_shape)}, %x: {t(slice_shape)}):
+    %s = lax.sin %carry : {t(carry_shape)}
+    %cs = lax.cos %x : {t(slice_shape)}
+    lax.yield %s, %cs : {t(carry_shape)}, {t(slice_shape)}
+  }}
+  %e = lax.sub %y, %ys : {t(xs_shape)}
+  %f = lax.integer_pow %e y = 2 : {t(xs_shape)}
+  %g = lax.reduce_sum %f axes = [{axes}] : {t(xs_shape)} -> tensor<f32>
+  %n = lax.constant dense<{float(n)}> : tensor<f32>
+  %h = lax.div %g, %n : tensor<f32>
+  return %h : tensor<f32>
+}}
+"""
+
+
+def w3(b):
+    for label, carry, xs_shape in (("seed shapes", (10, 5, 8), (30, 15, 12)),
+                                   ("large", (256, 512), (64, 256, 512))):
+        print(f"\nW3 (seed 002, {label}): carry {list(carry)}, xs and y {list(xs_shape)}")
+        c0 = RNG.standard_normal(carry, dtype=np.float32)
+        xs = RNG.standard_normal(xs_shape, dtype=np.float32)
+        y = RNG.standard_normal(xs_shape, dtype=np.float32)
+        ref = np.asarray(np.mean((y.astype(np.float64) - np.cos(xs.astype(np.float64))) ** 2))
+        rtol = 1e-5
+        t = b.args.threads
+        wl = f"W3 {label}"
+        b.guarded(wl, "numpy materialized", lambda: b.time_python(py.w3_numpy_materialized, xs, y), ref, rtol, t)
+        b.guarded(wl, "numpy hand-fused", lambda: b.time_python(py.w3_numpy_fused, xs, y), ref, rtol, t)
+        xp, yp, cp = b.save(f"w3_xs_{label}", xs), b.save(f"w3_y_{label}", y), b.save(f"w3_c_{label}", c0)
+        b.guarded(wl, "C++ materialized", lambda: cpp(b, "w3-materialized", xp, yp), ref, rtol, t)
+        b.guarded(wl, "C++ hand-fused", lambda: cpp(b, "w3-fused", xp, yp), ref, rtol, t)
+        if b.kiln_available():
+            src = b.tmp / f"mse_{label.replace(' ', '_')}.mlir"
+            src.write_text(mse_program(carry, xs_shape))
+            b.guarded(wl, "Kiln without push-up",
+                      lambda: b.run_kiln(f"mse0_{label[:4]}", src, "mse", [cp, xp, yp]), ref, rtol, t)
+            b.guarded(wl, "Kiln with push-up (reassociates-float)",
+                      lambda: b.run_kiln(f"mse1_{label[:4]}", src, "mse", [cp, xp, yp],
+                                         ("--kiln-scan-pushup=reassociate=true", "--canonicalize")),
+                      ref, rtol, t)
+
+
+# --- W4: seed 004 ------------------------------------------------------------
+def w4(b):
+    print("\nW4 (seed 004): MLP 4-64-64-2, batch 1, time per call")
+    shapes = [(64, 4), (64,), (64, 64), (64,), (2, 64), (2,)]
+    params = [RNG.standard_normal(s, dtype=np.float32) * 0.3 for s in shapes]
+    x = RNG.standard_normal((4,), dtype=np.float32)
+    ref = py.w4_numpy(*(p.astype(np.float64) for p in [x] + params))
+    rtol = 1e-5
+    calls = 10000
+
+    def per_call(fn):
+        def run():
+            out = None
+            times = []
+            for _ in range(b.repeat):
+                start = py.np.float64(0)
+                import time
+                t0 = time.perf_counter()
+                for _ in range(calls):
+                    out = fn()
+                times.append((time.perf_counter() - t0) / calls)
+            return times, out
+        return run
+
+    b.guarded("W4", "numpy", per_call(lambda: py.w4_numpy(x, *params)), ref, rtol, 1, "per call")
+    if py.torch is not None:
+        py.torch.set_num_threads(1)
+        call = py.make_w4_torch(*params)
+        tx = py.torch.from_numpy(x)
+        for _ in range(100):
+            call(tx)
+        b.guarded("W4", "torch.jit.script", per_call(lambda: call(tx).numpy()), ref, rtol, 1, "per call")
+    paths = [b.save(f"w4_{i}", p) for i, p in enumerate([x] + params)]
+
+    def eigen():
+        times, out = cpp(b, "w4-eigen", *paths)
+        return [t / 1e6 for t in times], out
+    b.guarded("W4", "C++ Eigen fixed-size", eigen, ref, rtol, 1, "per call")
+    if b.kiln_available():
+        def kiln_run():
+            times, out = b.run_kiln("mlp", SEEDS / "seed004_mlp_eqx.mlir", "mlp", paths)
+            return times, out
+        b.guarded("W4", "Kiln via kiln-run (per call)", kiln_run, ref, rtol, 1, "per call")
+
+
+ALL = [("W1", w1), ("W2", w2), ("W3", w3), ("W4", w4)]
