@@ -135,6 +135,7 @@ OwningOpRef<ModuleOp> JaxprBuilder::build(ArrayRef<TypeAnnotation> inputTypes) {
   function = &state;
   builder.setInsertionPointToStart(entry);
   SmallVector<Value> args(entry->getArguments());
+  setArgumentLocations(args, binders);
   SmallVector<Value> results;
   if (failed(importBody(main, ArrayRef<Value>(args).take_front(main.constvars.size()),
                         ArrayRef<Value>(args).drop_front(main.constvars.size()),
@@ -147,6 +148,12 @@ OwningOpRef<ModuleOp> JaxprBuilder::build(ArrayRef<TypeAnnotation> inputTypes) {
   if (failed(mlir::verify(module)))
     return nullptr;
   return owned;
+}
+
+void JaxprBuilder::setArgumentLocations(ArrayRef<Value> args,
+                                        ArrayRef<Binder> binders) {
+  for (auto [arg, binder] : llvm::zip(args, binders))
+    cast<BlockArgument>(arg).setLoc(loc(binder.loc));
 }
 
 FailureOr<Value> JaxprBuilder::constValue(const Binder &constvar) {
@@ -228,6 +235,10 @@ JaxprBuilder::getOrBuildFunction(const Jaxpr &jaxpr, StringRef name,
   builder.setInsertionPointToStart(entry);
   SmallVector<Value> results;
   SmallVector<Value> args(entry->getArguments());
+  setArgumentLocations(ArrayRef<Value>(args).take_front(ownConsts.size()),
+                       jaxpr.constvars);
+  setArgumentLocations(ArrayRef<Value>(args).drop_front(ownConsts.size()),
+                       jaxpr.invars);
   LogicalResult imported =
       importBody(jaxpr, ArrayRef<Value>(args).take_front(ownConsts.size()),
                  ArrayRef<Value>(args).drop_front(ownConsts.size()), results);
@@ -441,6 +452,7 @@ FailureOr<SmallVector<Value>> JaxprBuilder::emitScan(const Equation &eqn, Scope 
     SmallVector<Value> args(constArgs);
     llvm::append_range(args, carries);
     llvm::append_range(args, slices);
+    setArgumentLocations(args, (*body)->invars);
     SmallVector<Value> outs;
     bodyImported = succeeded(importBody(**body, *bodyConsts, args, outs));
     if (bodyImported && (int64_t)outs.size() < *numCarry) {

@@ -108,6 +108,9 @@ private:
   mlir::LogicalResult bindBinders(llvm::ArrayRef<Binder> binders,
                                   llvm::ArrayRef<mlir::Value> values, Scope &scope,
                                   llvm::StringRef producer);
+  /// Block arguments get the location of the binder they stand for.
+  void setArgumentLocations(llvm::ArrayRef<mlir::Value> args,
+                            llvm::ArrayRef<Binder> binders);
   mlir::LogicalResult emitEquation(const Equation &eqn, Scope &scope);
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> emitCall(const Equation &eqn,
                                                            Scope &scope);

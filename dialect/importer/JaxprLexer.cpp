@@ -52,10 +52,12 @@ std::vector<Token> kiln::jaxpr::tokenizeJaxpr(StringRef text) {
     pos += length;
   };
   while (true) {
-    while (pos < text.size() && llvm::isSpace(text[pos])) {
-      if (text[pos] == '\n')
+    // Whitespace, and `#` comments (JAX never prints '#'; tests use them).
+    while (pos < text.size() && (llvm::isSpace(text[pos]) || text[pos] == '#')) {
+      if (text[pos] == '#')
+        pos = std::min(text.find('\n', pos), text.size());
+      else if (text[pos++] == '\n')
         atLineStart = true;
-      ++pos;
     }
     if (pos >= text.size()) {
       tokens.push_back({TokenKind::EndOfFile, text.substr(text.size()), atLineStart});

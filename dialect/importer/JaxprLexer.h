@@ -3,6 +3,8 @@
 // Splits jaxpr text, as `print(jax.make_jaxpr(f)(...))` writes it, into
 // tokens. The whole buffer is tokenized up front so the parser can look ahead
 // (the end of an equation's operand list is only known from what follows).
+// `#` starts a comment running to the end of the line (an extension: lit
+// tests carry their RUN lines in the jaxpr).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_DIALECT_IMPORTER_JAXPRLEXER_H
