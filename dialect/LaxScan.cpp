@@ -14,6 +14,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/SetVector.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace kiln::lax;
@@ -255,68 +257,139 @@ LogicalResult ScanOp::verifyRegions() {
 
 namespace {
 
-/// Rebuilds `scan` keeping only the xs operands / ys results whose flag is
-/// set, moving the body and dropping the corresponding block arguments and
-/// yielded values.
-ScanOp pruneScan(PatternRewriter &rewriter, ScanOp scan, ArrayRef<bool> keepXs,
-                 ArrayRef<bool> keepYs) {
-  SmallVector<Value> args(scan.getConsts());
-  llvm::append_range(args, scan.getInits());
+/// Rebuilds `scan` keeping only the carries, xs operands and ys results whose
+/// flag is set, moving the body and dropping the corresponding block
+/// arguments and yielded values. `deadOps` (ops of the body that only feed
+/// dropped carries) are erased before their block arguments.
+void pruneScan(PatternRewriter &rewriter, ScanOp scan, ArrayRef<bool> keepConsts,
+               ArrayRef<bool> keepCarries, ArrayRef<bool> keepXs, ArrayRef<bool> keepYs,
+               const llvm::SetVector<Operation *> &deadOps) {
+  SmallVector<Value> args;
+  for (auto [i, c] : llvm::enumerate(scan.getConsts()))
+    if (keepConsts[i])
+      args.push_back(c);
+  int64_t numConsts = args.size();
+  SmallVector<Type> resultTypes;
+  for (auto [k, init] : llvm::enumerate(scan.getInits()))
+    if (keepCarries[k]) {
+      args.push_back(init);
+      resultTypes.push_back(init.getType());
+    }
+  int64_t numCarry = args.size() - numConsts;
   SmallVector<int64_t> xsAxes, ysAxes;
   for (auto [j, x] : llvm::enumerate(scan.getXs()))
     if (keepXs[j]) {
       args.push_back(x);
       xsAxes.push_back(scan.getXsAxis(j));
     }
-  SmallVector<Type> resultTypes(scan.getInits().getTypes());
   for (auto [j, y] : llvm::enumerate(scan.getYs()))
     if (keepYs[j]) {
       resultTypes.push_back(y.getType());
       ysAxes.push_back(scan.getYsAxis(j));
     }
   auto pruned = ScanOp::create(rewriter, scan.getLoc(), resultTypes, args, scan.getLength(),
-                               scan.getNumConsts(), scan.getNumCarry(), scan.getReverse(),
+                               numConsts, numCarry, scan.getReverse(),
                                scan.getUnroll(), xsAxes, ysAxes);
   pruned->setDiscardableAttrs(scan->getDiscardableAttrDictionary());
   rewriter.inlineRegionBefore(scan.getBody(), pruned.getBody(), pruned.getBody().end());
 
   Block &body = pruned.getBodyBlock();
   auto yield = cast<YieldOp>(body.getTerminator());
-  SmallVector<Value> yielded(yield.getValues().take_front(scan.getNumCarry()));
-  for (auto [j, v] : llvm::enumerate(yield.getValues().drop_front(scan.getNumCarry())))
-    if (keepYs[j])
+  SmallVector<bool> keepYielded(keepCarries);
+  llvm::append_range(keepYielded, keepYs);
+  SmallVector<Value> yielded;
+  for (auto [v, keep] : llvm::zip(yield.getValues(), keepYielded))
+    if (keep)
       yielded.push_back(v);
   rewriter.setInsertionPoint(yield);
   rewriter.replaceOpWithNewOp<YieldOp>(yield, yielded);
-  unsigned firstXs = scan.getNumConsts() + scan.getNumCarry();
+  // The dead ops are now used only by each other.
+  for (Operation *op : deadOps)
+    op->dropAllUses();
+  for (Operation *op : deadOps)
+    rewriter.eraseOp(op);
   llvm::BitVector eraseArgs(body.getNumArguments());
+  for (auto [i, keep] : llvm::enumerate(keepConsts))
+    if (!keep)
+      eraseArgs.set(i);
+  unsigned firstCarry = scan.getNumConsts();
+  for (auto [k, keep] : llvm::enumerate(keepCarries))
+    if (!keep)
+      eraseArgs.set(firstCarry + k);
+  unsigned firstXs = firstCarry + scan.getNumCarry();
   for (auto [j, keep] : llvm::enumerate(keepXs))
     if (!keep)
       eraseArgs.set(firstXs + j);
   body.eraseArguments(eraseArgs);
 
-  SmallVector<Value> replacements(pruned.getFinalCarries());
-  unsigned next = scan.getNumCarry();
-  for (bool keep : keepYs)
-    replacements.push_back(keep ? pruned.getResult(next++) : Value());
-  rewriter.replaceOp(scan, replacements);
-  return pruned;
+  // Dropped results have no uses: replace the kept ones, then erase.
+  SmallVector<bool> keepResults(keepCarries);
+  llvm::append_range(keepResults, keepYs);
+  unsigned next = 0;
+  for (auto [result, keep] : llvm::zip(scan.getResults(), keepResults))
+    if (keep)
+      rewriter.replaceAllUsesWith(result, pruned.getResult(next++));
+  rewriter.eraseOp(scan);
 }
 
-/// A ys nobody reads need not be stacked, and an xs whose slice the body
-/// never reads need not be sliced: dropping either changes no value.
-struct PruneUnusedXsAndYs : OpRewritePattern<ScanOp> {
+/// The ops of `body` that depend on `arg` (transitively, through results and
+/// through ops nested in their regions), or nullopt when one of them feeds the
+/// terminator at a position other than `position`.
+std::optional<llvm::SetVector<Operation *>> opsFedOnlyBy(Block &body, Value arg,
+                                                          unsigned position) {
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist = {arg};
+  Operation *terminator = body.getTerminator();
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = body.findAncestorOpInBlock(*use.getOwner());
+      if (user == terminator) {
+        if (use.getOwner() != terminator || use.getOperandNumber() != position)
+          return std::nullopt;
+        continue;
+      }
+      if (slice.insert(user))
+        llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return slice;
+}
+
+/// A ys nobody reads need not be stacked, a const or an xs slice the body
+/// never reads need not be passed, and a carry whose final value nobody reads and
+/// whose value only feeds its own next value (seed 002's `_` carry) need not
+/// be computed: dropping any of them changes no value that is observed.
+struct PruneUnusedScanParts : OpRewritePattern<ScanOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ScanOp scan, PatternRewriter &rewriter) const override {
-    SmallVector<bool> keepXs, keepYs;
+    SmallVector<bool> keepConsts, keepCarries, keepXs, keepYs;
+    llvm::SetVector<Operation *> deadOps;
+    Block &body = scan.getBodyBlock();
+    for (auto [k, arg] : llvm::enumerate(scan.getCarryArgs())) {
+      std::optional<llvm::SetVector<Operation *>> slice;
+      bool dead = scan.getResult(k).use_empty() && (slice = opsFedOnlyBy(body, arg, k)) &&
+                  llvm::all_of(*slice, [](Operation *op) { return isPure(op); });
+      keepCarries.push_back(!dead);
+      if (dead)
+        deadOps.insert(slice->begin(), slice->end());
+    }
+    // A const or xs slice read only by dead ops is unused once they are gone.
+    auto usedByLiveOps = [&](BlockArgument arg) {
+      return llvm::any_of(arg.getUsers(), [&](Operation *user) {
+        return !deadOps.contains(body.findAncestorOpInBlock(*user));
+      });
+    };
+    for (BlockArgument arg : scan.getConstArgs())
+      keepConsts.push_back(usedByLiveOps(arg));
     for (BlockArgument slice : scan.getXSliceArgs())
-      keepXs.push_back(!slice.use_empty());
+      keepXs.push_back(usedByLiveOps(slice));
     for (Value ys : scan.getYs())
       keepYs.push_back(!ys.use_empty());
-    if (llvm::all_of(keepXs, [](bool k) { return k; }) &&
-        llvm::all_of(keepYs, [](bool k) { return k; }))
-      return rewriter.notifyMatchFailure(scan, "every xs and ys is used");
-    pruneScan(rewriter, scan, keepXs, keepYs);
+    auto all = [](ArrayRef<bool> flags) { return llvm::all_of(flags, [](bool k) { return k; }); };
+    if (all(keepConsts) && all(keepCarries) && all(keepXs) && all(keepYs))
+      return rewriter.notifyMatchFailure(scan, "every const, carry, xs and ys is used");
+    pruneScan(rewriter, scan, keepConsts, keepCarries, keepXs, keepYs, deadOps);
     return success();
   }
 };
@@ -325,5 +398,5 @@ struct PruneUnusedXsAndYs : OpRewritePattern<ScanOp> {
 
 void ScanOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                          MLIRContext *context) {
-  results.add<PruneUnusedXsAndYs>(context);
+  results.add<PruneUnusedScanParts>(context);
 }

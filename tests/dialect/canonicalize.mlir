@@ -187,3 +187,52 @@ func.func @dead_scan(%c: tensor<3xf32>) {
   }
   return
 }
+
+// -----
+
+// Seed 002's carry is dropped (`_`): its final value is unused and it only
+// feeds itself, so the scan stops computing it. The ys stays.
+// CHECK-LABEL: func.func @dead_carry
+// CHECK: %[[YS:.*]] = lax.scan length = 30 carry() xs(%arg1) : (tensor<30x15x12xf32>) -> tensor<30x15x12xf32>
+// CHECK-NOT: lax.sin
+// CHECK: lax.cos
+// CHECK: return %[[YS]]
+func.func @dead_carry(%c0: tensor<10x5x8xf32>, %xs: tensor<30x15x12xf32>) -> tensor<30x15x12xf32> {
+  %c, %ys = lax.scan length = 30 carry(%c0) xs(%xs) : (tensor<10x5x8xf32>, tensor<30x15x12xf32>) -> (tensor<10x5x8xf32>, tensor<30x15x12xf32>) {
+  ^bb0(%carry: tensor<10x5x8xf32>, %x: tensor<15x12xf32>):
+    %s = lax.sin %carry : tensor<10x5x8xf32>
+    %cs = lax.cos %x : tensor<15x12xf32>
+    lax.yield %s, %cs : tensor<10x5x8xf32>, tensor<15x12xf32>
+  }
+  return %ys : tensor<30x15x12xf32>
+}
+
+// -----
+
+// A carry that feeds a ys is live even if its final value is unused; so is
+// one read by another carry.
+// CHECK-LABEL: func.func @live_carries
+// CHECK: lax.scan length = 4 carry(%arg0, %arg0) xs()
+func.func @live_carries(%c0: tensor<3xf32>) -> (tensor<3xf32>, tensor<4x3xf32>) {
+  %c:3 = lax.scan length = 4 carry(%c0, %c0) xs() : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<4x3xf32>) {
+  ^bb0(%a: tensor<3xf32>, %b: tensor<3xf32>):
+    %s = lax.sin %a : tensor<3xf32>
+    %t = lax.add %b, %a : tensor<3xf32>
+    lax.yield %s, %t, %s : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
+  }
+  return %c#1, %c#2 : tensor<3xf32>, tensor<4x3xf32>
+}
+
+// -----
+
+// An xs whose slice is never read is not sliced; an unused ys is not stacked.
+// CHECK-LABEL: func.func @unused_xs_ys
+// CHECK: lax.scan length = 4 carry(%arg0) xs(%arg2) : (tensor<3xf32>, tensor<4x3xf32>) -> tensor<3xf32>
+func.func @unused_xs_ys(%c0: tensor<3xf32>, %xs1: tensor<4x3xf32>, %xs2: tensor<4x3xf32>) -> tensor<3xf32> {
+  %c:2 = lax.scan length = 4 carry(%c0) xs(%xs1, %xs2) : (tensor<3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) -> (tensor<3xf32>, tensor<4x3xf32>) {
+  ^bb0(%a: tensor<3xf32>, %x1: tensor<3xf32>, %x2: tensor<3xf32>):
+    %s = lax.add %a, %x2 : tensor<3xf32>
+    lax.yield %s, %s : tensor<3xf32>, tensor<3xf32>
+  }
+  return %c#0 : tensor<3xf32>
+}
