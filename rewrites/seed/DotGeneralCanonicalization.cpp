@@ -128,8 +128,9 @@ struct FoldResultTransposeIntoOperandSwap : OpRewritePattern<TransposeOp> {
 };
 
 /// The canonical form: contracting pairs sorted by lhs dimension (the pairs
-/// are an unordered set), and an operand without free dimensions on the right
-/// (then the result order batch + free does not depend on the operand order).
+/// are an unordered set), an operand without free dimensions on the right
+/// (then the result order batch + free does not depend on the operand order),
+/// and no preferred_element_type equal to the operands' (it changes nothing).
 struct CanonicalDotForm : OpRewritePattern<DotGeneralOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(DotGeneralOp op, PatternRewriter &rewriter) const override {
@@ -152,9 +153,16 @@ struct CanonicalDotForm : OpRewritePattern<DotGeneralOp> {
       std::swap(lhs, rhs);
       changed = true;
     }
+    TypeAttr preferred = op.getPreferredElementTypeAttr();
+    if (preferred && preferred.getValue() == op.getLhs().getType().getElementType()) {
+      preferred = nullptr;
+      changed = true;
+    }
     if (!changed)
       return rewriter.notifyMatchFailure(op, "already canonical");
-    rewriter.replaceOp(op, createDot(rewriter, op, lhs, rhs, dims));
+    rewriter.replaceOp(op, DotGeneralOp::create(rewriter, op.getLoc(), lhs, rhs,
+                                                dims.contracting[0], dims.contracting[1],
+                                                dims.batch[0], dims.batch[1], preferred));
     return success();
   }
 };
