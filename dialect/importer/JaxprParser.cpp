@@ -349,6 +349,7 @@ bool Parser::parseAtom(Atom &atom) {
     if (atom.name == "True" || atom.name == "False") {
       atom.kind = Atom::Kind::BoolLiteral;
       atom.intValue = atom.name == "True";
+      atom.floatValue = (double)atom.intValue;
     } else if (atom.name == "inf" || atom.name == "nan") {
       atom.kind = Atom::Kind::FloatLiteral;
       atom.floatValue = atom.name == "inf" ? HUGE_VAL : NAN;

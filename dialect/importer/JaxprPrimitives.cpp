@@ -47,10 +47,14 @@ FailureOr<Value> JaxprBuilder::operand(const Atom &atom, Scope &scope,
   Attribute scalar;
   if (auto floatType = dyn_cast<FloatType>(element))
     scalar = FloatAttr::get(floatType, atom.floatValue);
-  else if (atom.kind == Atom::Kind::FloatLiteral)
-    scalar = IntegerAttr::get(element, (int64_t)atom.floatValue);
-  else
-    scalar = IntegerAttr::get(element, atom.intValue);
+  else {
+    // Wrap like a C cast: `True` is 1, `300` in an i8 context is 44.
+    int64_t value = atom.kind == Atom::Kind::FloatLiteral ? (int64_t)atom.floatValue
+                                                          : atom.intValue;
+    scalar = IntegerAttr::get(element, APInt(element.getIntOrFloatBitWidth(),
+                                             (uint64_t)value, /*isSigned=*/true,
+                                             /*implicitTrunc=*/true));
+  }
   return lax::ConstantOp::create(builder, loc(atom.loc),
                                  DenseElementsAttr::get(type, scalar))
       .getResult();
