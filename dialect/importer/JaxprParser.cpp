@@ -331,6 +331,12 @@ bool Parser::parseValueList(ParamValue &value, TokenKind close) {
     }
     if (!parseValue(item))
       return false;
+    // Printed Python objects hold `k: v` pairs, e.g. Mesh('x': 2); keep the value.
+    if (cur().is(TokenKind::Colon)) {
+      consume();
+      if (!parseValue(item))
+        return false;
+    }
     if (cur().is(TokenKind::Comma))
       consume();
     else if (!cur().is(close))
