@@ -156,14 +156,18 @@ void JaxprBuilder::setArgumentLocations(ArrayRef<Value> args,
     cast<BlockArgument>(arg).setLoc(loc(binder.loc));
 }
 
-FailureOr<Value> JaxprBuilder::constValue(const Binder &constvar) {
-  if (Value v = function->constValues.lookup(&constvar))
-    return v;
+FailureOr<RankedTensorType> JaxprBuilder::constvarType(const Binder &constvar) {
   if (!constvar.type)
     return emitError(constvar.loc) << "the type of constvar '" << constvar.name
                                    << "' is unknown: constvars of nested jaxprs "
                                       "need a type annotation";
-  FailureOr<RankedTensorType> type = convertType(*constvar.type);
+  return convertType(*constvar.type);
+}
+
+FailureOr<Value> JaxprBuilder::constValue(const Binder &constvar) {
+  if (Value v = function->constValues.lookup(&constvar))
+    return v;
+  FailureOr<RankedTensorType> type = constvarType(constvar);
   if (failed(type))
     return failure();
   Value arg = function->func.getBody().front().addArgument(*type, loc(constvar.loc));
@@ -201,7 +205,7 @@ static std::string sanitizeSymbolName(StringRef name) {
 
 FailureOr<JaxprBuilder::FunctionRecord>
 JaxprBuilder::getOrBuildFunction(const Jaxpr &jaxpr, StringRef name,
-                                 ArrayRef<Type> argTypes, SMLoc where) {
+                                 ArrayRef<Type> argTypes) {
   for (const FunctionRecord &record : functionsOf.lookup(&jaxpr))
     if (ArrayRef<Type>(record.argTypes) == argTypes)
       return record;
@@ -213,11 +217,7 @@ JaxprBuilder::getOrBuildFunction(const Jaxpr &jaxpr, StringRef name,
   SmallVector<Type> allArgTypes;
   SmallVector<const Binder *> ownConsts;
   for (const Binder &c : jaxpr.constvars) {
-    if (!c.type)
-      return emitError(c.loc) << "the type of constvar '" << c.name
-                              << "' is unknown: constvars of nested jaxprs need a "
-                                 "type annotation";
-    FailureOr<RankedTensorType> type = convertType(*c.type);
+    FailureOr<RankedTensorType> type = constvarType(c);
     if (failed(type))
       return failure();
     allArgTypes.push_back(*type);
@@ -363,7 +363,7 @@ FailureOr<SmallVector<Value>> JaxprBuilder::emitCall(const Equation &eqn, Scope 
     name = p->value.text;
   SmallVector<Type> argTypes(ValueRange(*operands).getTypes());
   FailureOr<FunctionRecord> record =
-      getOrBuildFunction(**callee, name, argTypes, eqn.primitiveLoc);
+      getOrBuildFunction(**callee, name, argTypes);
   if (failed(record))
     return failure();
   // Arguments: the callee's constvars, the operands, then what it captured.

@@ -123,11 +123,13 @@ private:
   /// The value of a nested jaxpr's constvar inside the current function: an
   /// argument, added on first use.
   mlir::FailureOr<mlir::Value> constValue(const Binder &constvar);
+  /// The annotated type of a nested jaxpr's constvar (which nothing else types).
+  mlir::FailureOr<mlir::RankedTensorType> constvarType(const Binder &constvar);
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   constValues(llvm::ArrayRef<Binder> constvars);
   mlir::FailureOr<FunctionRecord>
   getOrBuildFunction(const Jaxpr &jaxpr, llvm::StringRef name,
-                     llvm::ArrayRef<mlir::Type> argTypes, llvm::SMLoc where);
+                     llvm::ArrayRef<mlir::Type> argTypes);
   std::string uniqueSymbolName(llvm::StringRef base);
 
   llvm::SourceMgr &sourceMgr;
