@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "rewrites/seed/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/Inliner.h"

@@ -2,8 +2,6 @@
 #ifndef KILN_REWRITES_SEED_PASSES_H
 #define KILN_REWRITES_SEED_PASSES_H
 
-#include "dialect/LaxDialect.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {

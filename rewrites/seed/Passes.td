@@ -42,6 +42,21 @@ def ScanPushUp : Pass<"kiln-scan-pushup"> {
   let dependentDialects = ["::kiln::lax::LaxDialect"];
 }
 
+def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
+  let summary = "Run batch-parallel scans as one parallel loop of scalar scans";
+  let description = [{
+    Seed 003: a scan whose body acts elementwise on one batch shape (every
+    carry, xs slice and body value) becomes an scf.parallel over the batch
+    whose body runs the whole scan on scalars: xs read and ys written in
+    place, carries in registers. On the CPU the parallel loop runs on all
+    cores; on the GPU it becomes one kernel, a thread per batch element.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::bufferization::BufferizationDialect"];
+}
+
 def DedupFunctions : Pass<"kiln-dedup-functions", "::mlir::ModuleOp"> {
   let summary = "Merge structurally identical private functions";
   let description = [{

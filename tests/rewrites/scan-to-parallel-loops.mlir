@@ -1,0 +1,63 @@
+// RUN: kiln-opt --kiln-scan-to-parallel-loops --canonicalize -split-input-file %s | FileCheck %s
+
+// Seed 003's TDMA after layout folding: both sweeps run in ONE parallel loop
+// over the 1000 systems; each system's cp/dp live in per-element scratch and
+// the solution is written in place; no lax op and no per-step tensor is left.
+// RUN: kiln-opt --kiln-fold-scan-layout --canonicalize --kiln-scan-to-parallel-loops --canonicalize %examples/seeds/seed003_tdma.mlir | FileCheck %s --check-prefix=TDMA
+// TDMA: %[[OUT:.*]] = memref.alloc() : memref<1000x100xf32>
+// TDMA: scf.parallel (%[[P:[^ )]+]]) = (%{{.*}}) to (%c1000) step (%{{.*}}) {
+// TDMA: %[[CP:.*]] = memref.alloca() : memref<100xf32>
+// TDMA: %[[DP:.*]] = memref.alloca() : memref<100xf32>
+// TDMA: scf.for %[[I:[^ ]+]] = {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32)
+// TDMA: tensor.extract %arg0[%[[P]], %[[I]]]
+// TDMA: arith.divf
+// TDMA: memref.store %{{.*}}, %[[CP]][%[[I]]]
+// TDMA: scf.for %[[J:[^ ]+]] = {{.*}} -> (f32)
+// TDMA: %[[R:.*]] = arith.subi %c99, %[[J]]
+// TDMA: memref.load %[[CP]][%[[R]]]
+// TDMA: memref.store %{{.*}}, %[[OUT]][%[[P]], %[[R]]]
+// TDMA-NOT: scf.parallel
+// TDMA-NOT: lax.
+// TDMA: bufferization.to_tensor %[[OUT]] restrict writable
+
+// A single reversed scan with a const, a splat and a carry that is returned.
+// CHECK-LABEL: func.func @single
+// CHECK: %[[C:.*]] = memref.alloc() : memref<8xf32>
+// CHECK: %[[YS:.*]] = memref.alloc() : memref<5x8xf32>
+// CHECK: scf.parallel (%[[P:[^ )]+]]) =
+// CHECK: %[[K:.*]] = tensor.extract %arg0[%[[P]]]
+// CHECK: scf.for %[[I:[^ ]+]] = {{.*}} -> (f32)
+// CHECK: %[[STEP:.*]] = arith.subi %c4, %[[I]]
+// CHECK: tensor.extract %arg2[%[[STEP]], %[[P]]]
+// CHECK: math.exp
+// CHECK: memref.store %{{.*}}, %[[YS]][%[[STEP]], %[[P]]]
+// CHECK: memref.store %{{.*}}, %[[C]][%[[P]]]
+func.func @single(%k: tensor<8xf32>, %c0: tensor<8xf32>, %xs: tensor<5x8xf32>) -> (tensor<8xf32>, tensor<5x8xf32>) {
+  %c:2 = lax.scan length = 5 consts(%k) carry(%c0) xs(%xs) {reverse = true}
+      : (tensor<8xf32>, tensor<8xf32>, tensor<5x8xf32>) -> (tensor<8xf32>, tensor<5x8xf32>) {
+  ^bb0(%kk: tensor<8xf32>, %a: tensor<8xf32>, %x: tensor<8xf32>):
+    %two = lax.constant dense<2.0> : tensor<8xf32>
+    %e = lax.exp %x : tensor<8xf32>
+    %m = lax.mul %e, %two : tensor<8xf32>
+    %s = lax.add %a, %m : tensor<8xf32>
+    %t = lax.mul %s, %kk : tensor<8xf32>
+    lax.yield %t, %s : tensor<8xf32>, tensor<8xf32>
+  }
+  return %c#0, %c#1 : tensor<8xf32>, tensor<5x8xf32>
+}
+
+// -----
+
+// Not batch-parallel: a reduction in the body mixes batch elements.
+// CHECK-LABEL: func.func @not_elementwise
+// CHECK: lax.scan
+// CHECK-NOT: scf.parallel
+func.func @not_elementwise(%c0: tensor<f32>, %xs: tensor<5x8xf32>) -> tensor<f32> {
+  %c = lax.scan length = 5 carry(%c0) xs(%xs) : (tensor<f32>, tensor<5x8xf32>) -> tensor<f32> {
+  ^bb0(%a: tensor<f32>, %x: tensor<8xf32>):
+    %r = lax.reduce_sum %x axes = [0] : tensor<8xf32> -> tensor<f32>
+    %s = lax.add %a, %r : tensor<f32>
+    lax.yield %s : tensor<f32>
+  }
+  return %c : tensor<f32>
+}
