@@ -106,10 +106,10 @@ SmallVector<Value> stackedIndices(ValueRange p, Value step, int64_t axis) {
 /// element `p` and step: a buffer and the indices into it.
 struct ElementAccess {
   Value buffer;
-  bool scratch = false; // a per-element scratch buffer indexed by step only
+  bool scratch = false; // a scratch buffer [batch..., step]: contiguous per element
   int64_t axis = 0;     // otherwise the stacked axis of a global buffer
   SmallVector<Value> indices(ValueRange p, Value step) const {
-    return scratch ? SmallVector<Value>{step} : stackedIndices(p, step, axis);
+    return stackedIndices(p, step, scratch ? p.size() : axis);
   }
 };
 
@@ -279,7 +279,10 @@ FailureOr<ArrayRef<int64_t>> batchShapeOf(ScanOp scan, PatternRewriter &rewriter
 /// sweeps): both run in one parallel loop, element p's intermediate ys in a
 /// per-element scratch buffer. Sound because the consumer's step loop for p
 /// reads only element p of each ys slice, which the producer's loop for p has
-/// written just before.
+/// written just before. The scratch is laid out [batch..., step] so each
+/// element's steps are contiguous (cache-resident between the two loops).
+/// (A per-element alloca would be smaller, but scf.parallel's allocation
+/// scope is lost when it is lowered to sequential loops.)
 ScanOp fusableConsumer(ScanOp producer, ArrayRef<int64_t> batch, PatternRewriter &rewriter) {
   if (producer.getYs().empty())
     return {};
@@ -340,7 +343,12 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
         if (ys.use_empty()) {
           ysAccess.push_back({});
         } else if (consumer && s == scan) {
-          ysAccess.push_back({Value(), /*scratch=*/true});
+          auto type = tensorTypeOf(ys);
+          SmallVector<int64_t> shape(*batch);
+          shape.push_back(s.getLength());
+          ysAccess.push_back({memref::AllocOp::create(rewriter, loc,
+                                                      MemRefType::get(shape, type.getElementType())),
+                              /*scratch=*/true});
         } else {
           ysAccess.push_back({emitter.allocFor(ys.getType()), false, s.getYsAxis(j)});
         }
@@ -365,22 +373,11 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
         emitter.emitLoop(b, scan, p, xsAccess, ysAccess, carryOut);
         return;
       }
-      // Scratch for the intermediate ys of element p, scoped per iteration.
-      auto scope = memref::AllocaScopeOp::create(b, loc, TypeRange{});
-      Block *scopeBody = new Block();
-      scope.getBodyRegion().push_back(scopeBody);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(scopeBody);
       SmallVector<ElementAccess> producerYs(ysAccess);
       DenseMap<Value, ElementAccess> scratchOf;
-      for (auto [j, access] : llvm::enumerate(producerYs)) {
-        if (!access.scratch)
-          continue;
-        Type element = tensorTypeOf(scan.getYs()[j]).getElementType();
-        access.buffer = memref::AllocaOp::create(
-            b, loc, MemRefType::get({scan.getLength()}, element));
-        scratchOf[scan.getYs()[j]] = access;
-      }
+      for (auto [j, access] : llvm::enumerate(producerYs))
+        if (access.scratch)
+          scratchOf[scan.getYs()[j]] = access;
       emitter.emitLoop(b, scan, p, xsAccess, producerYs, carryOut);
       SmallVector<ElementAccess> consumerXs;
       for (auto [j, x] : llvm::enumerate(consumer.getXs()))
@@ -388,7 +385,6 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
                                                 : ElementAccess{emitter.bufferOf(x), false,
                                                                 consumer.getXsAxis(j)});
       emitter.emitLoop(b, consumer, p, consumerXs, consumerYsAccess, consumerCarryOut);
-      memref::AllocaScopeReturnOp::create(b, loc, ValueRange{});
     });
 
     auto replace = [&](ScanOp s, ArrayRef<Value> carries, ArrayRef<ElementAccess> ys) {

@@ -1,20 +1,21 @@
 // RUN: kiln-opt --kiln-scan-to-parallel-loops --canonicalize -split-input-file %s | FileCheck %s
 
 // Seed 003's TDMA after layout folding: both sweeps run in ONE parallel loop
-// over the 1000 systems; each system's cp/dp live in per-element scratch and
-// the solution is written in place; no lax op and no per-step tensor is left.
+// over the 1000 systems; each system's cp/dp go to scratch contiguous per
+// system and the solution is written in place; no lax op and no per-step
+// tensor is left.
 // RUN: kiln-opt --kiln-fold-scan-layout --canonicalize --kiln-scan-to-parallel-loops --canonicalize %examples/seeds/seed003_tdma.mlir | FileCheck %s --check-prefix=TDMA
-// TDMA: %[[OUT:.*]] = memref.alloc() : memref<1000x100xf32>
+// TDMA-DAG: %[[CP:.*]] = memref.alloc() : memref<1000x100xf32>
+// TDMA-DAG: %[[DP:.*]] = memref.alloc() : memref<1000x100xf32>
+// TDMA-DAG: %[[OUT:.*]] = memref.alloc() : memref<1000x100xf32>
 // TDMA: scf.parallel (%[[P:[^ )]+]]) = (%{{.*}}) to (%c1000) step (%{{.*}}) {
-// TDMA: %[[CP:.*]] = memref.alloca() : memref<100xf32>
-// TDMA: %[[DP:.*]] = memref.alloca() : memref<100xf32>
 // TDMA: scf.for %[[I:[^ ]+]] = {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32)
 // TDMA: tensor.extract %arg0[%[[P]], %[[I]]]
 // TDMA: arith.divf
-// TDMA: memref.store %{{.*}}, %[[CP]][%[[I]]]
+// TDMA: memref.store %{{.*}}, %[[CP]][%[[P]], %[[I]]]
 // TDMA: scf.for %[[J:[^ ]+]] = {{.*}} -> (f32)
 // TDMA: %[[R:.*]] = arith.subi %c99, %[[J]]
-// TDMA: memref.load %[[CP]][%[[R]]]
+// TDMA: memref.load %[[CP]][%[[P]], %[[R]]]
 // TDMA: memref.store %{{.*}}, %[[OUT]][%[[P]], %[[R]]]
 // TDMA-NOT: scf.parallel
 // TDMA-NOT: lax.
