@@ -219,18 +219,28 @@ bool Parser::atJaxprEnd() const {
 }
 
 bool Parser::startsEquation(size_t index) const {
+  // JAX wraps long operand lists, so a line may continue the previous
+  // equation's operands. Binders of one equation are all typed (current JAX)
+  // or all untyped (older JAX, which did not wrap them).
+  bool anyTyped = false, anyUntyped = false, crossesLine = false;
   size_t i = index;
-  while (i < tokens.size() && tokens[i].is(TokenKind::Identifier)) {
+  while (tokens[i].is(TokenKind::Identifier)) {
+    crossesLine |= i > index && tokens[i].atLineStart;
     ++i;
-    if (tokens[i].is(TokenKind::Colon)) {
-      // Skip `:dtype[dims]`.
-      while (i < tokens.size() && !tokens[i].is(TokenKind::RBracket) &&
-             !tokens[i].is(TokenKind::EndOfFile))
-        ++i;
-      ++i;
+    if (!tokens[i].is(TokenKind::Colon)) {
+      anyUntyped = true;
+      continue;
     }
+    anyTyped = true;
+    // Skip `:dtype[dims]`.
+    while (i + 1 < tokens.size() && !tokens[i].is(TokenKind::RBracket))
+      ++i;
+    if (tokens[i].is(TokenKind::RBracket))
+      ++i;
   }
-  return i > index && i < tokens.size() && tokens[i].is(TokenKind::Equal);
+  if (i == index || !tokens[i].is(TokenKind::Equal))
+    return false;
+  return anyTyped ? !anyUntyped : !crossesLine;
 }
 
 bool Parser::parseEquation(Equation &eqn) {
