@@ -2,18 +2,23 @@
 #include "driver/Registration.h"
 
 #include "dialect/LaxDialect.h"
+#include "rewrites/gpu/GpuPipeline.h"
 #include "rewrites/seed/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void kiln::registerAllKilnDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // As mlir-opt: gpu-module-to-binary needs the LLVM IR translations.
+  mlir::registerAllGPUToLLVMIRTranslations(registry);
   registry.insert<kiln::lax::LaxDialect>();
 }
 
 void kiln::registerAllKilnPasses() {
   mlir::registerAllPasses();
   kiln::registerKilnRewritesPasses();
+  kiln::registerGpuPipeline();
 }

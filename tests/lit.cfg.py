@@ -21,3 +21,9 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = ["kiln-opt", "kiln-translate", "kiln-run", "mlir-opt", "FileCheck", "not", "split-file"]
 llvm_config.add_tool_substitutions([t for t in tools], tool_dirs)
+
+# GPU compile-only tests need the CUDA Toolkit's ptxas (not a GPU).
+cuda_bin = os.environ.get("KILN_CUDA_BIN", "/usr/local/cuda/bin")
+if os.path.exists(os.path.join(cuda_bin, "ptxas")):
+    config.available_features.add("ptxas")
+    config.environment["PATH"] = cuda_bin + os.pathsep + config.environment.get("PATH", "")
