@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds Kiln's libFuzzer targets with clang-22 (ASan+UBSan+libFuzzer) and runs
+# each for a bounded time, seeded with examples/ and the lit inputs.
+#   scripts/fuzz.sh [seconds-per-target]   (default 60)
+# A crash leaves its input in build-fuzz/findings/<target>/ and fails the run;
+# turn each finding into a regression test under tests/.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds="${1:-60}"
+build="${KILN_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+
+need=()
+for p in clang-22 libclang-rt-22-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+done
+if ((${#need[@]})); then
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+"$root/scripts/setup.sh" "$root/build" >/dev/null # the main build's dependencies
+
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=/usr/lib/llvm-22/bin/clang -DCMAKE_CXX_COMPILER=/usr/lib/llvm-22/bin/clang++ \
+    -DKILN_FUZZ=ON -DKILN_BUILD_BENCH=OFF \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm >/dev/null
+fi
+targets=(kiln-fuzz-jaxpr kiln-fuzz-rewrites)
+[ -f "$root/tests/fuzz/FuzzRuleLoader.cpp" ] && targets+=(kiln-fuzz-rules)
+cmake --build "$build" -j"${KILN_JOBS:-$(nproc)}" --target "${targets[@]}"
+
+seed_corpus() { # target -> corpus dir seeded from the repository
+  local dir="$build/corpus/$1"; mkdir -p "$dir"
+  case "$1" in
+    kiln-fuzz-jaxpr) find "$root/examples" "$root/tests/importer" -name '*.jaxpr' -exec cp {} "$dir" \; ;;
+    kiln-fuzz-rewrites) find "$root/examples" "$root/tests/dialect" "$root/tests/rewrites" -name '*.mlir' -exec cp {} "$dir" \; ;;
+    kiln-fuzz-rules) find "$root/rules" "$root/examples" "$root/tests/rules" -name '*.yaml' -exec cp {} "$dir" \; 2>/dev/null || true ;;
+  esac
+  echo "$dir"
+}
+
+status=0
+export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+for t in "${targets[@]}"; do
+  corpus="$(seed_corpus "$t")"
+  findings="$build/findings/$t"; mkdir -p "$findings"
+  echo "fuzz: $t for ${seconds}s (corpus $(ls "$corpus" | wc -l) files)"
+  if ! "$build/bin/$t" "$corpus" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+       -max_len=16384 -artifact_prefix="$findings/" -print_final_stats=1 2>"$build/$t.log"; then
+    echo "fuzz: $t FOUND A CRASH (see $findings and $build/$t.log)"; tail -30 "$build/$t.log"; status=1
+  fi
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/$t.log" | sed "s/^/fuzz: $t /"
+done
+exit $status
