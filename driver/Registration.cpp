@@ -3,6 +3,7 @@
 
 #include "dialect/LaxDialect.h"
 #include "rewrites/gpu/GpuPipeline.h"
+#include "rewrites/lowering/Passes.h"
 #include "rewrites/seed/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -21,4 +22,5 @@ void kiln::registerAllKilnPasses() {
   mlir::registerAllPasses();
   kiln::registerKilnRewritesPasses();
   kiln::registerGpuPipeline();
+  kiln::registerKilnLowering();
 }

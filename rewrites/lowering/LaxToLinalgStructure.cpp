@@ -1,0 +1,336 @@
+//===- LaxToLinalgStructure.cpp - structural lax ops -> tensor/linalg -----===//
+//
+// constant, iota, broadcast_in_dim, reshape/squeeze/expand_dims, transpose,
+// rev, slice, dynamic_slice, dynamic_update_slice, concatenate.
+//
+//===----------------------------------------------------------------------===//
+#include "rewrites/lowering/LaxToLinalg.h"
+
+#include "dialect/LaxOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+namespace kiln::lowering {
+
+Value reshapeTensor(OpBuilder &b, Location loc, Value value,
+                    RankedTensorType type) {
+  auto src = cast<RankedTensorType>(value.getType());
+  if (src.getShape() == type.getShape())
+    return value;
+  // A pure collapse or expand when the dims regroup; otherwise through the
+  // flat 1-D view, which is exact because both are row-major.
+  if (src.getRank() > type.getRank()) {
+    if (auto re = getReassociationIndicesForCollapse(src.getShape(), type.getShape()))
+      return tensor::CollapseShapeOp::create(b, loc, type, value, *re);
+  } else if (src.getRank() < type.getRank()) {
+    if (auto re = getReassociationIndicesForCollapse(type.getShape(), src.getShape()))
+      return tensor::ExpandShapeOp::create(b, loc, type, value, *re);
+  }
+  int64_t n = src.getNumElements();
+  auto flatType = RankedTensorType::get({n}, src.getElementType());
+  auto allDims = [](int64_t rank) {
+    ReassociationIndices r;
+    for (int64_t i = 0; i < rank; ++i)
+      r.push_back(i);
+    return SmallVector<ReassociationIndices>(rank ? 1 : 0, r);
+  };
+  Value flat = value;
+  if (src.getRank() != 1)
+    flat = src.getRank() == 0
+               ? (Value)tensor::ExpandShapeOp::create(b, loc, flatType, value,
+                                                      SmallVector<ReassociationIndices>{})
+               : (Value)tensor::CollapseShapeOp::create(b, loc, flatType, value,
+                                                        allDims(src.getRank()));
+  if (type.getRank() == 1)
+    return flat;
+  if (type.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, flat,
+                                           SmallVector<ReassociationIndices>{});
+  return tensor::ExpandShapeOp::create(b, loc, type, flat, allDims(type.getRank()));
+}
+
+namespace {
+
+LogicalResult checkStatic(Operation *op, ConversionPatternRewriter &rewriter) {
+  for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt || !rt.hasStaticShape() || !isSupportedElement(rt.getElementType()))
+      return rewriter.notifyMatchFailure(
+          op, "needs static shapes and signless integer or float elements");
+  }
+  return success();
+}
+
+struct ConstantPattern : OpConversionPattern<lax::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(lax::ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkStatic(op, rewriter)))
+      return failure();
+    auto value = dyn_cast<TypedAttr>(op.getValue());
+    if (!value)
+      return rewriter.notifyMatchFailure(op, "untyped constant");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    return success();
+  }
+};
+
+struct IotaPattern : OpConversionPattern<lax::IotaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(lax::IotaOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkStatic(op, rewriter)))
+      return failure();
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank(), dim = op.getDimension();
+    Type elt = type.getElementType();
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{type}, ValueRange{},
+        ValueRange{emptyTensor(rewriter, op.getLoc(), type)},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)}, iters,
+        [&](OpBuilder &b, Location loc, ValueRange) {
+          Value idx = linalg::IndexOp::create(b, loc, dim);
+          Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), idx);
+          Value v;
+          if (isa<FloatType>(elt))
+            v = arith::SIToFPOp::create(b, loc, elt, i64);
+          else if (elt.getIntOrFloatBitWidth() < 64)
+            v = arith::TruncIOp::create(b, loc, elt, i64);
+          else
+            v = i64;
+          linalg::YieldOp::create(b, loc, v);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct BroadcastInDimPattern : OpConversionPattern<lax::BroadcastInDimOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(lax::BroadcastInDimOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkStatic(op, rewriter)))
+      return failure();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto srcType = cast<RankedTensorType>(op.getOperand().getType());
+    int64_t rank = type.getRank();
+    // Operand dim i reads result dim dims[i], or index 0 where it has size 1
+    // and is stretched (JAX's degenerate broadcasting).
+    SmallVector<AffineExpr> exprs;
+    for (auto [i, d] : llvm::enumerate(op.getBroadcastDimensions())) {
+      if (srcType.getDimSize(i) == 1 && type.getDimSize(d) != 1)
+        exprs.push_back(rewriter.getAffineConstantExpr(0));
+      else
+        exprs.push_back(rewriter.getAffineDimExpr(d));
+    }
+    SmallVector<AffineMap> maps{
+        AffineMap::get(rank, 0, exprs, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{type}, ValueRange{adaptor.getOperand()},
+        ValueRange{emptyTensor(rewriter, op.getLoc(), type)}, maps, iters,
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          linalg::YieldOp::create(b, loc, args[0]);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// reshape, squeeze and expand_dims are all row-major reshapes.
+template <typename OpTy>
+struct ReshapeLikePattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkStatic(op, rewriter)))
+      return failure();
+    rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(), adaptor.getOperand(),
+                                         cast<RankedTensorType>(op.getType())));
+    return success();
+  }
+};
+
+struct TransposePattern : OpConversionPattern<lax::TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(lax::TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkStatic(op, rewriter)))
+      return failure();
+    auto type = cast<RankedTensorType>(op.getType());
+    // lax and linalg.transpose agree: result dim i is input dim perm[i].
+    auto t = linalg::TransposeOp::create(
+        rewriter, op.getLoc(), adaptor.getOperand(),
+        emptyTensor(rewriter, op.getLoc(), type), op.getPermutation());
+    rewriter.replaceOp(op, t.getResult());
+    return success();
+  }
+};
+
+struct RevPattern : OpConversionPattern<lax::RevOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(lax::RevOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkStatic(op, rewriter)))
+      return failure();
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank();
+    // Result[i] = operand[n - 1 - i] along each reversed dim: an affine read.
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < rank; ++d) {
+      AffineExpr e = rewriter.getAffineDimExpr(d);
+      if (llvm::is_contained(op.getDimensions(), d))
+        e = rewriter.getAffineConstantExpr(type.getDimSize(d) - 1) - e;
+      exprs.push_back(e);
+    }
+    SmallVector<AffineMap> maps{
+        AffineMap::get(rank, 0, exprs, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{type}, ValueRange{adaptor.getOperand()},
+        ValueRange{emptyTensor(rewriter, op.getLoc(), type)}, maps, iters,
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          linalg::YieldOp::create(b, loc, args[0]);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+struct SlicePattern : OpConversionPattern<lax::SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(lax::SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkStatic(op, rewriter)))
+      return failure();
+    auto type = cast<RankedTensorType>(op.getType());
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      offsets.push_back(rewriter.getIndexAttr(op.getStartIndices()[d]));
+      sizes.push_back(rewriter.getIndexAttr(type.getDimSize(d)));
+      strides.push_back(rewriter.getIndexAttr(op.getStrides()[d]));
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, type, adaptor.getOperand(), offsets, sizes, strides);
+    return success();
+  }
+};
+
+/// The start index of dim `d`, clamped like JAX into [0, dimSize - size].
+SmallVector<OpFoldResult> clampedOffsets(OpBuilder &b, Location loc,
+                                         ValueRange indices,
+                                         RankedTensorType operand,
+                                         ArrayRef<int64_t> sizes) {
+  SmallVector<OpFoldResult> offsets;
+  for (auto [d, idx] : llvm::enumerate(indices)) {
+    Value scalar = tensor::ExtractOp::create(b, loc, idx, ValueRange{});
+    Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
+    Value lo = arith::ConstantIndexOp::create(b, loc, 0);
+    Value hi = arith::ConstantIndexOp::create(b, loc, operand.getDimSize(d) - sizes[d]);
+    Value c = arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, i, hi), lo);
+    offsets.push_back(c);
+  }
+  return offsets;
+}
+
+struct DynamicSlicePattern : OpConversionPattern<lax::DynamicSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(lax::DynamicSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkStatic(op, rewriter)))
+      return failure();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto operand = cast<RankedTensorType>(op.getOperand().getType());
+    SmallVector<OpFoldResult> offsets = clampedOffsets(
+        rewriter, op.getLoc(), adaptor.getStartIndices(), operand, type.getShape());
+    SmallVector<OpFoldResult> sizes, strides;
+    for (int64_t s : type.getShape()) {
+      sizes.push_back(rewriter.getIndexAttr(s));
+      strides.push_back(rewriter.getIndexAttr(1));
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, type, adaptor.getOperand(), offsets, sizes, strides);
+    return success();
+  }
+};
+
+struct DynamicUpdateSlicePattern : OpConversionPattern<lax::DynamicUpdateSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(lax::DynamicUpdateSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkStatic(op, rewriter)))
+      return failure();
+    auto update = cast<RankedTensorType>(op.getUpdate().getType());
+    auto operand = cast<RankedTensorType>(op.getOperand().getType());
+    SmallVector<OpFoldResult> offsets = clampedOffsets(
+        rewriter, op.getLoc(), adaptor.getStartIndices(), operand, update.getShape());
+    SmallVector<OpFoldResult> sizes, strides;
+    for (int64_t s : update.getShape()) {
+      sizes.push_back(rewriter.getIndexAttr(s));
+      strides.push_back(rewriter.getIndexAttr(1));
+    }
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
+        op, adaptor.getUpdate(), adaptor.getOperand(), offsets, sizes, strides);
+    return success();
+  }
+};
+
+struct ConcatenatePattern : OpConversionPattern<lax::ConcatenateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(lax::ConcatenateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkStatic(op, rewriter)))
+      return failure();
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t dim = op.getDimension();
+    // Each input is written into its window of one destination tensor, so
+    // bufferization produces one buffer and no intermediate copies.
+    Value acc = emptyTensor(rewriter, op.getLoc(), type);
+    int64_t offset = 0;
+    for (Value in : adaptor.getInputs()) {
+      auto inType = cast<RankedTensorType>(in.getType());
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        offsets.push_back(rewriter.getIndexAttr(d == dim ? offset : 0));
+        sizes.push_back(rewriter.getIndexAttr(inType.getDimSize(d)));
+        strides.push_back(rewriter.getIndexAttr(1));
+      }
+      acc = tensor::InsertSliceOp::create(rewriter, op.getLoc(), in, acc, offsets,
+                                          sizes, strides);
+      offset += inType.getDimSize(dim);
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateStructurePatterns(RewritePatternSet &patterns) {
+  patterns.add<ConstantPattern, IotaPattern, BroadcastInDimPattern,
+               ReshapeLikePattern<lax::ReshapeOp>,
+               ReshapeLikePattern<lax::SqueezeOp>,
+               ReshapeLikePattern<lax::ExpandDimsOp>, TransposePattern,
+               RevPattern, SlicePattern, DynamicSlicePattern,
+               DynamicUpdateSlicePattern, ConcatenatePattern>(
+      patterns.getContext());
+}
+
+} // namespace kiln::lowering

@@ -1,0 +1,37 @@
+//===- Passes.h - Kiln's lowering passes and pipelines ----------*- C++ -*-===//
+#ifndef KILN_REWRITES_LOWERING_PASSES_H
+#define KILN_REWRITES_LOWERING_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+class OpPassManager;
+} // namespace mlir
+
+namespace kiln {
+
+#define GEN_PASS_DECL
+#include "rewrites/lowering/Passes.h.inc"
+
+/// Options of the CPU pipeline (lax -> LLVM dialect).
+struct CpuPipelineOptions {
+  /// Call the Eigen runtime GEMM for GEMM-shaped dot_generals.
+  bool useRuntimeGemm = true;
+  /// Turn small fixed-size allocations into stack allocations.
+  bool promoteToStack = true;
+};
+
+/// Appends the CPU pipeline (lax -> LLVM dialect) to `pm`.
+void buildKilnLowerCpuPipeline(mlir::OpPassManager &pm,
+                               const CpuPipelineOptions &options = {});
+
+/// Registers --kiln-lax-to-linalg and the --kiln-lower-cpu pipeline.
+void registerKilnLowering();
+
+#define GEN_PASS_REGISTRATION
+#include "rewrites/lowering/Passes.h.inc"
+
+} // namespace kiln
+
+#endif // KILN_REWRITES_LOWERING_PASSES_H

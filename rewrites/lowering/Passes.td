@@ -1,0 +1,42 @@
+//===- Passes.td - Kiln's lowering passes ------------------*- tablegen -*-===//
+#ifndef KILN_REWRITES_LOWERING_PASSES_TD
+#define KILN_REWRITES_LOWERING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnLaxToLinalg : Pass<"kiln-lax-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower lax to linalg/tensor/arith/math/scf on tensors";
+  let description = [{
+    Every lax op lowers by a dialect conversion: elementwise ops to
+    linalg.generic, structural ops to tensor/linalg ops, reductions to
+    linalg.reduce/generic, lax.scan to scf.for with the carries and the stacked
+    ys as iter_args. GEMM-shaped dot_generals call the runtime
+    (`kiln_rt_sgemm`/`kiln_rt_dgemm` in KilnRuntimeCpu) when `use-runtime-gemm`
+    is set; every other contraction becomes a linalg.generic.
+  }];
+  let options = [
+    Option<"useRuntimeGemm", "use-runtime-gemm", "bool", /*default=*/"true",
+           "Call the runtime GEMM for GEMM-shaped f32/f64 dot_generals">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+    "mlir::bufferization::BufferizationDialect", "mlir::memref::MemRefDialect"
+  ];
+}
+
+def KilnLoopCarryInPlace : Pass<"kiln-loop-carry-in-place"> {
+  let summary = "Compute scf.for carries into their iter_args";
+  let description = [{
+    For each value an scf.for yields, follows the destination-passing chain
+    of its producer (linalg ops, fill, insert_slice) inside the loop body to
+    a `tensor.empty` of the same type and replaces that empty tensor with the
+    iter_arg. A tensor.empty's contents are unspecified, so this is exact;
+    it lets one-shot bufferization update the carry buffer in place instead
+    of allocating a new one every iteration.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
+#endif // KILN_REWRITES_LOWERING_PASSES_TD

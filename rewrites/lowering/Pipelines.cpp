@@ -1,0 +1,69 @@
+//===- Pipelines.cpp - the --kiln-lower-cpu pipeline ----------------------===//
+//
+// lax -> linalg on tensors -> fused linalg -> buffers (one-shot, function
+// boundaries, identity layouts at the boundary) -> ownership-based
+// deallocation -> loops -> cf -> LLVM dialect. Upstream passes are named by
+// their registered pipeline text so this file needs no per-pass headers.
+//
+//===----------------------------------------------------------------------===//
+#include "rewrites/lowering/Passes.h"
+
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace {
+/// The upstream passes the pipeline text names must be registered; tools
+/// that already called registerAllPasses pay nothing more.
+void ensureUpstreamPassesRegistered() {
+  static std::once_flag once;
+  std::call_once(once, [] { mlir::registerAllPasses(); });
+}
+
+void addText(OpPassManager &pm, StringRef text) {
+  if (failed(parsePassPipeline(text, pm)))
+    llvm::report_fatal_error(llvm::Twine("kiln: bad pipeline text: ") + text);
+}
+} // namespace
+
+void kiln::buildKilnLowerCpuPipeline(OpPassManager &pm,
+                                     const CpuPipelineOptions &options) {
+  ensureUpstreamPassesRegistered();
+  KilnLaxToLinalgOptions laxOptions;
+  laxOptions.useRuntimeGemm = options.useRuntimeGemm;
+  pm.addPass(createKilnLaxToLinalg(laxOptions));
+  addText(pm, "canonicalize,linalg-fuse-elementwise-ops,canonicalize,cse");
+  // Tensors become buffers; function arguments and results get identity
+  // layouts so callers pass plain row-major descriptors.
+  // Scan carries are computed into their loop buffers (no alloc per step).
+  addText(pm, "kiln-loop-carry-in-place");
+  addText(pm, "eliminate-empty-tensors,empty-tensor-to-alloc-tensor,"
+              "one-shot-bufferize{bufferize-function-boundaries "
+              "allow-return-allocs-from-loops "
+              "function-boundary-type-conversion=identity-layout-map},"
+              "canonicalize");
+  addText(pm, "func.func(buffer-hoisting,buffer-loop-hoisting)");
+  if (options.promoteToStack)
+    addText(pm, "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=4096})");
+  addText(pm, "ownership-based-buffer-deallocation,canonicalize,"
+              "buffer-deallocation-simplification,bufferization-lower-deallocations,cse,"
+              "canonicalize");
+  addText(pm, "convert-linalg-to-loops,lower-affine,convert-scf-to-cf,canonicalize,"
+              "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+              "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
+              "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+              "reconcile-unrealized-casts,canonicalize,cse");
+}
+
+void kiln::registerKilnLowering() {
+  registerKilnLoweringPasses();
+  PassPipelineRegistration<>(
+      "kiln-lower-cpu", "Lower lax to the LLVM dialect for the CPU JIT",
+      [](OpPassManager &pm) { buildKilnLowerCpuPipeline(pm); });
+}
