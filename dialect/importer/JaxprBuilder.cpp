@@ -368,19 +368,20 @@ FailureOr<SmallVector<Value>> JaxprBuilder::emitCall(const Equation &eqn, Scope 
     return failure();
   // Arguments: the callee's constvars, the operands, then what it captured.
   SmallVector<Value> args;
-  for (const Binder *c : record->constvars) {
-    FailureOr<Value> v = constValue(*c);
-    if (failed(v))
-      return failure();
-    args.push_back(*v);
-  }
+  auto appendConstValues = [&](ArrayRef<const Binder *> constvars) {
+    for (const Binder *c : constvars) {
+      FailureOr<Value> v = constValue(*c);
+      if (failed(v))
+        return failure();
+      args.push_back(*v);
+    }
+    return success();
+  };
+  if (failed(appendConstValues(record->constvars)))
+    return failure();
   llvm::append_range(args, *operands);
-  for (const Binder *c : record->hoisted) {
-    FailureOr<Value> v = constValue(*c);
-    if (failed(v))
-      return failure();
-    args.push_back(*v);
-  }
+  if (failed(appendConstValues(record->hoisted)))
+    return failure();
   auto call = func::CallOp::create(builder, loc(eqn.loc), record->func, args);
   return SmallVector<Value>(call.getResults());
 }

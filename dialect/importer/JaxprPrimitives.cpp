@@ -327,14 +327,7 @@ FailureOr<SmallVector<Value>> JaxprBuilder::emitPrimitive(const Equation &eqn,
   auto operands = [&](size_t min, size_t max) -> FailureOr<SmallVector<Value>> {
     if (failed(checkArity(min, max)))
       return failure();
-    SmallVector<Value> values;
-    for (const Atom &atom : eqn.ins) {
-      FailureOr<Value> v = operand(atom, scope);
-      if (failed(v))
-        return failure();
-      values.push_back(*v);
-    }
-    return values;
+    return allOperands(eqn, scope);
   };
   auto elementwise = [&](size_t n) -> FailureOr<SmallVector<Value>> {
     if (failed(checkArity(n, n)))
