@@ -10,6 +10,8 @@
 
 #include "llvm/ADT/StringSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace kiln::jaxpr;
 using llvm::SmallVector;
@@ -48,9 +50,16 @@ FailureOr<Value> JaxprBuilder::operand(const Atom &atom, Scope &scope,
   if (auto floatType = dyn_cast<FloatType>(element))
     scalar = FloatAttr::get(floatType, atom.floatValue);
   else {
-    // Wrap like a C cast: `True` is 1, `300` in an i8 context is 44.
-    int64_t value = atom.kind == Atom::Kind::FloatLiteral ? (int64_t)atom.floatValue
-                                                          : atom.intValue;
+    // Wrap like a C cast: `True` is 1, `300` in an i8 context is 44; a float
+    // literal truncates, saturating where a cast would be undefined.
+    int64_t value = atom.intValue;
+    if (atom.kind == Atom::Kind::FloatLiteral) {
+      double f = atom.floatValue;
+      value = std::isnan(f)      ? 0
+              : f >= 0x1p63      ? INT64_MAX
+              : f < -0x1p63      ? INT64_MIN
+                                 : (int64_t)f;
+    }
     scalar = IntegerAttr::get(element, APInt(element.getIntOrFloatBitWidth(),
                                              (uint64_t)value, /*isSigned=*/true,
                                              /*implicitTrunc=*/true));
