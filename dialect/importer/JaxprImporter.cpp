@@ -6,6 +6,7 @@
 #include "dialect/importer/JaxprParser.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
@@ -17,6 +18,17 @@ OwningOpRef<ModuleOp> kiln::importJaxpr(llvm::SourceMgr &sourceMgr,
                                         MLIRContext *context,
                                         const JaxprImportOptions &options) {
   context->loadDialect<lax::LaxDialect, func::FuncDialect>();
+  // Import stops at the first error; what an equation would report next (a
+  // missing parameter after an undefined operand) only repeats the cause.
+  bool reportedError = false;
+  ScopedDiagnosticHandler firstErrorOnly(context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Error)
+      return failure(); // pass on to the next handler
+    if (reportedError)
+      return success(); // swallowed
+    reportedError = true;
+    return failure();
+  });
   auto emitAt = [&](llvm::SMLoc where, const llvm::Twine &message) {
     unsigned buffer = sourceMgr.FindBufferContainingLoc(where);
     auto [line, column] = sourceMgr.getLineAndColumn(where, buffer);
