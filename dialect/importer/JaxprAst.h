@@ -63,7 +63,8 @@ struct ParamValue {
   llvm::SMLoc loc;
   Kind kind = Kind::Name;
   std::string text;
-  std::string key; // `k` of a `k=v` item inside a Call or List
+  llvm::StringRef spelling; // the value as written, e.g. `vmap(f)`
+  std::string key;          // `k` of a `k=v` item inside a Call or List
   std::vector<ParamValue> items;
   std::shared_ptr<Jaxpr> jaxpr;
 };

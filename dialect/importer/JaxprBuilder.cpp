@@ -195,11 +195,18 @@ std::string JaxprBuilder::uniqueSymbolName(StringRef base) {
   return name;
 }
 
-/// A symbol name from a pjit `name` (which may be `<lambda>`).
+/// A symbol name from a pjit `name`, which may be `<lambda>` or `vmap(f)`:
+/// runs of other characters become one '_' (`vmap_f`, `lambda`).
 static std::string sanitizeSymbolName(StringRef name) {
   std::string s;
-  for (char c : name)
-    s += llvm::isAlnum(c) || c == '_' || c == '.' ? c : '_';
+  for (char c : name) {
+    if (llvm::isAlnum(c) || c == '_' || c == '.')
+      s += c;
+    else if (!s.empty() && s.back() != '_')
+      s += '_';
+  }
+  while (!s.empty() && s.back() == '_')
+    s.pop_back();
   return s.empty() ? std::string("jaxpr") : s;
 }
 
@@ -360,7 +367,7 @@ FailureOr<SmallVector<Value>> JaxprBuilder::emitCall(const Equation &eqn, Scope 
     return failure();
   std::string name = eqn.primitive;
   if (const Param *p = eqn.findParam("name"))
-    name = p->value.text;
+    name = p->value.spelling.str();
   SmallVector<Type> argTypes(ValueRange(*operands).getTypes());
   FailureOr<FunctionRecord> record =
       getOrBuildFunction(**callee, name, argTypes);

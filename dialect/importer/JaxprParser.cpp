@@ -280,9 +280,13 @@ bool Parser::parseParams(std::vector<Param> &params) {
     Param &param = params.emplace_back();
     param.loc = cur().loc();
     param.name = consume().spelling.str();
-    if (!expect(TokenKind::Equal, "after parameter '" + param.name + "'") ||
-        !parseValue(param.value))
+    if (!expect(TokenKind::Equal, "after parameter '" + param.name + "'"))
       return false;
+    const char *start = cur().spelling.data();
+    if (!parseValue(param.value))
+      return false;
+    StringRef last = tokens[pos - 1].spelling;
+    param.value.spelling = StringRef(start, last.data() + last.size() - start);
     if (cur().is(TokenKind::Comma))
       consume();
   }
