@@ -45,8 +45,9 @@ public:
   static std::string formatType(mlir::Type type);
 
   //===--- Operands ----------------------------------------------------------===//
-  /// The value of `atom`; a literal becomes a lax.constant whose type is its
-  /// annotation, else `like`'s element type and shape, else f32/i32/bool[].
+  /// The value of `atom`. A literal becomes a lax.constant splat: of `like`'s
+  /// shape (scalar without `like`), element type from its annotation, else
+  /// `like`'s, else f32/i32/bool.
   mlir::FailureOr<mlir::Value> operand(const Atom &atom, Scope &scope,
                                        mlir::RankedTensorType like = nullptr);
   /// Operands [first, end) of an elementwise op, brought to one shape: literals
