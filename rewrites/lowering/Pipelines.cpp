@@ -42,7 +42,7 @@ void kiln::buildKilnLowerCpuPipeline(OpPassManager &pm,
   // Tensors become buffers; function arguments and results get identity
   // layouts so callers pass plain row-major descriptors.
   // Scan carries are computed into their loop buffers (no alloc per step).
-  addText(pm, "kiln-loop-carry-in-place");
+  pm.addPass(createKilnLoopCarryInPlace());
   addText(pm, "eliminate-empty-tensors,empty-tensor-to-alloc-tensor,"
               "one-shot-bufferize{bufferize-function-boundaries "
               "allow-return-allocs-from-loops "

@@ -1,0 +1,376 @@
+//===- Compiler.cpp - lax -> JIT-compiled Executable ----------------------===//
+//
+// compile():
+//  1. clones the module and adds `__kiln_dps`, the entry in destination-
+//     passing style: tensor inputs (marked not writable, so the caller's
+//     buffers are never clobbered) and one identity-layout memref per result,
+//     filled by bufferization.materialize_in_destination;
+//  2. inlines the entry, runs --kiln-lower-cpu;
+//  3. adds `__kiln_call(ptr %buffers)`, an LLVM function that loads the data
+//     pointers and passes the static-shape memref descriptors to __kiln_dps,
+//     so a call needs no descriptor set-up at all (LLVM inlines both);
+//  4. JITs at -O3 for the host CPU (target machine and function attributes
+//     from the host's name and features) and looks the raw symbol up once.
+//
+//===----------------------------------------------------------------------===//
+#include "driver/Compiler.h"
+
+#include "dialect/LaxDialect.h"
+#include "driver/Registration.h"
+#include "rewrites/lowering/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <cstdlib>
+#include <mutex>
+
+#ifndef KILN_RUNTIME_CPU_PATH
+#define KILN_RUNTIME_CPU_PATH ""
+#endif
+
+using namespace mlir;
+
+namespace kiln {
+
+size_t elementSize(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F32: case ElementKind::I32: return 4;
+  case ElementKind::F64: case ElementKind::I64: return 8;
+  case ElementKind::F16: case ElementKind::BF16: return 2;
+  case ElementKind::I8: case ElementKind::Bool: return 1;
+  }
+  return 0;
+}
+
+const char *elementKindName(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F32: return "f32";
+  case ElementKind::F64: return "f64";
+  case ElementKind::F16: return "f16";
+  case ElementKind::BF16: return "bf16";
+  case ElementKind::I8: return "i8";
+  case ElementKind::I32: return "i32";
+  case ElementKind::I64: return "i64";
+  case ElementKind::Bool: return "bool";
+  }
+  return "?";
+}
+
+int64_t TensorSpec::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+namespace {
+
+std::optional<ElementKind> kindOf(Type t) {
+  if (t.isF32()) return ElementKind::F32;
+  if (t.isF64()) return ElementKind::F64;
+  if (t.isF16()) return ElementKind::F16;
+  if (t.isBF16()) return ElementKind::BF16;
+  if (t.isSignlessInteger(1)) return ElementKind::Bool;
+  if (t.isSignlessInteger(8)) return ElementKind::I8;
+  if (t.isSignlessInteger(32)) return ElementKind::I32;
+  if (t.isSignlessInteger(64)) return ElementKind::I64;
+  return std::nullopt;
+}
+
+std::optional<TensorSpec> specOf(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  if (!rt || !rt.hasStaticShape())
+    return std::nullopt;
+  auto kind = kindOf(rt.getElementType());
+  if (!kind)
+    return std::nullopt;
+  return TensorSpec{std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end()),
+                    *kind};
+}
+
+void initLLVMOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+std::string runtimePath(const CompileOptions &options) {
+  if (!options.runtimeLibrary.empty())
+    return options.runtimeLibrary;
+  if (const char *env = std::getenv("KILN_RUNTIME_CPU"))
+    return env;
+  return KILN_RUNTIME_CPU_PATH;
+}
+
+/// Step 1: the destination-passing wrapper around `entry`.
+void addDpsWrapper(ModuleOp module, func::FuncOp entry) {
+  OpBuilder b(module.getContext());
+  b.setInsertionPointToEnd(module.getBody());
+  Location loc = entry.getLoc();
+  FunctionType ft = entry.getFunctionType();
+  SmallVector<Type> argTypes(ft.getInputs());
+  for (Type r : ft.getResults()) {
+    auto rt = cast<RankedTensorType>(r);
+    argTypes.push_back(MemRefType::get(rt.getShape(), rt.getElementType()));
+  }
+  auto fn = func::FuncOp::create(b, loc, "__kiln_dps", b.getFunctionType(argTypes, {}));
+  for (unsigned i = 0; i < ft.getNumInputs(); ++i)
+    fn.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
+  Block *block = fn.addEntryBlock();
+  b.setInsertionPointToStart(block);
+  auto call = func::CallOp::create(b, loc, entry,
+                                   block->getArguments().take_front(ft.getNumInputs()));
+  for (auto [i, r] : llvm::enumerate(call.getResults())) {
+    auto m = bufferization::MaterializeInDestinationOp::create(
+        b, loc, TypeRange{}, r, block->getArgument(ft.getNumInputs() + i));
+    m.setRestrict(true);
+    m.setWritable(true);
+  }
+  func::ReturnOp::create(b, loc);
+  entry.setPrivate();
+}
+
+/// Step 3: `__kiln_call(ptr)` unpacking data pointers into descriptors.
+LogicalResult addRawEntry(ModuleOp module, ArrayRef<TensorSpec> specs) {
+  auto dps = module.lookupSymbol<LLVM::LLVMFuncOp>("__kiln_dps");
+  if (!dps)
+    return module.emitError("lowered module lacks __kiln_dps");
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  Location loc = dps.getLoc();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  auto i64 = b.getI64Type();
+  auto fn = LLVM::LLVMFuncOp::create(
+      b, loc, "__kiln_call",
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptrTy}));
+  Block *block = fn.addEntryBlock(b);
+  b.setInsertionPointToStart(block);
+  auto cst = [&](int64_t v) -> Value {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+  };
+  SmallVector<Value> args;
+  for (auto [i, spec] : llvm::enumerate(specs)) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptrTy, ptrTy, block->getArgument(0),
+                                     ArrayRef<LLVM::GEPArg>{(int32_t)i});
+    Value p = LLVM::LoadOp::create(b, loc, ptrTy, slot);
+    args.append({p, p, cst(0)});
+    for (int64_t d : spec.shape)
+      args.push_back(cst(d));
+    // Row-major strides.
+    SmallVector<int64_t> strides(spec.shape.size(), 1);
+    for (int64_t d = (int64_t)spec.shape.size() - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * spec.shape[d + 1];
+    for (int64_t s : strides)
+      args.push_back(cst(s));
+  }
+  if (args.size() != dps.getNumArguments())
+    return dps.emitError("unexpected signature of the lowered entry");
+  LLVM::CallOp::create(b, loc, dps, args);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  return success();
+}
+
+} // namespace
+
+struct Executable::Impl {
+  std::unique_ptr<ExecutionEngine> engine;
+  std::vector<TensorSpec> inputs, outputs;
+  std::string loweredIR;
+};
+
+Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Executable::~Executable() = default;
+const std::vector<TensorSpec> &Executable::inputs() const { return impl_->inputs; }
+const std::vector<TensorSpec> &Executable::outputs() const { return impl_->outputs; }
+const std::string &Executable::loweredIR() const { return impl_->loweredIR; }
+
+bool Executable::call(const std::vector<BufferView> &inputs,
+                      const std::vector<BufferView> &outputs,
+                      std::string *error) const {
+  auto fail = [&](const std::string &msg) {
+    if (error)
+      *error = msg;
+    return false;
+  };
+  if (inputs.size() != impl_->inputs.size() || outputs.size() != impl_->outputs.size())
+    return fail("expected " + std::to_string(impl_->inputs.size()) + " inputs and " +
+                std::to_string(impl_->outputs.size()) + " outputs");
+  auto check = [&](const BufferView &v, const TensorSpec &s, const char *what,
+                   size_t i) {
+    if (v.shape != s.shape || v.kind != s.kind || (!v.data && s.numElements()))
+      return fail(std::string(what) + " " + std::to_string(i) +
+                  ": shape, element kind or data pointer differs from the signature");
+    return true;
+  };
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!check(inputs[i], impl_->inputs[i], "input", i))
+      return false;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!check(outputs[i], impl_->outputs[i], "output", i))
+      return false;
+  // On the stack for up to 32 buffers: no heap allocation per call.
+  llvm::SmallVector<void *, 32> buffers;
+  for (const BufferView &v : inputs)
+    buffers.push_back(v.data);
+  for (const BufferView &v : outputs)
+    buffers.push_back(v.data);
+  fn_(buffers.data());
+  return true;
+}
+
+Compiler::Compiler(CompileOptions options) : options_(std::move(options)) {}
+Compiler::~Compiler() = default;
+
+void Compiler::prepareContext(MLIRContext &context) {
+  DialectRegistry registry;
+  registerAllKilnDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  context.appendDialectRegistry(registry);
+  context.loadDialect<lax::LaxDialect, func::FuncDialect,
+                      bufferization::BufferizationDialect, LLVM::LLVMDialect>();
+}
+
+std::unique_ptr<Executable> Compiler::compileSource(const std::string &source,
+                                                    const std::string &entry,
+                                                    std::string *error) const {
+  MLIRContext context;
+  prepareContext(context);
+  std::string diags;
+  llvm::raw_string_ostream os(diags);
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    os << d.getLocation() << ": " << d << "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  if (!module) {
+    if (error)
+      *error = "parse error: " + diags;
+    return nullptr;
+  }
+  return compile(*module, entry, error);
+}
+
+std::unique_ptr<Executable> Compiler::compile(ModuleOp module, const std::string &entry,
+                                              std::string *error) const {
+  MLIRContext *ctx = module.getContext();
+  prepareContext(*ctx);
+  std::string diags;
+  llvm::raw_string_ostream os(diags);
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+    os << d.getLocation() << ": " << d << "\n";
+    return success();
+  });
+  auto fail = [&](const std::string &msg) -> std::unique_ptr<Executable> {
+    if (error)
+      *error = msg + (diags.empty() ? "" : "\n" + diags);
+    return nullptr;
+  };
+
+  OwningOpRef<ModuleOp> clone(module.clone());
+  auto fn = clone->lookupSymbol<func::FuncOp>(entry);
+  if (!fn || fn.isExternal())
+    return fail("no function @" + entry + " with a body");
+  auto impl = std::make_unique<Executable::Impl>();
+  for (Type t : fn.getFunctionType().getInputs()) {
+    auto s = specOf(t);
+    if (!s)
+      return fail("@" + entry + ": arguments must be statically shaped tensors");
+    impl->inputs.push_back(*s);
+  }
+  for (Type t : fn.getFunctionType().getResults()) {
+    auto s = specOf(t);
+    if (!s)
+      return fail("@" + entry + ": results must be statically shaped tensors");
+    impl->outputs.push_back(*s);
+  }
+  addDpsWrapper(*clone, fn);
+
+  PassManager pm(ctx);
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
+  CpuPipelineOptions pipeline;
+  pipeline.useRuntimeGemm = options_.useRuntimeGemm;
+  buildKilnLowerCpuPipeline(pm, pipeline);
+  if (failed(pm.run(*clone)))
+    return fail("lowering @" + entry + " failed");
+  std::vector<TensorSpec> all(impl->inputs);
+  all.insert(all.end(), impl->outputs.begin(), impl->outputs.end());
+  if (failed(addRawEntry(*clone, all)))
+    return fail("cannot build the raw entry");
+  if (options_.keepLoweredIR) {
+    llvm::raw_string_ostream ir(impl->loweredIR);
+    clone->print(ir);
+  }
+
+  initLLVMOnce();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return fail("no host target: " + llvm::toString(jtmb.takeError()));
+  jtmb->setCodeGenOptLevel(options_.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
+                                                  : llvm::CodeGenOptLevel::Default);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm)
+    return fail("no target machine: " + llvm::toString(tm.takeError()));
+  std::string cpu = llvm::sys::getHostCPUName().str();
+  std::string features = (*tm)->getTargetFeatureString().str();
+  auto transformer = makeOptimizingTransformer(options_.optLevel, 0, tm->get());
+  auto builder = [&](Operation *op, llvm::LLVMContext &llvmCtx) {
+    std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(op, llvmCtx);
+    if (m)
+      for (llvm::Function &f : *m)
+        if (!f.isDeclaration()) {
+          f.addFnAttr("target-cpu", cpu);
+          f.addFnAttr("target-features", features);
+        }
+    return m;
+  };
+  std::string rt = runtimePath(options_);
+  SmallVector<StringRef> libs;
+  if (!rt.empty())
+    libs.push_back(rt);
+  ExecutionEngineOptions eo;
+  eo.llvmModuleBuilder = builder;
+  eo.transformer = transformer;
+  eo.jitCodeGenOptLevel = options_.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
+                                                 : llvm::CodeGenOptLevel::Default;
+  eo.sharedLibPaths = libs;
+  eo.enableGDBNotificationListener = false;
+  eo.enablePerfNotificationListener = false;
+  auto engine = ExecutionEngine::create(*clone, eo, std::move(*tm));
+  if (!engine)
+    return fail("JIT failed: " + llvm::toString(engine.takeError()));
+  (*engine)->initialize();
+  auto sym = (*engine)->lookup("__kiln_call");
+  if (!sym)
+    return fail("JIT lookup failed: " + llvm::toString(sym.takeError()));
+  impl->engine = std::move(*engine);
+  void *raw = *sym;
+  std::unique_ptr<Executable> exe(new Executable(std::move(impl)));
+  exe->fn_ = reinterpret_cast<void (*)(void *const *)>(raw);
+  return exe;
+}
+
+} // namespace kiln

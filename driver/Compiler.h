@@ -1,0 +1,116 @@
+//===- Compiler.h - compile lax once, call many times -----------*- C++ -*-===//
+//
+// kiln::Compiler lowers a lax function through --kiln-lower-cpu and JITs it
+// (LLVM -O3, host CPU) into a kiln::Executable. An Executable is called with
+// caller-owned, row-major buffers; calls are thread-safe and allocate nothing
+// on the heap for up to 32 buffers (the compiled code itself keeps small
+// temporaries on the stack; large ones are malloc'ed by the generated code).
+//
+// The ExecutionEngine and LLVM headers stay in Compiler.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DRIVER_COMPILER_H
+#define KILN_DRIVER_COMPILER_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ModuleOp;
+class MLIRContext;
+} // namespace mlir
+
+namespace kiln {
+
+enum class ElementKind { F32, F64, F16, BF16, I8, I32, I64, Bool };
+
+/// Bytes per element of `kind` (Bool is one byte, 0 or 1).
+size_t elementSize(ElementKind kind);
+const char *elementKindName(ElementKind kind);
+
+/// A caller-owned row-major buffer.
+struct BufferView {
+  void *data = nullptr;
+  std::vector<int64_t> shape;
+  ElementKind kind = ElementKind::F32;
+};
+
+/// The type of one argument or result of the compiled function.
+struct TensorSpec {
+  std::vector<int64_t> shape;
+  ElementKind kind = ElementKind::F32;
+  int64_t numElements() const;
+  size_t numBytes() const { return numElements() * elementSize(kind); }
+};
+
+struct CompileOptions {
+  /// LLVM optimisation level of the JIT (0-3).
+  unsigned optLevel = 3;
+  /// Call the Eigen runtime GEMM (KilnRuntimeCpu) for GEMM-shaped
+  /// dot_generals; otherwise every contraction is generated code.
+  bool useRuntimeGemm = true;
+  /// Path of libKilnRuntimeCpu.so; empty: $KILN_RUNTIME_CPU, else the one
+  /// built beside this library.
+  std::string runtimeLibrary;
+  /// Keep the lowered LLVM-dialect module text (Executable::loweredIR()).
+  bool keepLoweredIR = false;
+};
+
+class Executable {
+public:
+  ~Executable();
+  Executable(const Executable &) = delete;
+  Executable &operator=(const Executable &) = delete;
+
+  const std::vector<TensorSpec> &inputs() const;
+  const std::vector<TensorSpec> &outputs() const;
+  const std::string &loweredIR() const;
+
+  /// Runs the function: reads `inputs`, writes `outputs` (all caller-owned).
+  /// Checks counts, shapes and element kinds; returns false and sets
+  /// `error` on a mismatch. Thread-safe.
+  bool call(const std::vector<BufferView> &inputs,
+            const std::vector<BufferView> &outputs,
+            std::string *error = nullptr) const;
+
+  /// The fastest entry: `buffers` holds the data pointers of the inputs then
+  /// the outputs, in order, with the shapes of inputs()/outputs(). No checks.
+  void callRaw(void *const *buffers) const { fn_(buffers); }
+
+private:
+  friend class Compiler;
+  struct Impl;
+  explicit Executable(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  void (*fn_)(void *const *) = nullptr;
+};
+
+class Compiler {
+public:
+  explicit Compiler(CompileOptions options = {});
+  ~Compiler();
+
+  /// Compiles function `entry` of `module` (lax, tensors of static shape).
+  /// `module` is not modified. Returns null and sets `error` on failure
+  /// (diagnostics included).
+  std::unique_ptr<Executable> compile(mlir::ModuleOp module,
+                                      const std::string &entry,
+                                      std::string *error = nullptr) const;
+  /// Parses `source` (lax MLIR text) in a private context and compiles.
+  std::unique_ptr<Executable> compileSource(const std::string &source,
+                                            const std::string &entry,
+                                            std::string *error = nullptr) const;
+
+  /// Registers what compile() needs (lax and upstream dialects, the
+  /// translations to LLVM IR) in `context`.
+  static void prepareContext(mlir::MLIRContext &context);
+
+private:
+  CompileOptions options_;
+};
+
+} // namespace kiln
+
+#endif // KILN_DRIVER_COMPILER_H

@@ -1,0 +1,11 @@
+# KilnCompiler: kiln::Compiler / kiln::Executable (lax -> JIT). Linked
+# explicitly by its users (kiln-run); unit tests get it via KILN_LIBRARIES.
+add_library(KilnCompiler ${CMAKE_CURRENT_LIST_DIR}/Compiler.cpp)
+target_link_libraries(KilnCompiler PUBLIC KilnRegistration MLIRExecutionEngineShared
+                      ${KILN_MLIR_LIBS})
+if(TARGET KilnRuntimeCpu)
+  add_dependencies(KilnCompiler KilnRuntimeCpu)
+  target_compile_definitions(KilnCompiler PRIVATE
+    KILN_RUNTIME_CPU_PATH="$<TARGET_FILE:KilnRuntimeCpu>")
+endif()
+set_property(GLOBAL APPEND PROPERTY KILN_LIBRARIES KilnCompiler)

@@ -1,0 +1,104 @@
+//===- KilnRuntimeCpu.cpp - Eigen GEMM for the JIT ------------------------===//
+//
+// Each batch is one Eigen product of strided maps. A matrix whose inner
+// stride is 1 (row-major rows, or column-major columns for a transposed
+// operand) maps with OuterStride and hits Eigen's packed GEMM/GEMV kernels;
+// anything else maps with a general Stride (correct, slower). Eigen picks
+// GEMV itself when M or N is 1.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/cpu/KilnRuntimeCpu.h"
+
+#include <Eigen/Core>
+
+namespace {
+
+using Eigen::Dynamic;
+template <typename T>
+using RowMat = Eigen::Matrix<T, Dynamic, Dynamic, Eigen::RowMajor>;
+template <typename T>
+using ColMat = Eigen::Matrix<T, Dynamic, Dynamic, Eigen::ColMajor>;
+using GeneralStride = Eigen::Stride<Dynamic, Dynamic>;
+
+/// Calls `f` with an Eigen expression of the logical rows x cols matrix
+/// stored at `p` with row stride `rs` and column stride `cs`.
+template <typename T, typename F>
+void withMatrix(const T *p, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
+                F &&f) {
+  if (cs == 1 || cols == 1) {
+    Eigen::Map<const RowMat<T>, 0, Eigen::OuterStride<>> m(
+        p, rows, cols, Eigen::OuterStride<>(rows == 1 ? cols : rs));
+    f(m);
+  } else if (rs == 1 || rows == 1) {
+    Eigen::Map<const ColMat<T>, 0, Eigen::OuterStride<>> m(
+        p, rows, cols, Eigen::OuterStride<>(cols == 1 ? rows : cs));
+    f(m);
+  } else {
+    // Eigen's Stride is (outer, inner); for a row-major map outer = row.
+    Eigen::Map<const RowMat<T>, 0, GeneralStride> m(p, rows, cols,
+                                                    GeneralStride(rs, cs));
+    f(m);
+  }
+}
+
+template <typename T>
+void gemm(KilnMemRef3<T> *a, KilnMemRef3<T> *b, KilnMemRef3<T> *c,
+          int64_t transA, int64_t transB) {
+  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2];
+  int64_t k = transA ? a->sizes[1] : a->sizes[2];
+  // Logical strides of op(A) [M,K] and op(B) [K,N].
+  int64_t ars = transA ? a->strides[2] : a->strides[1];
+  int64_t acs = transA ? a->strides[1] : a->strides[2];
+  int64_t brs = transB ? b->strides[2] : b->strides[1];
+  int64_t bcs = transB ? b->strides[1] : b->strides[2];
+  for (int64_t i = 0; i < batch; ++i) {
+    const T *pa = a->aligned + a->offset + (a->sizes[0] == 1 ? 0 : i * a->strides[0]);
+    const T *pb = b->aligned + b->offset + (b->sizes[0] == 1 ? 0 : i * b->strides[0]);
+    T *pc = c->aligned + c->offset + i * c->strides[0];
+    if (k == 0) {
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t s = 0; s < n; ++s)
+          pc[r * c->strides[1] + s * c->strides[2]] = T(0);
+      continue;
+    }
+    withMatrix(pa, m, k, ars, acs, [&](const auto &ma) {
+      withMatrix(pb, k, n, brs, bcs, [&](const auto &mb) {
+        if (c->strides[2] == 1) {
+          Eigen::Map<RowMat<T>, 0, Eigen::OuterStride<>> mc(
+              pc, m, n, Eigen::OuterStride<>(m == 1 ? n : c->strides[1]));
+          mc.noalias() = ma * mb;
+        } else {
+          Eigen::Map<RowMat<T>, 0, GeneralStride> mc(
+              pc, m, n, GeneralStride(c->strides[1], c->strides[2]));
+          mc.noalias() = ma * mb;
+        }
+      });
+    });
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+void _mlir_ciface_kiln_rt_sgemm(KilnMemRef3<float> *a, KilnMemRef3<float> *b,
+                                KilnMemRef3<float> *c, int64_t transA,
+                                int64_t transB) {
+  gemm(a, b, c, transA, transB);
+}
+
+void _mlir_ciface_kiln_rt_dgemm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
+                                KilnMemRef3<double> *c, int64_t transA,
+                                int64_t transB) {
+  gemm(a, b, c, transA, transB);
+}
+
+void kiln_rt_sgemm_rowmajor(int64_t m, int64_t n, int64_t k, const float *a,
+                            int64_t lda, const float *b, int64_t ldb, float *c,
+                            int64_t ldc) {
+  KilnMemRef3<float> da{const_cast<float *>(a), const_cast<float *>(a), 0, {1, m, k}, {m * lda, lda, 1}};
+  KilnMemRef3<float> db{const_cast<float *>(b), const_cast<float *>(b), 0, {1, k, n}, {k * ldb, ldb, 1}};
+  KilnMemRef3<float> dc{c, c, 0, {1, m, n}, {m * ldc, ldc, 1}};
+  gemm(&da, &db, &dc, 0, 0);
+}
+}

@@ -1,0 +1,41 @@
+//===- KilnRuntimeCpu.h - C runtime called by JIT-compiled code -*- C++ -*-===//
+//
+// The functions use MLIR's C interface for memrefs (`llvm.emit_c_interface`):
+// a memref argument is a pointer to its descriptor. The descriptor layout is
+// spelled here so the runtime needs no MLIR headers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_RUNTIME_CPU_KILNRUNTIMECPU_H
+#define KILN_RUNTIME_CPU_KILNRUNTIMECPU_H
+
+#include <cstdint>
+
+/// MLIR's descriptor of a rank-3 memref.
+template <typename T> struct KilnMemRef3 {
+  T *allocated;
+  T *aligned;
+  int64_t offset;
+  int64_t sizes[3];
+  int64_t strides[3];
+};
+
+extern "C" {
+
+/// C[b] = op(A[b]) * op(B[b]) for every batch b. A is [B, M, K], or [B, K, M]
+/// when transA; B is [B, K, N], or [B, N, K] when transB; C is [B, M, N].
+/// Any strides; C is overwritten. A batch size of 1 in A or B broadcasts.
+void _mlir_ciface_kiln_rt_sgemm(KilnMemRef3<float> *a, KilnMemRef3<float> *b,
+                                KilnMemRef3<float> *c, int64_t transA,
+                                int64_t transB);
+void _mlir_ciface_kiln_rt_dgemm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
+                                KilnMemRef3<double> *c, int64_t transA,
+                                int64_t transB);
+
+/// Plain-pointer entry (row-major, lda/ldb/ldc are row strides): for
+/// benchmarks and tests of the runtime itself.
+void kiln_rt_sgemm_rowmajor(int64_t m, int64_t n, int64_t k, const float *a,
+                            int64_t lda, const float *b, int64_t ldb, float *c,
+                            int64_t ldc);
+}
+
+#endif // KILN_RUNTIME_CPU_KILNRUNTIMECPU_H
