@@ -11,6 +11,8 @@
 
 #include <Eigen/Core>
 
+#include <vector>
+
 namespace {
 
 using Eigen::Dynamic;
@@ -101,4 +103,70 @@ void kiln_rt_sgemm_rowmajor(int64_t m, int64_t n, int64_t k, const float *a,
   KilnMemRef3<float> dc{c, c, 0, {1, m, n}, {m * ldc, ldc, 1}};
   gemm(&da, &db, &dc, 0, 0);
 }
+}
+
+//===----------------------------------------------------------------------===//
+// memrefCopy: what finalize-memref-to-llvm calls for a memref.copy between
+// non-contiguous memrefs (the same symbol libmlir_c_runner_utils provides),
+// so JIT-compiled code needs no MLIR runner library.
+//===----------------------------------------------------------------------===//
+
+#include <cstring>
+
+namespace {
+struct UnrankedDesc {
+  int64_t rank;
+  void *descriptor;
+};
+/// The ranked descriptor's fields: two pointers, offset, sizes, strides.
+struct RankedView {
+  char *aligned;
+  int64_t offset;
+  const int64_t *sizes;
+  const int64_t *strides;
+};
+RankedView view(const UnrankedDesc *d) {
+  auto *p = static_cast<char *>(d->descriptor);
+  char *aligned;
+  std::memcpy(&aligned, p + sizeof(void *), sizeof(void *));
+  auto *ints = reinterpret_cast<const int64_t *>(p + 2 * sizeof(void *));
+  return {aligned, ints[0], ints + 1, ints + 1 + d->rank};
+}
+} // namespace
+
+extern "C" void memrefCopy(int64_t elemSize, UnrankedDesc *src, UnrankedDesc *dst) {
+  int64_t rank = src->rank;
+  RankedView s = view(src), d = view(dst);
+  for (int64_t i = 0; i < rank; ++i)
+    if (s.sizes[i] == 0)
+      return;
+  char *sp = s.aligned + s.offset * elemSize, *dp = d.aligned + d.offset * elemSize;
+  if (rank == 0) {
+    std::memcpy(dp, sp, elemSize);
+    return;
+  }
+  // Odometer over all but the last dim; the last dim copies element-wise
+  // (or as one block when both are unit-stride).
+  std::vector<int64_t> idx(rank, 0);
+  int64_t last = rank - 1, n = s.sizes[last];
+  bool contiguous = s.strides[last] == 1 && d.strides[last] == 1;
+  while (true) {
+    int64_t so = 0, doff = 0;
+    for (int64_t i = 0; i < last; ++i) {
+      so += idx[i] * s.strides[i];
+      doff += idx[i] * d.strides[i];
+    }
+    if (contiguous) {
+      std::memmove(dp + doff * elemSize, sp + so * elemSize, n * elemSize);
+    } else {
+      for (int64_t j = 0; j < n; ++j)
+        std::memmove(dp + (doff + j * d.strides[last]) * elemSize,
+                     sp + (so + j * s.strides[last]) * elemSize, elemSize);
+    }
+    int64_t k = last - 1;
+    while (k >= 0 && ++idx[k] == s.sizes[k])
+      idx[k--] = 0;
+    if (k < 0)
+      break;
+  }
 }

@@ -1,0 +1,110 @@
+//===- ExecutableTest.cpp - the C++ API: compile once, call many ----------===//
+#include "tests/unit/lowering/LoweringTestUtils.h"
+
+#include <thread>
+
+using namespace kiln;
+using namespace kiln::test;
+
+namespace {
+
+const char *kMlp = R"(
+func.func @mlp(%x: tensor<4xf32>, %w1: tensor<64x4xf32>, %b1: tensor<64xf32>,
+               %w2: tensor<2x64xf32>, %b2: tensor<2xf32>) -> tensor<2xf32> {
+  %h = lax.dot_general %w1, %x contracting = [1] x [0] batch = [] x [] : (tensor<64x4xf32>, tensor<4xf32>) -> tensor<64xf32>
+  %hb = lax.add %h, %b1 : tensor<64xf32>
+  %z = lax.constant dense<0.0> : tensor<64xf32>
+  %r = lax.max %hb, %z : tensor<64xf32>
+  %o = lax.dot_general %w2, %r contracting = [1] x [0] batch = [] x [] : (tensor<2x64xf32>, tensor<64xf32>) -> tensor<2xf32>
+  %ob = lax.add %o, %b2 : tensor<2xf32>
+  return %ob : tensor<2xf32>
+})";
+
+std::vector<float> mlpRef(const std::vector<float> &x, const std::vector<float> &w1,
+                          const std::vector<float> &b1, const std::vector<float> &w2,
+                          const std::vector<float> &b2) {
+  std::vector<float> h(64), o(2);
+  for (int i = 0; i < 64; ++i) {
+    float s = b1[i];
+    for (int k = 0; k < 4; ++k) s += w1[i * 4 + k] * x[k];
+    h[i] = std::max(s, 0.0f);
+  }
+  for (int i = 0; i < 2; ++i) {
+    float s = b2[i];
+    for (int k = 0; k < 64; ++k) s += w2[i * 64 + k] * h[k];
+    o[i] = s;
+  }
+  return o;
+}
+
+TEST(Executable, SignatureAndChecks) {
+  auto exe = jit(kMlp, "mlp");
+  ASSERT_TRUE(exe);
+  ASSERT_EQ(exe->inputs().size(), 5u);
+  ASSERT_EQ(exe->outputs().size(), 1u);
+  EXPECT_EQ(exe->outputs()[0].shape, std::vector<int64_t>{2});
+  EXPECT_EQ(exe->inputs()[1].shape, (std::vector<int64_t>{64, 4}));
+  std::vector<float> out(2);
+  std::string error;
+  EXPECT_FALSE(exe->call({}, {BufferView{out.data(), {2}, ElementKind::F32}}, &error));
+  EXPECT_NE(error.find("expected 5 inputs"), std::string::npos) << error;
+}
+
+TEST(Executable, MissingEntryIsAnError) {
+  std::string error;
+  EXPECT_FALSE(Compiler().compileSource(kMlp, "nope", &error));
+  EXPECT_NE(error.find("@nope"), std::string::npos) << error;
+}
+
+TEST(Executable, ManyCallsFromManyThreads) {
+  auto exe = jit(kMlp, "mlp");
+  ASSERT_TRUE(exe);
+  auto w1 = randomFloats(256, 1), b1 = randomFloats(64, 2), w2 = randomFloats(128, 3),
+       b2 = randomFloats(2, 4);
+  std::vector<std::thread> threads;
+  std::vector<int> failures(8, 0);
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int it = 0; it < 200; ++it) {
+        auto x = randomFloats(4, 1000 * t + it);
+        auto want = mlpRef(x, w1, b1, w2, b2);
+        std::vector<float> out(2);
+        void *bufs[] = {x.data(), w1.data(), b1.data(), w2.data(), b2.data(), out.data()};
+        if (it % 2)
+          exe->callRaw(bufs);
+        else
+          exe->call({{x.data(), {4}, ElementKind::F32},
+                     {w1.data(), {64, 4}, ElementKind::F32},
+                     {b1.data(), {64}, ElementKind::F32},
+                     {w2.data(), {2, 64}, ElementKind::F32},
+                     {b2.data(), {2}, ElementKind::F32}},
+                    {{out.data(), {2}, ElementKind::F32}});
+        for (int i = 0; i < 2; ++i)
+          if (std::fabs(out[i] - want[i]) > 1e-4f * (1 + std::fabs(want[i])))
+            ++failures[t];
+      }
+    });
+  for (auto &th : threads)
+    th.join();
+  for (int t = 0; t < 8; ++t)
+    EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+TEST(Executable, MultipleResultsAndInputsUntouched) {
+  const char *src = R"(
+func.func @two(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>) {
+  %e = lax.exp %a : tensor<3xf32>
+  %s = lax.reduce_sum %e axes = [0] : tensor<3xf32> -> tensor<f32>
+  return %e, %s : tensor<3xf32>, tensor<f32>
+})";
+  auto exe = jit(src, "two");
+  ASSERT_TRUE(exe);
+  std::vector<float> a = {0, 1, 2}, e(3), s(1);
+  ASSERT_TRUE(exe->call({{a.data(), {3}, ElementKind::F32}},
+                        {{e.data(), {3}, ElementKind::F32}, {s.data(), {}, ElementKind::F32}}));
+  expectNear(e, {1.0f, std::exp(1.0f), std::exp(2.0f)});
+  expectNear(s, {1.0f + std::exp(1.0f) + std::exp(2.0f)});
+  EXPECT_EQ(a, (std::vector<float>{0, 1, 2}));
+}
+
+} // namespace
