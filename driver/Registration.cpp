@@ -21,6 +21,7 @@ void kiln::registerAllKilnDialects(mlir::DialectRegistry &registry) {
 void kiln::registerAllKilnPasses() {
   mlir::registerAllPasses();
   kiln::registerKilnRewritesPasses();
+  kiln::registerOptimizePipeline();
   kiln::registerGpuPipeline();
   kiln::registerKilnLowering();
 }

@@ -5,6 +5,7 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+class OpPassManager;
 class RewritePatternSet;
 } // namespace mlir
 
@@ -19,6 +20,11 @@ void populateDotGeneralCanonicalizationPatterns(mlir::RewritePatternSet &pattern
 void populateScanLayoutFoldingPatterns(mlir::RewritePatternSet &patterns);
 /// The scan push-up patterns; the reassociating ones only with `reassociate`.
 void populateScanPushUpPatterns(mlir::RewritePatternSet &patterns, bool reassociate);
+
+/// The exact seed rewrites in order (plus the reassociating push-up steps
+/// with `reassociate`); registered as `--kiln-optimize`.
+void buildOptimizePipeline(mlir::OpPassManager &pm, bool reassociate);
+void registerOptimizePipeline();
 
 #define GEN_PASS_REGISTRATION
 #include "rewrites/seed/Passes.h.inc"
