@@ -16,20 +16,69 @@
 using namespace mlir;
 namespace kiln::lowering {
 
+/// Groups src and dst dims into runs of equal element count (greedy by
+/// products); unit dims left at the end join the last run. Fails when a run
+/// has zero-size dims or a rank is 0.
+static bool commonGroups(ArrayRef<int64_t> src, ArrayRef<int64_t> dst,
+                         SmallVector<ReassociationIndices> &gs,
+                         SmallVector<ReassociationIndices> &gd,
+                         SmallVector<int64_t> &mid) {
+  if (src.empty() || dst.empty())
+    return false;
+  size_t i = 0, j = 0;
+  while (i < src.size() && j < dst.size()) {
+    ReassociationIndices a{(int64_t)i}, b{(int64_t)j};
+    int64_t ps = src[i++], pd = dst[j++];
+    if (ps == 0 || pd == 0)
+      return false;
+    while (ps != pd) {
+      if (ps < pd && i < src.size()) {
+        a.push_back(i);
+        ps *= src[i++];
+      } else if (pd < ps && j < dst.size()) {
+        b.push_back(j);
+        pd *= dst[j++];
+      } else {
+        return false;
+      }
+    }
+    gs.push_back(a);
+    gd.push_back(b);
+    mid.push_back(ps);
+  }
+  for (; i < src.size(); ++i) {
+    if (src[i] != 1)
+      return false;
+    gs.back().push_back(i);
+  }
+  for (; j < dst.size(); ++j) {
+    if (dst[j] != 1)
+      return false;
+    gd.back().push_back(j);
+  }
+  return true;
+}
+
 Value reshapeTensor(OpBuilder &b, Location loc, Value value,
                     RankedTensorType type) {
   auto src = cast<RankedTensorType>(value.getType());
   if (src.getShape() == type.getShape())
     return value;
-  // A pure collapse or expand when the dims regroup; otherwise through the
-  // flat 1-D view, which is exact because both are row-major.
-  if (src.getRank() > type.getRank()) {
-    if (auto re = getReassociationIndicesForCollapse(src.getShape(), type.getShape()))
-      return tensor::CollapseShapeOp::create(b, loc, type, value, *re);
-  } else if (src.getRank() < type.getRank()) {
-    if (auto re = getReassociationIndicesForCollapse(type.getShape(), src.getShape()))
-      return tensor::ExpandShapeOp::create(b, loc, type, value, *re);
+  // Row-major reshapes regroup dims: collapse src to the runs of equal
+  // element count it shares with dst, then expand to dst. Both steps are
+  // views after bufferization when the buffer is contiguous per run.
+  SmallVector<ReassociationIndices> gs, gd;
+  SmallVector<int64_t> mid;
+  if (commonGroups(src.getShape(), type.getShape(), gs, gd, mid)) {
+    Value v = value;
+    auto midType = RankedTensorType::get(mid, src.getElementType());
+    if ((int64_t)mid.size() != src.getRank())
+      v = tensor::CollapseShapeOp::create(b, loc, midType, v, gs);
+    if ((int64_t)mid.size() != type.getRank())
+      v = tensor::ExpandShapeOp::create(b, loc, type, v, gd);
+    return v;
   }
+  // Rank 0 on either side (or zero-size dims): through the flat 1-D view.
   int64_t n = src.getNumElements();
   auto flatType = RankedTensorType::get({n}, src.getElementType());
   auto allDims = [](int64_t rank) {
