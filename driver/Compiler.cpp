@@ -313,6 +313,7 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module, const std::string
   pm.addPass(createSymbolDCEPass());
   CpuPipelineOptions pipeline;
   pipeline.useRuntimeGemm = options_.useRuntimeGemm;
+  pipeline.runtimeGemmMinMacs = options_.runtimeGemmMinMacs;
   buildKilnLowerCpuPipeline(pm, pipeline);
   if (failed(pm.run(*clone)))
     return fail("lowering @" + entry + " failed");

@@ -51,6 +51,9 @@ struct CompileOptions {
   /// Call the Eigen runtime GEMM (KilnRuntimeCpu) for GEMM-shaped
   /// dot_generals; otherwise every contraction is generated code.
   bool useRuntimeGemm = true;
+  /// Smallest contraction (multiply-adds) sent to the runtime GEMM; smaller
+  /// ones are generated (vectorized) code without a call.
+  int64_t runtimeGemmMinMacs = 32768;
   /// Path of libKilnRuntimeCpu.so; empty: $KILN_RUNTIME_CPU, else the one
   /// built beside this library.
   std::string runtimeLibrary;

@@ -26,12 +26,6 @@ using namespace mlir;
 namespace kiln::lowering {
 namespace {
 
-/// Dims of an operand in group order: batch, then the two other groups.
-struct Grouping {
-  SmallVector<int64_t> order; // operand dims, grouped
-  int64_t b = 1, x = 1, y = 1; // group sizes (products)
-};
-
 /// `first`/`second` are the non-batch groups in the order the GEMM wants.
 /// Returns whether the operand is stored transposed (second group before
 /// first), and sets `needsTranspose` when neither order is contiguous.
@@ -103,7 +97,9 @@ Value gemmOperand(ConversionPatternRewriter &rewriter, Location loc, Value v,
 }
 
 struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
-  using OpConversionPattern::OpConversionPattern;
+  DotGeneralRuntimePattern(MLIRContext *ctx, int64_t minMacs)
+      : OpConversionPattern(ctx, /*benefit=*/2), minMacs(minMacs) {}
+  int64_t minMacs;
   LogicalResult
   matchAndRewrite(lax::DotGeneralOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -121,8 +117,13 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
     if (type.getNumElements() == 0 || lt.getNumElements() == 0 ||
         rt.getNumElements() == 0)
       return rewriter.notifyMatchFailure(op, "empty operand");
-    // Tiny contractions stay in linalg, where they fuse and unroll.
-    if (lt.getNumElements() + rt.getNumElements() < 64)
+    // Small contractions stay in linalg, where they fuse, vectorize and
+    // need no call: below ~32K multiply-adds the call and Eigen's dispatch
+    // cost more than the arithmetic (measured on the seed 004 MLP).
+    int64_t macs = type.getNumElements();
+    for (int64_t d : op.getLhsContractingDimensions())
+      macs *= lt.getDimSize(d);
+    if (macs < minMacs)
       return rewriter.notifyMatchFailure(op, "too small for a runtime call");
 
     Location loc = op.getLoc();
@@ -175,10 +176,11 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
 
 } // namespace
 
-void populateDotGeneralPatterns(RewritePatternSet &patterns, bool useRuntimeGemm) {
+void populateDotGeneralPatterns(RewritePatternSet &patterns, bool useRuntimeGemm,
+                                int64_t minMacs) {
   populateDotGeneralGenericPattern(patterns);
   if (useRuntimeGemm)
-    patterns.add<DotGeneralRuntimePattern>(patterns.getContext(), /*benefit=*/2);
+    patterns.add<DotGeneralRuntimePattern>(patterns.getContext(), minMacs);
 }
 
 } // namespace kiln::lowering

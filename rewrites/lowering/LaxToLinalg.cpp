@@ -33,7 +33,8 @@ struct LaxToLinalgPass
     kiln::lowering::populateStructurePatterns(patterns);
     kiln::lowering::populateReductionPatterns(patterns);
     kiln::lowering::populateScanPatterns(patterns);
-    kiln::lowering::populateDotGeneralPatterns(patterns, useRuntimeGemm);
+    kiln::lowering::populateDotGeneralPatterns(patterns, useRuntimeGemm,
+                                                 runtimeGemmMinMacs);
 
     // Every lax op must go; types are unchanged (tensors stay tensors), so
     // no type converter is needed. An op no pattern handles is reported at

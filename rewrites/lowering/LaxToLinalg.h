@@ -18,9 +18,10 @@ void populateStructurePatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateScanPatterns(mlir::RewritePatternSet &patterns);
 /// dot_general: the linalg.generic fallback (benefit 1) and, with
-/// `useRuntimeGemm`, the runtime-GEMM call (benefit 2).
+/// `useRuntimeGemm`, the runtime-GEMM call (benefit 2) for contractions of at
+/// least `minMacs` multiply-adds.
 void populateDotGeneralPatterns(mlir::RewritePatternSet &patterns,
-                                bool useRuntimeGemm);
+                                bool useRuntimeGemm, int64_t minMacs);
 
 /// The linalg.generic fallback for every dot_general (benefit 1).
 void populateDotGeneralGenericPattern(mlir::RewritePatternSet &patterns);

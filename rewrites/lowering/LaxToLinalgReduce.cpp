@@ -46,12 +46,14 @@ Value reductionInit(OpBuilder &b, Location loc, Type t, ReduceKind kind) {
 Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x, Value acc) {
   bool f = isa<FloatType>(x.getType());
   bool i1 = x.getType().isInteger(1);
+  // Reduction order is unspecified in JAX/XLA: reassoc lets LLVM vectorize.
+  auto fm = arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::reassoc);
   switch (kind) {
   case ReduceKind::Sum:
-    return f ? (Value)arith::AddFOp::create(b, loc, x, acc)
+    return f ? (Value)arith::AddFOp::create(b, loc, x, acc, fm)
              : (Value)arith::AddIOp::create(b, loc, x, acc);
   case ReduceKind::Prod:
-    return f ? (Value)arith::MulFOp::create(b, loc, x, acc)
+    return f ? (Value)arith::MulFOp::create(b, loc, x, acc, fm)
              : (Value)arith::MulIOp::create(b, loc, x, acc);
   case ReduceKind::Max:
     if (i1)
@@ -224,8 +226,14 @@ struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
           };
           Value x = cvt(args[0]), y = cvt(args[1]);
           Value r;
+          // reassoc/contract: the sum order of a contraction is unspecified
+          // in JAX/XLA; the flags let LLVM vectorize the reduction and fuse
+          // multiply-adds.
+          auto fm = arith::FastMathFlagsAttr::get(
+              b.getContext(), arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
           if (isa<FloatType>(elt))
-            r = arith::AddFOp::create(b, l, args[2], arith::MulFOp::create(b, l, x, y));
+            r = arith::AddFOp::create(b, l, args[2],
+                                      arith::MulFOp::create(b, l, x, y, fm), fm);
           else
             r = arith::AddIOp::create(b, l, args[2], arith::MulIOp::create(b, l, x, y));
           linalg::YieldOp::create(b, l, r);

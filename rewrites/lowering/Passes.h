@@ -18,6 +18,8 @@ namespace kiln {
 struct CpuPipelineOptions {
   /// Call the Eigen runtime GEMM for GEMM-shaped dot_generals.
   bool useRuntimeGemm = true;
+  /// Smallest contraction (multiply-adds) sent to the runtime GEMM.
+  int64_t runtimeGemmMinMacs = 32768;
   /// Turn small fixed-size allocations into stack allocations.
   bool promoteToStack = true;
 };

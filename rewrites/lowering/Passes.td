@@ -16,7 +16,10 @@ def KilnLaxToLinalg : Pass<"kiln-lax-to-linalg", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"useRuntimeGemm", "use-runtime-gemm", "bool", /*default=*/"true",
-           "Call the runtime GEMM for GEMM-shaped f32/f64 dot_generals">
+           "Call the runtime GEMM for GEMM-shaped f32/f64 dot_generals">,
+    Option<"runtimeGemmMinMacs", "runtime-gemm-min-macs", "int64_t",
+           /*default=*/"32768",
+           "Smallest contraction (multiply-adds) sent to the runtime GEMM">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

@@ -37,6 +37,7 @@ void kiln::buildKilnLowerCpuPipeline(OpPassManager &pm,
   ensureUpstreamPassesRegistered();
   KilnLaxToLinalgOptions laxOptions;
   laxOptions.useRuntimeGemm = options.useRuntimeGemm;
+  laxOptions.runtimeGemmMinMacs = options.runtimeGemmMinMacs;
   pm.addPass(createKilnLaxToLinalg(laxOptions));
   addText(pm, "canonicalize,linalg-fuse-elementwise-ops,canonicalize,cse");
   // Tensors become buffers; function arguments and results get identity

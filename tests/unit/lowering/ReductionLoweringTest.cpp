@@ -80,6 +80,7 @@ void checkDot(const std::string &dims, std::vector<int64_t> ls, std::vector<int6
   for (bool runtime : {true, false}) {
     CompileOptions o;
     o.useRuntimeGemm = runtime;
+    o.runtimeGemmMinMacs = 0; // the runtime even for these small shapes
     auto exe = jit(src, "main", o);
     ASSERT_TRUE(exe);
     SCOPED_TRACE(src + (runtime ? " (runtime GEMM)" : " (linalg)"));
