@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "driver/Registration.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -31,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::ScopedDiagnosticHandler ignore(context, [](mlir::Diagnostic &) {
     return mlir::success();
   });
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // The MLIR lexer expects a NUL-terminated buffer: copy into a std::string.
+  std::string text(reinterpret_cast<const char *>(data), size);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, context);
   if (!module || failed(mlir::verify(*module)))
