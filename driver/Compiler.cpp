@@ -40,6 +40,8 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 
@@ -372,6 +374,40 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module, const std::string
   std::unique_ptr<Executable> exe(new Executable(std::move(impl)));
   exe->fn_ = reinterpret_cast<void (*)(void *const *)>(raw);
   return exe;
+}
+
+bool timeExecutable(const Executable &exe, const std::vector<BufferView> &inputs,
+                    const std::vector<BufferView> &outputs, int warmup, int repeat,
+                    CallTimings &timings, std::string *error) {
+  using Clock = std::chrono::steady_clock;
+  if (!exe.call(inputs, outputs, error))
+    return false;
+  std::vector<void *> buffers;
+  for (const BufferView &v : inputs)
+    buffers.push_back(v.data);
+  for (const BufferView &v : outputs)
+    buffers.push_back(v.data);
+  for (int i = 0; i < warmup; ++i)
+    exe.callRaw(buffers.data());
+  repeat = std::max(repeat, 1);
+  auto median = [](std::vector<double> &t) {
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  std::vector<double> raw, checked;
+  for (int i = 0; i < repeat; ++i) {
+    auto s = Clock::now();
+    exe.callRaw(buffers.data());
+    raw.push_back(std::chrono::duration<double>(Clock::now() - s).count());
+    s = Clock::now();
+    exe.call(inputs, outputs);
+    checked.push_back(std::chrono::duration<double>(Clock::now() - s).count());
+  }
+  timings.repeat = repeat;
+  timings.medianSeconds = median(raw);
+  timings.minSeconds = raw.front();
+  timings.callOverheadSeconds = std::max(0.0, median(checked) - timings.medianSeconds);
+  return true;
 }
 
 } // namespace kiln

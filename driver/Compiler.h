@@ -114,6 +114,21 @@ private:
   CompileOptions options_;
 };
 
+/// Timings of repeated calls of one Executable on fixed buffers.
+struct CallTimings {
+  double minSeconds = 0, medianSeconds = 0;
+  /// Median cost of the checked call() over callRaw() (shape checks and
+  /// pointer packing), measured on the same buffers.
+  double callOverheadSeconds = 0;
+  int repeat = 0;
+};
+
+/// Runs `exe` `warmup` times untimed, then `repeat` (>= 1) timed calls.
+/// Returns false (and sets `error`) when the buffers do not match.
+bool timeExecutable(const Executable &exe, const std::vector<BufferView> &inputs,
+                    const std::vector<BufferView> &outputs, int warmup, int repeat,
+                    CallTimings &timings, std::string *error = nullptr);
+
 } // namespace kiln
 
 #endif // KILN_DRIVER_COMPILER_H

@@ -108,3 +108,44 @@ func.func @two(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>) {
 }
 
 } // namespace
+
+namespace {
+/// Fixed shapes and small intermediates: the compiled MLP calls no
+/// allocator (temporaries live on the stack, results go to the caller's
+/// buffers).
+TEST(Executable, MlpAllocatesNothingPerCall) {
+  CompileOptions o;
+  o.keepLoweredIR = true;
+  auto exe = jit(kMlp, "mlp", o);
+  ASSERT_TRUE(exe);
+  const std::string &ir = exe->loweredIR();
+  EXPECT_EQ(ir.find("llvm.call @malloc"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("llvm.call @free"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("llvm.alloca"), std::string::npos);
+}
+} // namespace
+
+namespace {
+TEST(Executable, TimeExecutable) {
+  auto exe = jit(kMlp, "mlp");
+  ASSERT_TRUE(exe);
+  auto x = randomFloats(4, 1), w1 = randomFloats(256, 2), b1 = randomFloats(64, 3),
+       w2 = randomFloats(128, 4), b2 = randomFloats(2, 5);
+  std::vector<float> out(2);
+  CallTimings t;
+  std::string error;
+  ASSERT_TRUE(timeExecutable(*exe,
+                             {{x.data(), {4}, ElementKind::F32},
+                              {w1.data(), {64, 4}, ElementKind::F32},
+                              {b1.data(), {64}, ElementKind::F32},
+                              {w2.data(), {2, 64}, ElementKind::F32},
+                              {b2.data(), {2}, ElementKind::F32}},
+                             {{out.data(), {2}, ElementKind::F32}}, 3, 11, t, &error))
+      << error;
+  EXPECT_EQ(t.repeat, 11);
+  EXPECT_GT(t.medianSeconds, 0.0);
+  EXPECT_LE(t.minSeconds, t.medianSeconds);
+  expectNear(out, mlpRef(x, w1, b1, w2, b2), 1e-4f);
+  EXPECT_FALSE(timeExecutable(*exe, {}, {}, 0, 1, t, &error));
+}
+} // namespace
