@@ -128,4 +128,108 @@ func.func @main(%w: tensor<8x8xf32>, %h0: tensor<8xf32>, %xs: tensor<6x8xf32>) -
   }
 }
 
+/// Seed 003's TDMA (scaled to 8 systems of size 5): two scans, four xs, two
+/// carries, rev and transposes, vs the textbook algorithm.
+TEST(ScanLowering, Seed003Tdma) {
+  const char *src = R"(
+func.func @tdma(%a: tensor<8x5xf32>, %b: tensor<8x5xf32>,
+                %c: tensor<8x5xf32>, %d: tensor<8x5xf32>) -> tensor<8x5xf32> {
+  %at = lax.transpose %a permutation = [1, 0] : tensor<8x5xf32> -> tensor<5x8xf32>
+  %bt = lax.transpose %b permutation = [1, 0] : tensor<8x5xf32> -> tensor<5x8xf32>
+  %ct = lax.transpose %c permutation = [1, 0] : tensor<8x5xf32> -> tensor<5x8xf32>
+  %dt = lax.transpose %d permutation = [1, 0] : tensor<8x5xf32> -> tensor<5x8xf32>
+  %zero = lax.constant dense<0.0> : tensor<8xf32>
+  %lastcp, %lastdp, %cp, %dp = lax.scan length = 5 carry(%zero, %zero) xs(%at, %bt, %ct, %dt)
+      : (tensor<8xf32>, tensor<8xf32>, tensor<5x8xf32>, tensor<5x8xf32>,
+         tensor<5x8xf32>, tensor<5x8xf32>)
+        -> (tensor<8xf32>, tensor<8xf32>, tensor<5x8xf32>, tensor<5x8xf32>) {
+  ^bb0(%pcp: tensor<8xf32>, %pdp: tensor<8xf32>, %ai: tensor<8xf32>,
+       %bi: tensor<8xf32>, %ci: tensor<8xf32>, %di: tensor<8xf32>):
+    %one = lax.constant dense<1.0> : tensor<8xf32>
+    %acp = lax.mul %ai, %pcp : tensor<8xf32>
+    %den = lax.sub %bi, %acp : tensor<8xf32>
+    %inv = lax.div %one, %den : tensor<8xf32>
+    %cpi = lax.mul %ci, %inv : tensor<8xf32>
+    %adp = lax.mul %ai, %pdp : tensor<8xf32>
+    %num = lax.sub %di, %adp : tensor<8xf32>
+    %dpi = lax.mul %num, %inv : tensor<8xf32>
+    lax.yield %cpi, %dpi, %cpi, %dpi : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+  }
+  %cpr = lax.rev %cp dims = [0] : tensor<5x8xf32>
+  %dpr = lax.rev %dp dims = [0] : tensor<5x8xf32>
+  %lastx, %sol = lax.scan length = 5 carry(%zero) xs(%cpr, %dpr)
+      : (tensor<8xf32>, tensor<5x8xf32>, tensor<5x8xf32>)
+        -> (tensor<8xf32>, tensor<5x8xf32>) {
+  ^bb0(%px: tensor<8xf32>, %cpi: tensor<8xf32>, %dpi: tensor<8xf32>):
+    %t = lax.mul %cpi, %px : tensor<8xf32>
+    %x = lax.sub %dpi, %t : tensor<8xf32>
+    lax.yield %x, %x : tensor<8xf32>, tensor<8xf32>
+  }
+  %solr = lax.rev %sol dims = [0] : tensor<5x8xf32>
+  %out = lax.transpose %solr permutation = [1, 0] : tensor<5x8xf32> -> tensor<8x5xf32>
+  return %out : tensor<8x5xf32>
+}
+)";
+  auto exe = jit(src, "tdma");
+  ASSERT_TRUE(exe);
+  const int S = 8, N = 5;
+  auto a = randomFloats(S * N, 11), c = randomFloats(S * N, 12), d = randomFloats(S * N, 13);
+  std::vector<float> b(S * N);
+  for (int i = 0; i < S * N; ++i)
+    b[i] = 4.0f + a[i]; // diagonally dominant
+  std::vector<float> want(S * N);
+  for (int s = 0; s < S; ++s) {
+    std::vector<float> cp(N), dp(N);
+    float pcp = 0, pdp = 0;
+    for (int i = 0; i < N; ++i) {
+      int k = s * N + i;
+      float inv = 1.0f / (b[k] - a[k] * pcp);
+      cp[i] = c[k] * inv;
+      dp[i] = (d[k] - a[k] * pdp) * inv;
+      pcp = cp[i];
+      pdp = dp[i];
+    }
+    float x = 0;
+    for (int i = N - 1; i >= 0; --i) {
+      x = dp[i] - cp[i] * x;
+      want[s * N + i] = x;
+    }
+  }
+  expectNear(run1<float>(*exe, a, b, c, d), want, 1e-4f);
+}
+
+/// A scan inside a scan body, and a scan of length 0.
+TEST(ScanLowering, NestedAndEmpty) {
+  const char *src = R"(
+func.func @main(%c0: tensor<f32>, %xs: tensor<3x4xf32>) -> tensor<f32> {
+  %c, %ys = lax.scan length = 3 carry(%c0) xs(%xs)
+      : (tensor<f32>, tensor<3x4xf32>) -> (tensor<f32>, tensor<3xf32>) {
+  ^bb0(%acc: tensor<f32>, %row: tensor<4xf32>):
+    %inner = lax.scan length = 4 carry(%acc) xs(%row)
+        : (tensor<f32>, tensor<4xf32>) -> tensor<f32> {
+    ^bb0(%a: tensor<f32>, %x: tensor<f32>):
+      %m = lax.mul %a, %x : tensor<f32>
+      %s = lax.add %m, %x : tensor<f32>
+      lax.yield %s : tensor<f32>
+    }
+    lax.yield %inner, %inner : tensor<f32>, tensor<f32>
+  }
+  %e, %eys = lax.scan length = 0 carry(%c) xs()
+      : (tensor<f32>) -> (tensor<f32>, tensor<0xf32>) {
+  ^bb0(%a: tensor<f32>):
+    %n = lax.neg %a : tensor<f32>
+    lax.yield %n, %n : tensor<f32>, tensor<f32>
+  }
+  return %e : tensor<f32>
+})";
+  auto exe = jit(src);
+  ASSERT_TRUE(exe);
+  std::vector<float> c0 = {0.5f}, xs = randomFloats(12, 21);
+  float acc = c0[0];
+  for (int r = 0; r < 3; ++r)
+    for (int k = 0; k < 4; ++k)
+      acc = acc * xs[r * 4 + k] + xs[r * 4 + k];
+  expectNear(run1<float>(*exe, c0, xs), {acc}, 1e-5f);
+}
+
 } // namespace
