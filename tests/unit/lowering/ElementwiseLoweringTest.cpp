@@ -142,4 +142,34 @@ func.func @main(%a: tensor<?xf32>) -> tensor<?xf32> {
   EXPECT_FALSE(error.empty());
 }
 
+TEST(ElementwiseLowering, OtherElementTypes) {
+  const char *src = R"(
+func.func @main(%a: tensor<4xf32>, %i: tensor<4xi64>, %b: tensor<4xi8>) -> tensor<4xf64> {
+  %h = lax.convert_element_type %a : tensor<4xf32> -> tensor<4xf16>
+  %h2 = lax.add %h, %h : tensor<4xf16>
+  %bf = lax.convert_element_type %h2 : tensor<4xf16> -> tensor<4xbf16>
+  %d = lax.convert_element_type %bf : tensor<4xbf16> -> tensor<4xf64>
+  %e = lax.exp %d : tensor<4xf64>
+  %i2 = lax.mul %i, %i : tensor<4xi64>
+  %di = lax.convert_element_type %i2 : tensor<4xi64> -> tensor<4xf64>
+  %b2 = lax.add %b, %b : tensor<4xi8>
+  %db = lax.convert_element_type %b2 : tensor<4xi8> -> tensor<4xf64>
+  %s = lax.add %e, %di : tensor<4xf64>
+  %r = lax.add %s, %db : tensor<4xf64>
+  return %r : tensor<4xf64>
+})";
+  auto exe = jit(src);
+  ASSERT_TRUE(exe);
+  std::vector<float> a = {0.5f, 1.0f, -1.0f, 0.25f};
+  std::vector<int64_t> i = {3, -4, 3000000000LL, 0};
+  std::vector<int8_t> b = {1, -2, 100, 7}; // 100 + 100 wraps to -56
+  auto got = run1<double>(*exe, a, i, b);
+  std::vector<double> want;
+  for (int k = 0; k < 4; ++k)
+    want.push_back(std::exp(2.0 * a[k]) + double(i[k] * i[k]) +
+                   double(int8_t(b[k] + b[k])));
+  for (int k = 0; k < 4; ++k)
+    EXPECT_NEAR(got[k], want[k], 1e-9 * std::fabs(want[k]) + 1e-6) << k;
+}
+
 } // namespace
