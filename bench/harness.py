@@ -53,6 +53,7 @@ class Bench:
         self.repeat = 5 if args.quick else 10
         self.warmup = 1 if args.quick else 3
         self.results = []
+        self.compile_times = {}
         self.tmp = Path(tempfile.mkdtemp(prefix="kiln-bench-"))
 
     # -- helpers ------------------------------------------------------------
@@ -100,28 +101,29 @@ class Bench:
         line = json.loads(proc.stdout.strip().splitlines()[-1])
         return line["times_s"], line["threads"], np.load(out)
 
-    def run_kiln(self, name, mlir, entry, inputs, passes=()):
-        """Runs `kiln-opt passes` then `kiln-run` (LLVM JIT); returns times and outputs."""
+    def run_kiln(self, name, mlir, entry, inputs, passes=(), calls_per_sample=1):
+        """Compiles with kiln::Compiler after `passes` (pipeline elements such as
+        "kiln-optimize"), times callRaw on fixed buffers; returns per-call
+        times and the first output."""
         import numpy as np
-        src = Path(mlir)
-        if passes:
-            src = self.tmp / f"{name}.mlir"
-            subprocess.run([str(self.bin / "kiln-opt"), *passes, str(mlir), "-o", str(src)],
-                           check=True)
         outdir = self.tmp / f"kiln-{name}"
         outdir.mkdir(exist_ok=True)
-        cmd = [str(self.bin / "kiln-run"), str(src), "--entry", entry,
+        cmd = [str(self.bin / "kiln-bench"), str(mlir), "--entry", entry,
                "--inputs", ",".join(inputs), "--outputs", str(outdir),
-               "--repeat", str(self.repeat), "--warmup", str(self.warmup), "--time-json"]
+               "--repeat", str(self.repeat), "--warmup", str(self.warmup),
+               "--calls-per-sample", str(calls_per_sample)]
+        if passes:
+            cmd += ["--passes", "builtin.module(" + ",".join(passes) + ")"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(proc.stderr.strip() or proc.stdout.strip())
         line = next(l for l in reversed(proc.stdout.splitlines()) if l.startswith("{"))
         data = json.loads(line)
+        self.compile_times[name] = data.get("compile_s")
         return data["times_s"], np.load(outdir / "out0.npy")
 
     def kiln_available(self):
-        return (self.bin / "kiln-run").exists()
+        return (self.bin / "kiln-bench").exists()
 
     def guarded(self, workload, peer, thunk, ref, rtol, threads, note=""):
         try:
@@ -138,6 +140,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller W2")
     parser.add_argument("--only", default="", help="comma-separated workloads (W1..W4)")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--write-docs", metavar="PATH",
+                        help="also write the table as markdown (docs/performance.md)")
     args = parser.parse_args()
     pin_threads(args.threads)
 

@@ -44,6 +44,9 @@ def write_report(results, args, outdir):
                   f"{fmt(max(r.times))} {r.threads:>4} {ratio:>8}  {check}")
     print("(vs Kiln: the peer's median time divided by Kiln's best median; > 1 means Kiln is faster)")
 
+    if getattr(args, "write_docs", None):
+        write_markdown(groups, args, args.write_docs)
+
     payload = {"machine": machine(), "threads": args.threads, "quick": args.quick,
                "results": [r.as_dict() for r in results]}
     (outdir / "latest.json").write_text(json.dumps(payload, indent=1))
@@ -67,3 +70,28 @@ def write_report(results, args, outdir):
         print(f"wrote {outdir / 'latest.json'} and {outdir / 'latest.png'}")
     except ImportError:
         print(f"wrote {outdir / 'latest.json'} (no matplotlib: no chart)")
+
+
+def write_markdown(groups, args, path):
+    """The same table as markdown, for docs/performance.md."""
+    m = machine()
+    lines = ["# Performance", "",
+             "Measured by `bench/run" + (" --quick" if args.quick else "") +
+             f" --threads {args.threads}` on {m['cpu']} ({m['cores']} cores), {m['platform']}.",
+             "Times are medians of repeated runs (min and max beside them); `vs Kiln` is the",
+             "peer's median divided by Kiln's best median in the same workload (> 1: Kiln is",
+             "faster). Every result is checked against a float64 reference.", ""]
+    for workload, rows in groups.items():
+        kiln = [r for r in rows if "Kiln" in r.peer and r.ok]
+        best = min((r.median for r in kiln), default=None)
+        lines += [f"## {workload}", "", "| peer | median | min | max | threads | vs Kiln | check |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in rows:
+            ratio = f"{r.median / best:.2f}x" if best else "-"
+            check = "ok" if r.ok else f"wrong ({r.error:.1e})"
+            lines.append(f"| {r.peer} | {fmt(r.median).strip()} | {fmt(min(r.times)).strip()} | "
+                         f"{fmt(max(r.times)).strip()} | {r.threads} | {ratio} | {check} |")
+        lines.append("")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    print(f"wrote {path}")

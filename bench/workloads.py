@@ -35,7 +35,7 @@ def w1(b):
     if b.kiln_available():
         for name, file, entry, passes in (
                 ("Kiln f1 (as written)", "seed000_f1.mlir", "f1", ()),
-                ("Kiln f1 (canonicalized)", "seed000_f1.mlir", "f1", ("--kiln-canonicalize-dot-general",)),
+                ("Kiln f1 (kiln-optimize)", "seed000_f1.mlir", "f1", ("kiln-optimize",)),
                 ("Kiln f2", "seed000_f2.mlir", "f2", ())):
             b.guarded("W1", name, lambda: b.run_kiln(name.replace(" ", "_"), SEEDS / file, entry,
                                                      [wp, ap], passes), ref, rtol, t, note)
@@ -86,9 +86,12 @@ def w2(b):
         if b.kiln_available():
             src = b.tmp / f"tdma_{dtype}.mlir"
             src.write_text(tdma_program(systems, n, dtype))
-            b.guarded("W2", f"[{dtype}] Kiln (seed's scans, layout folded)",
-                      lambda: b.run_kiln(f"tdma_{dtype}", src, "tdma", paths,
-                                         ("--kiln-fold-scan-layout", "--canonicalize")),
+            b.guarded("W2", f"[{dtype}] Kiln (seed's scans as written)",
+                      lambda: b.run_kiln(f"tdma0_{dtype}", src, "tdma", paths), ref, rtol, t)
+            b.guarded("W2", f"[{dtype}] Kiln (kiln-optimize + parallel loops)",
+                      lambda: b.run_kiln(f"tdma1_{dtype}", src, "tdma", paths,
+                                         ("kiln-optimize",
+                                          "func.func(kiln-scan-to-parallel-loops)")),
                       ref, rtol, t)
 
 
@@ -141,7 +144,7 @@ def w3(b):
                       lambda: b.run_kiln(f"mse0_{label[:4]}", src, "mse", [cp, xp, yp]), ref, rtol, t)
             b.guarded(wl, "Kiln with push-up (reassociates-float)",
                       lambda: b.run_kiln(f"mse1_{label[:4]}", src, "mse", [cp, xp, yp],
-                                         ("--kiln-scan-pushup=reassociate=true", "--canonicalize")),
+                                         ("kiln-optimize{reassociate=1}",)),
                       ref, rtol, t)
 
 
@@ -184,10 +187,10 @@ def w4(b):
         return [t / 1e6 for t in times], out
     b.guarded("W4", "C++ Eigen fixed-size", eigen, ref, rtol, 1, "per call")
     if b.kiln_available():
-        def kiln_run():
-            times, out = b.run_kiln("mlp", SEEDS / "seed004_mlp_eqx.mlir", "mlp", paths)
-            return times, out
-        b.guarded("W4", "Kiln via kiln-run (per call)", kiln_run, ref, rtol, 1, "per call")
+        def kiln_api():
+            return b.run_kiln("mlp", SEEDS / "seed004_mlp_eqx.mlir", "mlp", paths,
+                              ("kiln-optimize",), calls_per_sample=100000)
+        b.guarded("W4", "Kiln C++ API (callRaw)", kiln_api, ref, rtol, 1, "per call")
 
 
 ALL = [("W1", w1), ("W2", w2), ("W3", w3), ("W4", w4)]

@@ -1,0 +1,149 @@
+//===- kiln_bench.cpp - Kiln's side of the benchmarks ---------------------===//
+//
+// kiln-bench FILE.mlir --entry F [--passes PIPELINE] --inputs a.npy,b.npy
+//            --outputs DIR [--repeat N] [--warmup N] [--calls-per-sample K]
+//
+// Runs PIPELINE (kiln-opt pass syntax, e.g. "builtin.module(kiln-optimize)")
+// on the module, compiles it once with kiln::Compiler (LLVM JIT), runs it on
+// the inputs `warmup` times untimed, then `repeat` timed samples of K calls
+// each through Executable::callRaw on fixed caller-owned buffers, writes
+// DIR/out0.npy... and prints one JSON line:
+//   {"times_s": [per-call seconds...], "compile_s": ..., "calls_per_sample": K}
+// (f32/f64 inputs and outputs, as the seed workloads use).
+//
+//===----------------------------------------------------------------------===//
+#include "bench/peers/Npy.h"
+#include "driver/Compiler.h"
+#include "driver/Registration.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+namespace cl = llvm::cl;
+using Clock = std::chrono::steady_clock;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir>"), cl::Required);
+static cl::opt<std::string> entry("entry", cl::desc("Function to run"), cl::init("main"));
+static cl::opt<std::string> passes("passes", cl::desc("Pass pipeline before lowering"),
+                                   cl::init(""));
+static cl::opt<std::string> inputs("inputs", cl::desc("Comma-separated .npy inputs"));
+static cl::opt<std::string> outputs("outputs", cl::desc("Directory for out<i>.npy"),
+                                    cl::init("."));
+static cl::opt<int> repeat("repeat", cl::desc("Timed samples"), cl::init(10));
+static cl::opt<int> warmup("warmup", cl::desc("Untimed calls first"), cl::init(2));
+static cl::opt<int> callsPerSample("calls-per-sample",
+                                   cl::desc("Calls per timed sample (tiny kernels)"),
+                                   cl::init(1));
+
+namespace {
+
+struct HostBuffer {
+  std::vector<char> bytes;
+  std::vector<int64_t> shape;
+  bool isF64 = false;
+};
+
+HostBuffer loadInput(const std::string &path, const kiln::TensorSpec &spec) {
+  HostBuffer buffer;
+  buffer.shape = spec.shape;
+  buffer.isF64 = spec.kind == kiln::ElementKind::F64;
+  auto copy = [&](auto array) {
+    if (array.shape != spec.shape)
+      throw std::runtime_error(path + ": shape does not match the function's input");
+    const char *raw = reinterpret_cast<const char *>(array.data.data());
+    buffer.bytes.assign(raw, raw + array.data.size() * sizeof(array.data[0]));
+  };
+  if (buffer.isF64)
+    copy(bench::readNpy<double>(path));
+  else
+    copy(bench::readNpy<float>(path));
+  return buffer;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  cl::ParseCommandLineOptions(argc, argv, "Kiln benchmark driver\n");
+  mlir::DialectRegistry registry;
+  kiln::registerAllKilnDialects(registry);
+  kiln::registerAllKilnPasses();
+  mlir::MLIRContext context(registry);
+  kiln::Compiler::prepareContext(context);
+
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  auto module = mlir::parseSourceFile<mlir::ModuleOp>(inputFile, sourceMgr, &context);
+  if (!module)
+    return 1;
+  auto start = Clock::now();
+  if (!passes.empty()) {
+    mlir::PassManager pm(&context);
+    if (failed(mlir::parsePassPipeline(passes, pm)) || failed(pm.run(*module)))
+      return 1;
+  }
+  std::string error;
+  auto exe = kiln::Compiler().compile(*module, entry, &error);
+  if (!exe) {
+    std::cerr << "kiln-bench: " << error << "\n";
+    return 1;
+  }
+  double compileSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+  try {
+    std::vector<HostBuffer> buffers;
+    llvm::SmallVector<llvm::StringRef> paths;
+    llvm::StringRef(inputs).split(paths, ',', -1, false);
+    if (paths.size() != exe->inputs().size())
+      throw std::runtime_error("expected " + std::to_string(exe->inputs().size()) + " inputs");
+    for (auto [path, spec] : llvm::zip(paths, exe->inputs()))
+      buffers.push_back(loadInput(path.str(), spec));
+    for (const kiln::TensorSpec &spec : exe->outputs()) {
+      HostBuffer out;
+      out.shape = spec.shape;
+      out.isF64 = spec.kind == kiln::ElementKind::F64;
+      out.bytes.resize(spec.numBytes());
+      buffers.push_back(std::move(out));
+    }
+    std::vector<void *> raw;
+    for (HostBuffer &b : buffers)
+      raw.push_back(b.bytes.data());
+
+    for (int i = 0; i < warmup; ++i)
+      exe->callRaw(raw.data());
+    std::cout << "{\"times_s\": [";
+    for (int i = 0; i < repeat; ++i) {
+      auto t0 = Clock::now();
+      for (int k = 0; k < callsPerSample; ++k)
+        exe->callRaw(raw.data());
+      double s = std::chrono::duration<double>(Clock::now() - t0).count() / callsPerSample;
+      std::cout << (i ? ", " : "") << s;
+    }
+    std::cout << "], \"compile_s\": " << compileSeconds
+              << ", \"calls_per_sample\": " << callsPerSample << "}" << std::endl;
+
+    for (size_t i = 0; i < exe->outputs().size(); ++i) {
+      HostBuffer &out = buffers[exe->inputs().size() + i];
+      std::string path = outputs + "/out" + std::to_string(i) + ".npy";
+      auto write = [&](auto tag) {
+        using T = decltype(tag);
+        bench::Array<T> array{out.shape, std::vector<T>(out.bytes.size() / sizeof(T))};
+        std::memcpy(array.data.data(), out.bytes.data(), out.bytes.size());
+        bench::writeNpy(path, array);
+      };
+      out.isF64 ? write(double()) : write(float());
+    }
+  } catch (const std::exception &e) {
+    std::cerr << "kiln-bench: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
