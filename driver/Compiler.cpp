@@ -55,7 +55,7 @@ namespace kiln {
 
 size_t elementSize(ElementKind kind) {
   switch (kind) {
-  case ElementKind::F32: case ElementKind::I32: return 4;
+  case ElementKind::F32: case ElementKind::I32: case ElementKind::U32: return 4;
   case ElementKind::F64: case ElementKind::I64: return 8;
   case ElementKind::F16: case ElementKind::BF16: return 2;
   case ElementKind::I8: case ElementKind::Bool: return 1;
@@ -72,6 +72,7 @@ const char *elementKindName(ElementKind kind) {
   case ElementKind::I8: return "i8";
   case ElementKind::I32: return "i32";
   case ElementKind::I64: return "i64";
+  case ElementKind::U32: return "u32";
   case ElementKind::Bool: return "bool";
   }
   return "?";
@@ -95,6 +96,7 @@ std::optional<ElementKind> kindOf(Type t) {
   if (t.isSignlessInteger(8)) return ElementKind::I8;
   if (t.isSignlessInteger(32)) return ElementKind::I32;
   if (t.isSignlessInteger(64)) return ElementKind::I64;
+  if (t.isUnsignedInteger(32)) return ElementKind::U32;
   return std::nullopt;
 }
 
@@ -308,6 +310,15 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module, const std::string
       return fail("@" + entry + ": results must be statically shaped tensors");
     impl->outputs.push_back(*s);
   }
+  // lax -> linalg first: unsigned types become signless in every
+  // signature, so the wrapper is built on the lowered entry's types.
+  PassManager laxPm(ctx);
+  KilnLaxToLinalgOptions laxOptions;
+  laxOptions.useRuntimeGemm = options_.useRuntimeGemm;
+  laxOptions.runtimeGemmMinMacs = options_.runtimeGemmMinMacs;
+  laxPm.addPass(createKilnLaxToLinalg(laxOptions));
+  if (failed(laxPm.run(*clone)))
+    return fail("lowering @" + entry + " to linalg failed");
   addDpsWrapper(*clone, fn);
 
   PassManager pm(ctx);
@@ -316,7 +327,7 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module, const std::string
   CpuPipelineOptions pipeline;
   pipeline.useRuntimeGemm = options_.useRuntimeGemm;
   pipeline.runtimeGemmMinMacs = options_.runtimeGemmMinMacs;
-  buildKilnLowerCpuPipeline(pm, pipeline);
+  buildKilnLinalgToLLVMPipeline(pm, pipeline);
   if (failed(pm.run(*clone)))
     return fail("lowering @" + entry + " failed");
   std::vector<TensorSpec> all(impl->inputs);

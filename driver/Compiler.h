@@ -24,7 +24,7 @@ class MLIRContext;
 
 namespace kiln {
 
-enum class ElementKind { F32, F64, F16, BF16, I8, I32, I64, Bool };
+enum class ElementKind { F32, F64, F16, BF16, I8, I32, I64, U32, Bool };
 
 /// Bytes per element of `kind` (Bool is one byte, 0 or 1).
 size_t elementSize(ElementKind kind);

@@ -103,7 +103,7 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
   LogicalResult
   matchAndRewrite(lax::DotGeneralOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = signlessTensor(op.getType());
     auto lt = cast<RankedTensorType>(op.getLhs().getType());
     auto rt = cast<RankedTensorType>(op.getRhs().getType());
     Type elt = type.getElementType();

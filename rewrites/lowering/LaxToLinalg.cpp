@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -32,7 +33,15 @@ struct LaxToLinalgPass
     kiln::lowering::populateElementwisePatterns(patterns);
     kiln::lowering::populateStructurePatterns(patterns);
     kiln::lowering::populateReductionPatterns(patterns);
-    kiln::lowering::populateScanPatterns(patterns);
+    // Unsigned element types (ui32) become signless; function signatures,
+    // calls and returns follow. The lax patterns choose unsigned arith ops
+    // from the original lax types.
+    TypeConverter converter;
+    converter.addConversion([](Type t) { return kiln::lowering::signless(t); });
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    kiln::lowering::populateScanPatterns(patterns, converter);
     kiln::lowering::populateDotGeneralPatterns(patterns, useRuntimeGemm,
                                                  runtimeGemmMinMacs);
 
@@ -45,6 +54,12 @@ struct LaxToLinalgPass
                            func::FuncDialect, linalg::LinalgDialect,
                            math::MathDialect, memref::MemRefDialect,
                            scf::SCFDialect, tensor::TensorDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return converter.isSignatureLegal(op.getFunctionType()) &&
+             converter.isLegal(&op.getBody());
+    });
+    target.addDynamicallyLegalOp<func::CallOp, func::ReturnOp>(
+        [&](Operation *op) { return converter.isLegal(op); });
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
   }

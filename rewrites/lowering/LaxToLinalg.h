@@ -11,12 +11,19 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
 
+namespace mlir {
+class TypeConverter;
+} // namespace mlir
+
 namespace kiln::lowering {
 
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
 void populateStructurePatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
-void populateScanPatterns(mlir::RewritePatternSet &patterns);
+/// `converter` makes unsigned tensor types signless (the scan body's
+/// arguments are converted with it).
+void populateScanPatterns(mlir::RewritePatternSet &patterns,
+                          const mlir::TypeConverter &converter);
 /// dot_general: the linalg.generic fallback (benefit 1) and, with
 /// `useRuntimeGemm`, the runtime-GEMM call (benefit 2) for contractions of at
 /// least `minMacs` multiply-adds.
@@ -39,8 +46,16 @@ mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
 /// collapse_shape/expand_shape.
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value value, mlir::RankedTensorType type);
-/// Whether the lowering handles element type `t` (signless ints, floats).
+/// Whether the lowering handles element type `t` (ints, floats).
 bool isSupportedElement(mlir::Type t);
+/// Whether `t` (a tensor or scalar) has an unsigned integer element type.
+bool isUnsignedElement(mlir::Type t);
+/// `t` (a tensor or scalar type) with unsigned integers made signless: the
+/// type the lowered code uses (arith is signless; the patterns pick unsigned
+/// operations by looking at the lax op's original types).
+mlir::Type signless(mlir::Type t);
+/// signless() of a ranked tensor type.
+mlir::RankedTensorType signlessTensor(mlir::Type t);
 
 } // namespace kiln::lowering
 

@@ -17,11 +17,22 @@
 using namespace mlir;
 namespace kiln::lowering {
 
-bool isSupportedElement(Type t) {
-  if (auto i = dyn_cast<IntegerType>(t))
-    return i.isSignless();
-  return isa<FloatType>(t);
+bool isSupportedElement(Type t) { return isa<IntegerType, FloatType>(t); }
+
+bool isUnsignedElement(Type t) {
+  auto i = dyn_cast<IntegerType>(getElementTypeOrSelf(t));
+  return i && i.isUnsigned();
 }
+
+Type signless(Type t) {
+  if (auto rt = dyn_cast<RankedTensorType>(t))
+    return rt.clone(signless(rt.getElementType()));
+  if (auto i = dyn_cast<IntegerType>(t); i && !i.isSignless())
+    return IntegerType::get(t.getContext(), i.getWidth());
+  return t;
+}
+
+RankedTensorType signlessTensor(Type t) { return cast<RankedTensorType>(signless(t)); }
 
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
   return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
@@ -77,6 +88,9 @@ Value buildElementwise(
 struct ScalarBuilder {
   OpBuilder &b;
   Location loc;
+  /// The lax operands are unsigned integers (ui32): unsigned division,
+  /// remainder, min/max, comparisons and extensions.
+  bool uns = false;
 
   Value cst(Type t, double v) { return scalarConstant(b, loc, t, v); }
 
@@ -96,17 +110,17 @@ struct ScalarBuilder {
     // dividend's sign (C semantics): divsi/remsi; float rem is fmod: remf.
     if (isa<lax::DivOp>(op))
       return f ? (Value)arith::DivFOp::create(b, loc, x, y)
-               : (Value)arith::DivSIOp::create(b, loc, x, y);
+               : (uns ? (Value)arith::DivUIOp::create(b, loc, x, y) : (Value)arith::DivSIOp::create(b, loc, x, y));
     if (isa<lax::RemOp>(op))
       return f ? (Value)arith::RemFOp::create(b, loc, x, y)
-               : (Value)arith::RemSIOp::create(b, loc, x, y);
+               : (uns ? (Value)arith::RemUIOp::create(b, loc, x, y) : (Value)arith::RemSIOp::create(b, loc, x, y));
     // lax.max/min propagate NaN: maximumf/minimumf, not maxnumf.
     if (isa<lax::MaxOp>(op))
       return f ? (Value)arith::MaximumFOp::create(b, loc, x, y)
-               : (Value)arith::MaxSIOp::create(b, loc, x, y);
+               : (uns ? (Value)arith::MaxUIOp::create(b, loc, x, y) : (Value)arith::MaxSIOp::create(b, loc, x, y));
     if (isa<lax::MinOp>(op))
       return f ? (Value)arith::MinimumFOp::create(b, loc, x, y)
-               : (Value)arith::MinSIOp::create(b, loc, x, y);
+               : (uns ? (Value)arith::MinUIOp::create(b, loc, x, y) : (Value)arith::MinSIOp::create(b, loc, x, y));
     if (isa<lax::PowOp>(op))
       return math::PowFOp::create(b, loc, x, y);
     if (isa<lax::AndOp>(op))
@@ -122,6 +136,11 @@ struct ScalarBuilder {
     if (isa<lax::NegOp>(op))
       return f ? (Value)arith::NegFOp::create(b, loc, x)
                : (Value)arith::SubIOp::create(b, loc, cst(t, 0), x);
+    if (isa<lax::AbsOp>(op) && uns)
+      return x;
+    if (isa<lax::SignOp>(op) && uns) // 1 where x != 0, else 0.
+      return arith::ExtUIOp::create(
+          b, loc, t, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, cst(t, 0)));
     if (isa<lax::AbsOp>(op))
       return f ? (Value)math::AbsFOp::create(b, loc, x)
                : (Value)math::AbsIOp::create(b, loc, x);
@@ -200,8 +219,8 @@ struct ScalarBuilder {
       }
       return arith::CmpFOp::create(b, loc, p, x, y);
     }
-    // Booleans order false < true: unsigned predicates for i1.
-    bool u = t.isInteger(1);
+    // Booleans order false < true: unsigned predicates for i1 and ui32.
+    bool u = uns || t.isInteger(1);
     arith::CmpIPredicate p;
     switch (dir) {
     case D::EQ: p = arith::CmpIPredicate::eq; break;
@@ -214,7 +233,8 @@ struct ScalarBuilder {
     return arith::CmpIOp::create(b, loc, p, x, y);
   }
 
-  Value convert(Value x, Type to) {
+  /// `x` (unsigned when `uns`) to `to` (unsigned when `toUns`).
+  Value convert(Value x, Type to, bool toUns) {
     Type from = x.getType();
     if (from == to)
       return x;
@@ -228,17 +248,18 @@ struct ScalarBuilder {
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
     }
     if (fi && ti) {
-      if (fi.getWidth() == 1) // bools are 0/1, never -1.
-        return arith::ExtUIOp::create(b, loc, to, x);
+      if (fi.getWidth() == 1 || (uns && fi.getWidth() < ti.getWidth()))
+        return arith::ExtUIOp::create(b, loc, to, x); // bools are 0/1
       if (fi.getWidth() < ti.getWidth())
         return arith::ExtSIOp::create(b, loc, to, x);
       return arith::TruncIOp::create(b, loc, to, x);
     }
     if (fi && tf)
-      return fi.getWidth() == 1 ? (Value)arith::UIToFPOp::create(b, loc, to, x)
+      return fi.getWidth() == 1 || uns ? (Value)arith::UIToFPOp::create(b, loc, to, x)
                                 : (Value)arith::SIToFPOp::create(b, loc, to, x);
     if (ff && ti)
-      return arith::FPToSIOp::create(b, loc, to, x);
+      return toUns ? (Value)arith::FPToUIOp::create(b, loc, to, x)
+                   : (Value)arith::FPToSIOp::create(b, loc, to, x);
     if (ff && tf) {
       if (ff.getWidth() < tf.getWidth())
         return arith::ExtFOp::create(b, loc, to, x);
@@ -272,12 +293,12 @@ struct ElementwisePattern : OpConversionPattern<OpTy> {
     if (failed(checkTypes(op, rewriter)))
       return failure();
     Operation *raw = op.getOperation();
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = signlessTensor(op.getType());
     bool failedScalar = false;
     Value r = buildElementwise(
         rewriter, op.getLoc(), type, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-          ScalarBuilder sb{b, loc};
+          ScalarBuilder sb{b, loc, isUnsignedElement(raw->getOperand(0).getType())};
           Value v = args.size() == 1 ? sb.unary(raw, args[0])
                                      : sb.binary(raw, args[0], args[1]);
           if (!v) {
@@ -302,7 +323,7 @@ struct IntegerPowPattern : OpConversionPattern<lax::IntegerPowOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkTypes(op, rewriter)))
       return failure();
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = signlessTensor(op.getType());
     if (op.getY() < 0 && !isFloat(type.getElementType()))
       return rewriter.notifyMatchFailure(op, "negative power of an integer");
     Value r = buildElementwise(
@@ -323,9 +344,10 @@ struct ComparePattern : OpConversionPattern<lax::CompareOp> {
     if (failed(checkTypes(op, rewriter)))
       return failure();
     Value r = buildElementwise(
-        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
+        rewriter, op.getLoc(), signlessTensor(op.getType()),
         adaptor.getOperands(), [&](OpBuilder &b, Location loc, ValueRange args) {
-          return ScalarBuilder{b, loc}.compare(op.getDirection(), args[0], args[1]);
+          return ScalarBuilder{b, loc, isUnsignedElement(op.getLhs().getType())}
+              .compare(op.getDirection(), args[0], args[1]);
         });
     rewriter.replaceOp(op, r);
     return success();
@@ -339,8 +361,8 @@ struct SelectNPattern : OpConversionPattern<lax::SelectNOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkTypes(op, rewriter)))
       return failure();
-    auto whichType = cast<RankedTensorType>(op.getWhich().getType());
-    auto type = cast<RankedTensorType>(op.getType());
+    auto whichType = signlessTensor(op.getWhich().getType());
+    auto type = signlessTensor(op.getType());
     if (whichType.getRank() != 0 && whichType.getShape() != type.getShape())
       return rewriter.notifyMatchFailure(op, "which must be scalar or match the cases");
     Value r = buildElementwise(
@@ -373,15 +395,16 @@ struct ConvertPattern : OpConversionPattern<lax::ConvertElementTypeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkTypes(op, rewriter)))
       return failure();
-    auto type = cast<RankedTensorType>(op.getType());
-    if (op.getOperand().getType() == type) {
+    auto type = signlessTensor(op.getType());
+    if (signless(op.getOperand().getType()) == type) {
       rewriter.replaceOp(op, adaptor.getOperand());
       return success();
     }
     Value r = buildElementwise(
         rewriter, op.getLoc(), type, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          return ScalarBuilder{b, loc}.convert(args[0], type.getElementType());
+          return ScalarBuilder{b, loc, isUnsignedElement(op.getOperand().getType())}
+              .convert(args[0], type.getElementType(), isUnsignedElement(op.getType()));
         });
     rewriter.replaceOp(op, r);
     return success();

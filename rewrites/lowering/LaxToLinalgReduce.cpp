@@ -25,8 +25,9 @@ LogicalResult checkStatic(Operation *op, ConversionPatternRewriter &rewriter) {
 
 enum class ReduceKind { Sum, Max, Min, Prod };
 
-/// The identity of the reduction (the value of an empty reduction in JAX).
-Value reductionInit(OpBuilder &b, Location loc, Type t, ReduceKind kind) {
+/// The identity of the reduction (the value of an empty reduction in JAX);
+/// `uns`: the elements are unsigned.
+Value reductionInit(OpBuilder &b, Location loc, Type t, ReduceKind kind, bool uns) {
   if (kind == ReduceKind::Sum)
     return scalarConstant(b, loc, t, 0);
   if (kind == ReduceKind::Prod)
@@ -38,12 +39,15 @@ Value reductionInit(OpBuilder &b, Location loc, Type t, ReduceKind kind) {
                                        : std::numeric_limits<double>::infinity()));
   unsigned w = t.getIntOrFloatBitWidth();
   APInt v = max ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
+  if (uns)
+    v = max ? APInt::getMinValue(w) : APInt::getMaxValue(w);
   if (w == 1) // bool max/min are or/and: identities false/true.
     v = APInt(1, max ? 0 : 1);
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, v));
 }
 
-Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x, Value acc) {
+Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x, Value acc,
+              bool uns) {
   bool f = isa<FloatType>(x.getType());
   bool i1 = x.getType().isInteger(1);
   // Reduction order is unspecified in JAX/XLA: reassoc lets LLVM vectorize.
@@ -58,11 +62,15 @@ Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x, Value acc) {
   case ReduceKind::Max:
     if (i1)
       return arith::OrIOp::create(b, loc, x, acc);
+    if (uns)
+      return arith::MaxUIOp::create(b, loc, x, acc);
     return f ? (Value)arith::MaximumFOp::create(b, loc, x, acc)
              : (Value)arith::MaxSIOp::create(b, loc, x, acc);
   case ReduceKind::Min:
     if (i1)
       return arith::AndIOp::create(b, loc, x, acc);
+    if (uns)
+      return arith::MinUIOp::create(b, loc, x, acc);
     return f ? (Value)arith::MinimumFOp::create(b, loc, x, acc)
              : (Value)arith::MinSIOp::create(b, loc, x, acc);
   }
@@ -78,16 +86,17 @@ struct ReducePattern : OpConversionPattern<OpTy> {
     if (failed(checkStatic(op, rewriter)))
       return failure();
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = signlessTensor(op.getType());
+    bool uns = isUnsignedElement(op.getOperand().getType());
     Value init = filledTensor(
         rewriter, loc, type,
-        reductionInit(rewriter, loc, type.getElementType(), Kind));
+        reductionInit(rewriter, loc, type.getElementType(), Kind, uns));
     SmallVector<int64_t> dims(op.getAxes());
     llvm::sort(dims);
     auto reduce = linalg::ReduceOp::create(
         rewriter, loc, ValueRange{adaptor.getOperand()}, ValueRange{init}, dims,
-        [](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l, combine(b, l, Kind, args[0], args[1]));
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, combine(b, l, Kind, args[0], args[1], uns));
         });
     rewriter.replaceOp(op, reduce.getResult(0));
     return success();
@@ -108,14 +117,15 @@ struct ArgReducePattern : OpConversionPattern<OpTy> {
     if (op.getAxes().size() != 1)
       return rewriter.notifyMatchFailure(op, "needs exactly one axis");
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
-    auto srcType = cast<RankedTensorType>(op.getOperand().getType());
+    auto type = signlessTensor(op.getType());
+    auto srcType = signlessTensor(op.getOperand().getType());
+    bool uns = isUnsignedElement(op.getOperand().getType());
     Type elt = srcType.getElementType(), idxType = type.getElementType();
     int64_t axis = op.getAxes()[0], rank = srcType.getRank();
     auto valType = RankedTensorType::get(type.getShape(), elt);
     Value initVal = filledTensor(
         rewriter, loc, valType,
-        reductionInit(rewriter, loc, elt, IsMax ? ReduceKind::Max : ReduceKind::Min));
+        reductionInit(rewriter, loc, elt, IsMax ? ReduceKind::Max : ReduceKind::Min, uns));
     Value initIdx = filledTensor(rewriter, loc, type,
                                  scalarConstant(rewriter, loc, idxType, 0));
     SmallVector<AffineExpr> outExprs;
@@ -144,7 +154,7 @@ struct ArgReducePattern : OpConversionPattern<OpTy> {
             better = arith::OrIOp::create(
                 b, l, cmp, arith::AndIOp::create(b, l, xNan, bestNotNan));
           } else {
-            bool u = elt.isInteger(1);
+            bool u = uns || elt.isInteger(1);
             auto p = IsMax ? (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
                            : (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt);
             better = arith::CmpIOp::create(b, l, p, x, best);
@@ -172,9 +182,11 @@ struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
     if (failed(checkStatic(op, rewriter)))
       return failure();
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
-    auto lt = cast<RankedTensorType>(op.getLhs().getType());
-    auto rt = cast<RankedTensorType>(op.getRhs().getType());
+    auto type = signlessTensor(op.getType());
+    auto lt = signlessTensor(op.getLhs().getType());
+    auto rt = signlessTensor(op.getRhs().getType());
+    bool lUns = isUnsignedElement(op.getLhs().getType()),
+         rUns = isUnsignedElement(op.getRhs().getType());
     Type elt = type.getElementType();
     if (isa<FloatType>(elt) != isa<FloatType>(lt.getElementType()) ||
         isa<FloatType>(elt) != isa<FloatType>(rt.getElementType()))
@@ -212,7 +224,7 @@ struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type}, ValueRange{adaptor.getLhs(), adaptor.getRhs()},
         ValueRange{init}, maps, iters, [&](OpBuilder &b, Location l, ValueRange args) {
-          auto cvt = [&](Value v) -> Value {
+          auto cvt = [&](Value v, bool uns) -> Value {
             Type from = v.getType();
             if (from == elt)
               return v;
@@ -220,11 +232,12 @@ struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
               return from.getIntOrFloatBitWidth() < elt.getIntOrFloatBitWidth()
                          ? (Value)arith::ExtFOp::create(b, l, elt, v)
                          : (Value)arith::TruncFOp::create(b, l, elt, v);
-            return from.getIntOrFloatBitWidth() < elt.getIntOrFloatBitWidth()
-                       ? (Value)arith::ExtSIOp::create(b, l, elt, v)
-                       : (Value)arith::TruncIOp::create(b, l, elt, v);
+            if (from.getIntOrFloatBitWidth() >= elt.getIntOrFloatBitWidth())
+              return arith::TruncIOp::create(b, l, elt, v);
+            return uns ? (Value)arith::ExtUIOp::create(b, l, elt, v)
+                       : (Value)arith::ExtSIOp::create(b, l, elt, v);
           };
-          Value x = cvt(args[0]), y = cvt(args[1]);
+          Value x = cvt(args[0], lUns), y = cvt(args[1], rUns);
           Value r;
           // reassoc/contract: the sum order of a contraction is unspecified
           // in JAX/XLA; the flags let LLVM vectorize the reduction and fuse

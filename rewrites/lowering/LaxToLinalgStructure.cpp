@@ -124,6 +124,13 @@ struct ConstantPattern : OpConversionPattern<lax::ConstantOp> {
     auto value = dyn_cast<TypedAttr>(op.getValue());
     if (!value)
       return rewriter.notifyMatchFailure(op, "untyped constant");
+    // ui32 data are the same bits as i32 data.
+    if (isUnsignedElement(value.getType())) {
+      auto dense = dyn_cast<DenseElementsAttr>(value);
+      if (!dense)
+        return rewriter.notifyMatchFailure(op, "unsigned constant that is not dense");
+      value = dense.bitcast(signlessTensor(dense.getType()).getElementType());
+    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
     return success();
   }
@@ -136,7 +143,7 @@ struct IotaPattern : OpConversionPattern<lax::IotaOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkStatic(op, rewriter)))
       return failure();
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = signlessTensor(op.getType());
     int64_t rank = type.getRank(), dim = op.getDimension();
     Type elt = type.getElementType();
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
@@ -168,7 +175,7 @@ struct BroadcastInDimPattern : OpConversionPattern<lax::BroadcastInDimOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkStatic(op, rewriter)))
       return failure();
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = signlessTensor(op.getType());
     auto srcType = cast<RankedTensorType>(op.getOperand().getType());
     int64_t rank = type.getRank();
     // Operand dim i reads result dim dims[i], or index 0 where it has size 1
@@ -205,7 +212,7 @@ struct ReshapeLikePattern : OpConversionPattern<OpTy> {
     if (failed(checkStatic(op, rewriter)))
       return failure();
     rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(), adaptor.getOperand(),
-                                         cast<RankedTensorType>(op.getType())));
+                                         signlessTensor(op.getType())));
     return success();
   }
 };
@@ -217,7 +224,7 @@ struct TransposePattern : OpConversionPattern<lax::TransposeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkStatic(op, rewriter)))
       return failure();
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = signlessTensor(op.getType());
     // lax and linalg.transpose agree: result dim i is input dim perm[i].
     auto t = linalg::TransposeOp::create(
         rewriter, op.getLoc(), adaptor.getOperand(),
@@ -234,7 +241,7 @@ struct RevPattern : OpConversionPattern<lax::RevOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkStatic(op, rewriter)))
       return failure();
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = signlessTensor(op.getType());
     int64_t rank = type.getRank();
     // Result[i] = operand[n - 1 - i] along each reversed dim: an affine read.
     SmallVector<AffineExpr> exprs;
@@ -266,7 +273,7 @@ struct SlicePattern : OpConversionPattern<lax::SliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkStatic(op, rewriter)))
       return failure();
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = signlessTensor(op.getType());
     SmallVector<OpFoldResult> offsets, sizes, strides;
     for (int64_t d = 0; d < type.getRank(); ++d) {
       offsets.push_back(rewriter.getIndexAttr(op.getStartIndices()[d]));
@@ -281,13 +288,15 @@ struct SlicePattern : OpConversionPattern<lax::SliceOp> {
 
 /// The start index of dim `d`, clamped like JAX into [0, dimSize - size].
 SmallVector<OpFoldResult> clampedOffsets(OpBuilder &b, Location loc,
-                                         ValueRange indices,
+                                         ValueRange indices, TypeRange laxIndexTypes,
                                          RankedTensorType operand,
                                          ArrayRef<int64_t> sizes) {
   SmallVector<OpFoldResult> offsets;
   for (auto [d, idx] : llvm::enumerate(indices)) {
     Value scalar = tensor::ExtractOp::create(b, loc, idx, ValueRange{});
-    Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
+    Value i = isUnsignedElement(laxIndexTypes[d])
+                  ? (Value)arith::IndexCastUIOp::create(b, loc, b.getIndexType(), scalar)
+                  : (Value)arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
     Value lo = arith::ConstantIndexOp::create(b, loc, 0);
     Value hi = arith::ConstantIndexOp::create(b, loc, operand.getDimSize(d) - sizes[d]);
     Value c = arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, i, hi), lo);
@@ -303,10 +312,11 @@ struct DynamicSlicePattern : OpConversionPattern<lax::DynamicSliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkStatic(op, rewriter)))
       return failure();
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = signlessTensor(op.getType());
     auto operand = cast<RankedTensorType>(op.getOperand().getType());
     SmallVector<OpFoldResult> offsets = clampedOffsets(
-        rewriter, op.getLoc(), adaptor.getStartIndices(), operand, type.getShape());
+        rewriter, op.getLoc(), adaptor.getStartIndices(),
+        op.getStartIndices().getTypes(), operand, type.getShape());
     SmallVector<OpFoldResult> sizes, strides;
     for (int64_t s : type.getShape()) {
       sizes.push_back(rewriter.getIndexAttr(s));
@@ -328,7 +338,8 @@ struct DynamicUpdateSlicePattern : OpConversionPattern<lax::DynamicUpdateSliceOp
     auto update = cast<RankedTensorType>(op.getUpdate().getType());
     auto operand = cast<RankedTensorType>(op.getOperand().getType());
     SmallVector<OpFoldResult> offsets = clampedOffsets(
-        rewriter, op.getLoc(), adaptor.getStartIndices(), operand, update.getShape());
+        rewriter, op.getLoc(), adaptor.getStartIndices(),
+        op.getStartIndices().getTypes(), operand, update.getShape());
     SmallVector<OpFoldResult> sizes, strides;
     for (int64_t s : update.getShape()) {
       sizes.push_back(rewriter.getIndexAttr(s));
@@ -347,7 +358,7 @@ struct ConcatenatePattern : OpConversionPattern<lax::ConcatenateOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkStatic(op, rewriter)))
       return failure();
-    auto type = cast<RankedTensorType>(op.getType());
+    auto type = signlessTensor(op.getType());
     int64_t dim = op.getDimension();
     // Each input is written into its window of one destination tensor, so
     // bufferization produces one buffer and no intermediate copies.

@@ -24,9 +24,13 @@ struct CpuPipelineOptions {
   bool promoteToStack = true;
 };
 
-/// Appends the CPU pipeline (lax -> LLVM dialect) to `pm`.
+/// Appends the CPU pipeline (lax -> LLVM dialect) to `pm`: kiln-lax-to-linalg
+/// then buildKilnLinalgToLLVMPipeline.
 void buildKilnLowerCpuPipeline(mlir::OpPassManager &pm,
                                const CpuPipelineOptions &options = {});
+/// The part after kiln-lax-to-linalg: fusion, bufferization, LLVM dialect.
+void buildKilnLinalgToLLVMPipeline(mlir::OpPassManager &pm,
+                                   const CpuPipelineOptions &options = {});
 
 /// Registers --kiln-lax-to-linalg and the --kiln-lower-cpu pipeline.
 void registerKilnLowering();

@@ -34,11 +34,16 @@ void addText(OpPassManager &pm, StringRef text) {
 
 void kiln::buildKilnLowerCpuPipeline(OpPassManager &pm,
                                      const CpuPipelineOptions &options) {
-  ensureUpstreamPassesRegistered();
   KilnLaxToLinalgOptions laxOptions;
   laxOptions.useRuntimeGemm = options.useRuntimeGemm;
   laxOptions.runtimeGemmMinMacs = options.runtimeGemmMinMacs;
   pm.addPass(createKilnLaxToLinalg(laxOptions));
+  buildKilnLinalgToLLVMPipeline(pm, options);
+}
+
+void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
+                                         const CpuPipelineOptions &options) {
+  ensureUpstreamPassesRegistered();
   addText(pm, "canonicalize,linalg-fuse-elementwise-ops,canonicalize,cse");
   // Tensors become buffers; function arguments and results get identity
   // layouts so callers pass plain row-major descriptors.

@@ -53,7 +53,7 @@ struct ScanPattern : OpConversionPattern<lax::ScanOp> {
 
     SmallVector<Value> iterInits(inits.begin(), inits.end());
     for (Value y : op.getYs())
-      iterInits.push_back(emptyTensor(rewriter, loc, cast<RankedTensorType>(y.getType())));
+      iterInits.push_back(emptyTensor(rewriter, loc, signlessTensor(y.getType())));
 
     Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value ub = arith::ConstantIndexOp::create(rewriter, loc, op.getLength());
@@ -81,6 +81,9 @@ struct ScanPattern : OpConversionPattern<lax::ScanOp> {
           rewriter, loc, lax::dropDim(xType, axis), x, offsets, sizes, strides));
     }
 
+    // Body arguments of unsigned types become signless like their values.
+    if (failed(rewriter.convertRegionTypes(&op.getBody(), *getTypeConverter())))
+      return rewriter.notifyMatchFailure(op, "cannot convert the body's types");
     Block &body = op.getBodyBlock();
     auto yield = cast<lax::YieldOp>(body.getTerminator());
     rewriter.inlineBlockBefore(&body, loopBody, loopBody->end(), blockArgs);
@@ -107,8 +110,9 @@ struct ScanPattern : OpConversionPattern<lax::ScanOp> {
 
 } // namespace
 
-void populateScanPatterns(RewritePatternSet &patterns) {
-  patterns.add<ScanPattern>(patterns.getContext());
+void populateScanPatterns(RewritePatternSet &patterns,
+                          const TypeConverter &converter) {
+  patterns.add<ScanPattern>(converter, patterns.getContext());
 }
 
 } // namespace kiln::lowering

@@ -58,3 +58,21 @@ func.func @select_scalar_pred(%p: tensor<i1>, %a: tensor<4xf32>, %b: tensor<4xf3
   %s = lax.select_n %p, %a, %b : tensor<i1>, tensor<4xf32>, tensor<4xf32>
   return %s : tensor<4xf32>
 }
+
+// ui32 becomes i32 everywhere (signatures, calls, scan bodies); the ops that
+// depend on signedness use their unsigned arith forms.
+// CHECK-LABEL: func.func @unsigned(%{{.*}}: tensor<4xi32>, %{{.*}}: tensor<4xi32>) -> tensor<4xf32>
+// CHECK-NOT: ui32
+// CHECK: arith.divui
+// CHECK: arith.cmpi ult
+// CHECK: arith.maxui
+// CHECK: arith.uitofp
+// CHECK: return {{.*}} : tensor<4xf32>
+func.func @unsigned(%a: tensor<4xui32>, %b: tensor<4xui32>) -> tensor<4xf32> {
+  %d = lax.div %a, %b : tensor<4xui32>
+  %lt = lax.compare LT, %d, %b : tensor<4xui32>
+  %m = lax.max %d, %b : tensor<4xui32>
+  %s = lax.select_n %lt, %m, %d : tensor<4xi1>, tensor<4xui32>, tensor<4xui32>
+  %f = lax.convert_element_type %s : tensor<4xui32> -> tensor<4xf32>
+  return %f : tensor<4xf32>
+}

@@ -172,4 +172,57 @@ func.func @main(%a: tensor<4xf32>, %i: tensor<4xi64>, %b: tensor<4xi8>) -> tenso
     EXPECT_NEAR(got[k], want[k], 1e-9 * std::fabs(want[k]) + 1e-6) << k;
 }
 
+/// ui32 (seed 001's type): unsigned division, comparison, max, conversion.
+TEST(ElementwiseLowering, Unsigned32) {
+  const char *src = R"(
+func.func @main(%a: tensor<4xui32>, %b: tensor<4xui32>) -> tensor<4xui32> {
+  %c = lax.constant dense<2> : tensor<4xui32>
+  %m = lax.mul %a, %c : tensor<4xui32>
+  %d = lax.div %m, %b : tensor<4xui32>
+  %lt = lax.compare LT, %a, %b : tensor<4xui32>
+  %mx = lax.max %a, %b : tensor<4xui32>
+  %s = lax.select_n %lt, %d, %mx : tensor<4xi1>, tensor<4xui32>, tensor<4xui32>
+  %f = lax.convert_element_type %s : tensor<4xui32> -> tensor<4xf32>
+  %u = lax.convert_element_type %f : tensor<4xf32> -> tensor<4xui32>
+  %r = lax.rem %u, %b : tensor<4xui32>
+  return %r : tensor<4xui32>
+})";
+  auto exe = jit(src);
+  ASSERT_TRUE(exe);
+  ASSERT_EQ(exe->inputs()[0].kind, ElementKind::U32);
+  std::vector<uint32_t> a = {7, 3000000000u, 5, 0}, b = {3, 7, 4000000000u, 1};
+  std::vector<uint32_t> want;
+  for (int i = 0; i < 4; ++i) {
+    uint32_t d = (a[i] * 2u) / b[i], mx = std::max(a[i], b[i]);
+    uint32_t s = a[i] < b[i] ? mx : d;
+    uint32_t u = static_cast<uint32_t>(static_cast<float>(s));
+    want.push_back(u % b[i]);
+  }
+  EXPECT_EQ(run1<uint32_t>(*exe, a, b), want);
+}
+
+/// Seed 001: ten calls of a private ui32 function.
+TEST(ElementwiseLowering, Seed001TenCalls) {
+  const char *src = R"(
+func.func private @inner_fn(%arg0: tensor<5xui32>) -> tensor<5xui32> {
+  %0 = lax.constant dense<2> : tensor<5xui32>
+  %1 = lax.mul %0, %arg0 : tensor<5xui32>
+  return %1 : tensor<5xui32>
+}
+func.func @main(%arg0: tensor<5xui32>) -> tensor<5xui32> {
+  %0 = call @inner_fn(%arg0) : (tensor<5xui32>) -> tensor<5xui32>
+  %1 = call @inner_fn(%0) : (tensor<5xui32>) -> tensor<5xui32>
+  %2 = call @inner_fn(%1) : (tensor<5xui32>) -> tensor<5xui32>
+  %3 = lax.add %2, %arg0 : tensor<5xui32>
+  return %3 : tensor<5xui32>
+})";
+  auto exe = jit(src);
+  ASSERT_TRUE(exe);
+  std::vector<uint32_t> a = {1, 2, 3, 0x40000000u, 0xffffffffu};
+  std::vector<uint32_t> want;
+  for (uint32_t v : a)
+    want.push_back(v * 8u + v);
+  EXPECT_EQ(run1<uint32_t>(*exe, a), want);
+}
+
 } // namespace
