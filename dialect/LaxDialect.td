@@ -29,11 +29,12 @@ def Lax_Int : AnyTypeOf<[I8, I32, I64, UI32]>;
 def Lax_Pred : I<1>;
 def Lax_Element : AnyTypeOf<[Lax_Float, Lax_Int, Lax_Pred]>;
 
-def Lax_Tensor : RankedTensorOf<[Lax_Element]>;
-def Lax_FloatTensor : RankedTensorOf<[Lax_Float]>;
-def Lax_IntOrPredTensor : RankedTensorOf<[Lax_Int, Lax_Pred]>;
-def Lax_NumericTensor : RankedTensorOf<[Lax_Float, Lax_Int]>;
-def Lax_PredTensor : RankedTensorOf<[Lax_Pred]>;
+// JAX programs have static shapes; so does every lax value.
+def Lax_Tensor : StaticShapeTensorOf<[Lax_Element]>;
+def Lax_FloatTensor : StaticShapeTensorOf<[Lax_Float]>;
+def Lax_IntOrPredTensor : StaticShapeTensorOf<[Lax_Int, Lax_Pred]>;
+def Lax_NumericTensor : StaticShapeTensorOf<[Lax_Float, Lax_Int]>;
+def Lax_PredTensor : StaticShapeTensorOf<[Lax_Pred]>;
 def Lax_IndexScalar : 0DTensorOf<[I32, I64, UI32]>;
 
 // A 64-bit integer attribute read as signed (I64Attr reads as uint64_t).

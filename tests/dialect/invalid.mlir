@@ -19,7 +19,7 @@ func.func @elementwise_mixed(%a: tensor<4xf32>, %b: tensor<4xf64>) {
 // -----
 
 func.func @float_only(%a: tensor<4xi32>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
   %0 = lax.exp %a : tensor<4xi32>
   return
 }
@@ -27,7 +27,7 @@ func.func @float_only(%a: tensor<4xi32>) {
 // -----
 
 func.func @unsupported_element(%a: tensor<4xi16>) {
-  // expected-error @+1 {{operand #0 must be ranked tensor of}}
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
   %0 = lax.neg %a : tensor<4xi16>
   return
 }
@@ -586,4 +586,12 @@ func.func @scan_counts(%c: tensor<3xf32>) {
 func.func @yield_parent(%c: tensor<3xf32>) {
   // expected-error @+1 {{expects parent op 'lax.scan'}}
   lax.yield %c : tensor<3xf32>
+}
+
+// -----
+
+func.func @dynamic_shape(%a: tensor<?xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
+  %0 = lax.reshape %a : tensor<?xf32> -> tensor<4xf32>
+  return
 }
