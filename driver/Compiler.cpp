@@ -55,25 +55,43 @@ namespace kiln {
 
 size_t elementSize(ElementKind kind) {
   switch (kind) {
-  case ElementKind::F32: case ElementKind::I32: case ElementKind::U32: return 4;
-  case ElementKind::F64: case ElementKind::I64: return 8;
-  case ElementKind::F16: case ElementKind::BF16: return 2;
-  case ElementKind::I8: case ElementKind::Bool: return 1;
+  case ElementKind::F32:
+  case ElementKind::I32:
+  case ElementKind::U32:
+    return 4;
+  case ElementKind::F64:
+  case ElementKind::I64:
+    return 8;
+  case ElementKind::F16:
+  case ElementKind::BF16:
+    return 2;
+  case ElementKind::I8:
+  case ElementKind::Bool:
+    return 1;
   }
   return 0;
 }
 
 const char *elementKindName(ElementKind kind) {
   switch (kind) {
-  case ElementKind::F32: return "f32";
-  case ElementKind::F64: return "f64";
-  case ElementKind::F16: return "f16";
-  case ElementKind::BF16: return "bf16";
-  case ElementKind::I8: return "i8";
-  case ElementKind::I32: return "i32";
-  case ElementKind::I64: return "i64";
-  case ElementKind::U32: return "u32";
-  case ElementKind::Bool: return "bool";
+  case ElementKind::F32:
+    return "f32";
+  case ElementKind::F64:
+    return "f64";
+  case ElementKind::F16:
+    return "f16";
+  case ElementKind::BF16:
+    return "bf16";
+  case ElementKind::I8:
+    return "i8";
+  case ElementKind::I32:
+    return "i32";
+  case ElementKind::I64:
+    return "i64";
+  case ElementKind::U32:
+    return "u32";
+  case ElementKind::Bool:
+    return "bool";
   }
   return "?";
 }
@@ -88,15 +106,24 @@ int64_t TensorSpec::numElements() const {
 namespace {
 
 std::optional<ElementKind> kindOf(Type t) {
-  if (t.isF32()) return ElementKind::F32;
-  if (t.isF64()) return ElementKind::F64;
-  if (t.isF16()) return ElementKind::F16;
-  if (t.isBF16()) return ElementKind::BF16;
-  if (t.isSignlessInteger(1)) return ElementKind::Bool;
-  if (t.isSignlessInteger(8)) return ElementKind::I8;
-  if (t.isSignlessInteger(32)) return ElementKind::I32;
-  if (t.isSignlessInteger(64)) return ElementKind::I64;
-  if (t.isUnsignedInteger(32)) return ElementKind::U32;
+  if (t.isF32())
+    return ElementKind::F32;
+  if (t.isF64())
+    return ElementKind::F64;
+  if (t.isF16())
+    return ElementKind::F16;
+  if (t.isBF16())
+    return ElementKind::BF16;
+  if (t.isSignlessInteger(1))
+    return ElementKind::Bool;
+  if (t.isSignlessInteger(8))
+    return ElementKind::I8;
+  if (t.isSignlessInteger(32))
+    return ElementKind::I32;
+  if (t.isSignlessInteger(64))
+    return ElementKind::I64;
+  if (t.isUnsignedInteger(32))
+    return ElementKind::U32;
   return std::nullopt;
 }
 
@@ -107,8 +134,8 @@ std::optional<TensorSpec> specOf(Type t) {
   auto kind = kindOf(rt.getElementType());
   if (!kind)
     return std::nullopt;
-  return TensorSpec{std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end()),
-                    *kind};
+  return TensorSpec{
+      std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end()), *kind};
 }
 
 void initLLVMOnce() {
@@ -138,13 +165,14 @@ void addDpsWrapper(ModuleOp module, func::FuncOp entry) {
     auto rt = cast<RankedTensorType>(r);
     argTypes.push_back(MemRefType::get(rt.getShape(), rt.getElementType()));
   }
-  auto fn = func::FuncOp::create(b, loc, "__kiln_dps", b.getFunctionType(argTypes, {}));
+  auto fn = func::FuncOp::create(b, loc, "__kiln_dps",
+                                 b.getFunctionType(argTypes, {}));
   for (unsigned i = 0; i < ft.getNumInputs(); ++i)
     fn.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
   Block *block = fn.addEntryBlock();
   b.setInsertionPointToStart(block);
-  auto call = func::CallOp::create(b, loc, entry,
-                                   block->getArguments().take_front(ft.getNumInputs()));
+  auto call = func::CallOp::create(
+      b, loc, entry, block->getArguments().take_front(ft.getNumInputs()));
   for (auto [i, r] : llvm::enumerate(call.getResults())) {
     auto m = bufferization::MaterializeInDestinationOp::create(
         b, loc, TypeRange{}, r, block->getArgument(ft.getNumInputs() + i));
@@ -176,8 +204,9 @@ LogicalResult addRawEntry(ModuleOp module, ArrayRef<TensorSpec> specs) {
   };
   SmallVector<Value> args;
   for (auto [i, spec] : llvm::enumerate(specs)) {
-    Value slot = LLVM::GEPOp::create(b, loc, ptrTy, ptrTy, block->getArgument(0),
-                                     ArrayRef<LLVM::GEPArg>{(int32_t)i});
+    Value slot =
+        LLVM::GEPOp::create(b, loc, ptrTy, ptrTy, block->getArgument(0),
+                            ArrayRef<LLVM::GEPArg>{(int32_t)i});
     Value p = LLVM::LoadOp::create(b, loc, ptrTy, slot);
     args.append({p, p, cst(0)});
     for (int64_t d : spec.shape)
@@ -206,8 +235,12 @@ struct Executable::Impl {
 
 Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Executable::~Executable() = default;
-const std::vector<TensorSpec> &Executable::inputs() const { return impl_->inputs; }
-const std::vector<TensorSpec> &Executable::outputs() const { return impl_->outputs; }
+const std::vector<TensorSpec> &Executable::inputs() const {
+  return impl_->inputs;
+}
+const std::vector<TensorSpec> &Executable::outputs() const {
+  return impl_->outputs;
+}
 const std::string &Executable::loweredIR() const { return impl_->loweredIR; }
 
 bool Executable::call(const std::vector<BufferView> &inputs,
@@ -218,14 +251,17 @@ bool Executable::call(const std::vector<BufferView> &inputs,
       *error = msg;
     return false;
   };
-  if (inputs.size() != impl_->inputs.size() || outputs.size() != impl_->outputs.size())
-    return fail("expected " + std::to_string(impl_->inputs.size()) + " inputs and " +
-                std::to_string(impl_->outputs.size()) + " outputs");
+  if (inputs.size() != impl_->inputs.size() ||
+      outputs.size() != impl_->outputs.size())
+    return fail("expected " + std::to_string(impl_->inputs.size()) +
+                " inputs and " + std::to_string(impl_->outputs.size()) +
+                " outputs");
   auto check = [&](const BufferView &v, const TensorSpec &s, const char *what,
                    size_t i) {
     if (v.shape != s.shape || v.kind != s.kind || (!v.data && s.numElements()))
-      return fail(std::string(what) + " " + std::to_string(i) +
-                  ": shape, element kind or data pointer differs from the signature");
+      return fail(
+          std::string(what) + " " + std::to_string(i) +
+          ": shape, element kind or data pointer differs from the signature");
     return true;
   };
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -277,7 +313,8 @@ std::unique_ptr<Executable> Compiler::compileSource(const std::string &source,
   return compile(*module, entry, error);
 }
 
-std::unique_ptr<Executable> Compiler::compile(ModuleOp module, const std::string &entry,
+std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
+                                              const std::string &entry,
                                               std::string *error) const {
   MLIRContext *ctx = module.getContext();
   prepareContext(*ctx);
@@ -301,7 +338,8 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module, const std::string
   for (Type t : fn.getFunctionType().getInputs()) {
     auto s = specOf(t);
     if (!s)
-      return fail("@" + entry + ": arguments must be statically shaped tensors");
+      return fail("@" + entry +
+                  ": arguments must be statically shaped tensors");
     impl->inputs.push_back(*s);
   }
   for (Type t : fn.getFunctionType().getResults()) {
@@ -343,8 +381,9 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module, const std::string
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
     return fail("no host target: " + llvm::toString(jtmb.takeError()));
-  jtmb->setCodeGenOptLevel(options_.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
-                                                  : llvm::CodeGenOptLevel::Default);
+  jtmb->setCodeGenOptLevel(options_.optLevel >= 3
+                               ? llvm::CodeGenOptLevel::Aggressive
+                               : llvm::CodeGenOptLevel::Default);
   auto tm = jtmb->createTargetMachine();
   if (!tm)
     return fail("no target machine: " + llvm::toString(tm.takeError()));
@@ -368,8 +407,9 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module, const std::string
   ExecutionEngineOptions eo;
   eo.llvmModuleBuilder = builder;
   eo.transformer = transformer;
-  eo.jitCodeGenOptLevel = options_.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
-                                                 : llvm::CodeGenOptLevel::Default;
+  eo.jitCodeGenOptLevel = options_.optLevel >= 3
+                              ? llvm::CodeGenOptLevel::Aggressive
+                              : llvm::CodeGenOptLevel::Default;
   eo.sharedLibPaths = libs;
   eo.enableGDBNotificationListener = false;
   eo.enablePerfNotificationListener = false;
@@ -387,9 +427,10 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module, const std::string
   return exe;
 }
 
-bool timeExecutable(const Executable &exe, const std::vector<BufferView> &inputs,
-                    const std::vector<BufferView> &outputs, int warmup, int repeat,
-                    CallTimings &timings, std::string *error) {
+bool timeExecutable(const Executable &exe,
+                    const std::vector<BufferView> &inputs,
+                    const std::vector<BufferView> &outputs, int warmup,
+                    int repeat, CallTimings &timings, std::string *error) {
   using Clock = std::chrono::steady_clock;
   if (!exe.call(inputs, outputs, error))
     return false;
@@ -417,7 +458,8 @@ bool timeExecutable(const Executable &exe, const std::vector<BufferView> &inputs
   timings.repeat = repeat;
   timings.medianSeconds = median(raw);
   timings.minSeconds = raw.front();
-  timings.callOverheadSeconds = std::max(0.0, median(checked) - timings.medianSeconds);
+  timings.callOverheadSeconds =
+      std::max(0.0, median(checked) - timings.medianSeconds);
   return true;
 }
 

@@ -125,9 +125,11 @@ struct CallTimings {
 
 /// Runs `exe` `warmup` times untimed, then `repeat` (>= 1) timed calls.
 /// Returns false (and sets `error`) when the buffers do not match.
-bool timeExecutable(const Executable &exe, const std::vector<BufferView> &inputs,
-                    const std::vector<BufferView> &outputs, int warmup, int repeat,
-                    CallTimings &timings, std::string *error = nullptr);
+bool timeExecutable(const Executable &exe,
+                    const std::vector<BufferView> &inputs,
+                    const std::vector<BufferView> &outputs, int warmup,
+                    int repeat, CallTimings &timings,
+                    std::string *error = nullptr);
 
 } // namespace kiln
 

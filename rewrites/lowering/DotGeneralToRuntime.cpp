@@ -1,4 +1,5 @@
-//===- DotGeneralToRuntime.cpp - GEMM-shaped dot_general -> runtime call ---===//
+//===- DotGeneralToRuntime.cpp - GEMM-shaped dot_general -> runtime call
+//---===//
 //
 // A dot_general whose operands and result share f32 or f64 is viewed as a
 // batched GEMM C[B,M,N] = A[B,M,K] * B[B,K,N]: lhs dims group into (batch,
@@ -76,12 +77,12 @@ Value gemmOperand(ConversionPatternRewriter &rewriter, Location loc, Value v,
     for (int64_t d : perm)
       shape.push_back(t.getDimSize(d));
     auto tt = RankedTensorType::get(shape, t.getElementType());
-    v = linalg::TransposeOp::create(rewriter, loc, v, emptyTensor(rewriter, loc, tt),
-                                    perm)
+    v = linalg::TransposeOp::create(rewriter, loc, v,
+                                    emptyTensor(rewriter, loc, tt), perm)
             .getResult()[0];
   }
-  SmallVector<int64_t> shape3 = trans ? SmallVector<int64_t>{b, s, f}
-                                      : SmallVector<int64_t>{b, f, s};
+  SmallVector<int64_t> shape3 =
+      trans ? SmallVector<int64_t>{b, s, f} : SmallVector<int64_t>{b, f, s};
   auto t3 = RankedTensorType::get(shape3, t.getElementType());
   v = reshapeTensor(rewriter, loc, v, t3);
   // Any strided layout: the runtime reads the strides from the descriptor.
@@ -89,10 +90,11 @@ Value gemmOperand(ConversionPatternRewriter &rewriter, Location loc, Value v,
       rewriter.getContext(), ShapedType::kDynamic,
       {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic});
   auto mt = MemRefType::get(shape3, t.getElementType(), layout);
-  Value m = bufferization::ToBufferOp::create(rewriter, loc, mt, v, /*read_only=*/true);
-  auto dyn = MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic,
-                              ShapedType::kDynamic},
-                             t.getElementType(), layout);
+  Value m = bufferization::ToBufferOp::create(rewriter, loc, mt, v,
+                                              /*read_only=*/true);
+  auto dyn = MemRefType::get(
+      {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic},
+      t.getElementType(), layout);
   return memref::CastOp::create(rewriter, loc, dyn, m);
 }
 
@@ -109,7 +111,8 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
     Type elt = type.getElementType();
     if (!(elt.isF32() || elt.isF64()) || lt.getElementType() != elt ||
         rt.getElementType() != elt)
-      return rewriter.notifyMatchFailure(op, "runtime GEMM needs f32 or f64 throughout");
+      return rewriter.notifyMatchFailure(
+          op, "runtime GEMM needs f32 or f64 throughout");
     if (!type.hasStaticShape() || !lt.hasStaticShape() || !rt.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "needs static shapes");
     if (op.getLhsContractingDimensions().empty())
@@ -127,14 +130,16 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
       return rewriter.notifyMatchFailure(op, "too small for a runtime call");
 
     Location loc = op.getLoc();
-    auto freeDims = [](RankedTensorType t, ArrayRef<int64_t> b, ArrayRef<int64_t> c) {
+    auto freeDims = [](RankedTensorType t, ArrayRef<int64_t> b,
+                       ArrayRef<int64_t> c) {
       SmallVector<int64_t> f;
       for (int64_t d = 0; d < t.getRank(); ++d)
         if (!llvm::is_contained(b, d) && !llvm::is_contained(c, d))
           f.push_back(d);
       return f;
     };
-    ArrayRef<int64_t> lb = op.getLhsBatchDimensions(), rb = op.getRhsBatchDimensions();
+    ArrayRef<int64_t> lb = op.getLhsBatchDimensions(),
+                      rb = op.getRhsBatchDimensions();
     ArrayRef<int64_t> lc = op.getLhsContractingDimensions(),
                       rc = op.getRhsContractingDimensions();
     SmallVector<int64_t> lf = freeDims(lt, lb, lc), rf = freeDims(rt, rb, rc);
@@ -176,8 +181,8 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
 
 } // namespace
 
-void populateDotGeneralPatterns(RewritePatternSet &patterns, bool useRuntimeGemm,
-                                int64_t minMacs) {
+void populateDotGeneralPatterns(RewritePatternSet &patterns,
+                                bool useRuntimeGemm, int64_t minMacs) {
   populateDotGeneralGenericPattern(patterns);
   if (useRuntimeGemm)
     patterns.add<DotGeneralRuntimePattern>(patterns.getContext(), minMacs);

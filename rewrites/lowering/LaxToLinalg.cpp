@@ -23,8 +23,7 @@ namespace kiln {
 using namespace mlir;
 
 namespace {
-struct LaxToLinalgPass
-    : kiln::impl::KilnLaxToLinalgBase<LaxToLinalgPass> {
+struct LaxToLinalgPass : kiln::impl::KilnLaxToLinalgBase<LaxToLinalgPass> {
   using KilnLaxToLinalgBase::KilnLaxToLinalgBase;
 
   void runOnOperation() override {
@@ -38,29 +37,31 @@ struct LaxToLinalgPass
     // from the original lax types.
     TypeConverter converter;
     converter.addConversion([](Type t) { return kiln::lowering::signless(t); });
-    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
     populateCallOpTypeConversionPattern(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
     kiln::lowering::populateScanPatterns(patterns, converter);
     kiln::lowering::populateDotGeneralPatterns(patterns, useRuntimeGemm,
-                                                 runtimeGemmMinMacs);
+                                               runtimeGemmMinMacs);
 
     // Every lax op must go; types are unchanged (tensors stay tensors), so
     // no type converter is needed. An op no pattern handles is reported at
     // its location by the conversion driver and the pass fails.
     ConversionTarget target(*ctx);
     target.addIllegalDialect<kiln::lax::LaxDialect>();
-    target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
-                           func::FuncDialect, linalg::LinalgDialect,
-                           math::MathDialect, memref::MemRefDialect,
-                           scf::SCFDialect, tensor::TensorDialect>();
+    target.addLegalDialect<
+        arith::ArithDialect, bufferization::BufferizationDialect,
+        func::FuncDialect, linalg::LinalgDialect, math::MathDialect,
+        memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType()) &&
              converter.isLegal(&op.getBody());
     });
     target.addDynamicallyLegalOp<func::CallOp, func::ReturnOp>(
         [&](Operation *op) { return converter.isLegal(op); });
-    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
       signalPassFailure();
   }
 };

@@ -32,10 +32,13 @@ Type signless(Type t) {
   return t;
 }
 
-RankedTensorType signlessTensor(Type t) { return cast<RankedTensorType>(signless(t)); }
+RankedTensorType signlessTensor(Type t) {
+  return cast<RankedTensorType>(signless(t));
+}
 
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
 }
 
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
@@ -110,17 +113,21 @@ struct ScalarBuilder {
     // dividend's sign (C semantics): divsi/remsi; float rem is fmod: remf.
     if (isa<lax::DivOp>(op))
       return f ? (Value)arith::DivFOp::create(b, loc, x, y)
-               : (uns ? (Value)arith::DivUIOp::create(b, loc, x, y) : (Value)arith::DivSIOp::create(b, loc, x, y));
+               : (uns ? (Value)arith::DivUIOp::create(b, loc, x, y)
+                      : (Value)arith::DivSIOp::create(b, loc, x, y));
     if (isa<lax::RemOp>(op))
       return f ? (Value)arith::RemFOp::create(b, loc, x, y)
-               : (uns ? (Value)arith::RemUIOp::create(b, loc, x, y) : (Value)arith::RemSIOp::create(b, loc, x, y));
+               : (uns ? (Value)arith::RemUIOp::create(b, loc, x, y)
+                      : (Value)arith::RemSIOp::create(b, loc, x, y));
     // lax.max/min propagate NaN: maximumf/minimumf, not maxnumf.
     if (isa<lax::MaxOp>(op))
       return f ? (Value)arith::MaximumFOp::create(b, loc, x, y)
-               : (uns ? (Value)arith::MaxUIOp::create(b, loc, x, y) : (Value)arith::MaxSIOp::create(b, loc, x, y));
+               : (uns ? (Value)arith::MaxUIOp::create(b, loc, x, y)
+                      : (Value)arith::MaxSIOp::create(b, loc, x, y));
     if (isa<lax::MinOp>(op))
       return f ? (Value)arith::MinimumFOp::create(b, loc, x, y)
-               : (uns ? (Value)arith::MinUIOp::create(b, loc, x, y) : (Value)arith::MinSIOp::create(b, loc, x, y));
+               : (uns ? (Value)arith::MinUIOp::create(b, loc, x, y)
+                      : (Value)arith::MinSIOp::create(b, loc, x, y));
     if (isa<lax::PowOp>(op))
       return math::PowFOp::create(b, loc, x, y);
     if (isa<lax::AndOp>(op))
@@ -140,7 +147,9 @@ struct ScalarBuilder {
       return x;
     if (isa<lax::SignOp>(op) && uns) // 1 where x != 0, else 0.
       return arith::ExtUIOp::create(
-          b, loc, t, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, cst(t, 0)));
+          b, loc, t,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
+                                cst(t, 0)));
     if (isa<lax::AbsOp>(op))
       return f ? (Value)math::AbsFOp::create(b, loc, x)
                : (Value)math::AbsIOp::create(b, loc, x);
@@ -148,21 +157,33 @@ struct ScalarBuilder {
       // sign(x) = x > 0 ? 1 : (x < 0 ? -1 : x); returning x itself for the
       // last case keeps +-0 and NaN as JAX does.
       Value zero = cst(t, 0);
-      Value gt = f ? (Value)arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero)
-                   : (Value)arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, zero);
-      Value lt = f ? (Value)arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero)
-                   : (Value)arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+      Value gt = f ? (Value)arith::CmpFOp::create(
+                         b, loc, arith::CmpFPredicate::OGT, x, zero)
+                   : (Value)arith::CmpIOp::create(
+                         b, loc, arith::CmpIPredicate::sgt, x, zero);
+      Value lt = f ? (Value)arith::CmpFOp::create(
+                         b, loc, arith::CmpFPredicate::OLT, x, zero)
+                   : (Value)arith::CmpIOp::create(
+                         b, loc, arith::CmpIPredicate::slt, x, zero);
       Value neg = arith::SelectOp::create(b, loc, lt, cst(t, -1), x);
       return arith::SelectOp::create(b, loc, gt, cst(t, 1), neg);
     }
-    if (isa<lax::ExpOp>(op)) return math::ExpOp::create(b, loc, x);
-    if (isa<lax::LogOp>(op)) return math::LogOp::create(b, loc, x);
-    if (isa<lax::Log1pOp>(op)) return math::Log1pOp::create(b, loc, x);
-    if (isa<lax::SinOp>(op)) return math::SinOp::create(b, loc, x);
-    if (isa<lax::CosOp>(op)) return math::CosOp::create(b, loc, x);
-    if (isa<lax::TanhOp>(op)) return math::TanhOp::create(b, loc, x);
-    if (isa<lax::SqrtOp>(op)) return math::SqrtOp::create(b, loc, x);
-    if (isa<lax::RsqrtOp>(op)) return math::RsqrtOp::create(b, loc, x);
+    if (isa<lax::ExpOp>(op))
+      return math::ExpOp::create(b, loc, x);
+    if (isa<lax::LogOp>(op))
+      return math::LogOp::create(b, loc, x);
+    if (isa<lax::Log1pOp>(op))
+      return math::Log1pOp::create(b, loc, x);
+    if (isa<lax::SinOp>(op))
+      return math::SinOp::create(b, loc, x);
+    if (isa<lax::CosOp>(op))
+      return math::CosOp::create(b, loc, x);
+    if (isa<lax::TanhOp>(op))
+      return math::TanhOp::create(b, loc, x);
+    if (isa<lax::SqrtOp>(op))
+      return math::SqrtOp::create(b, loc, x);
+    if (isa<lax::RsqrtOp>(op))
+      return math::RsqrtOp::create(b, loc, x);
     if (isa<lax::LogisticOp>(op)) {
       // logistic(x) = 1 / (1 + exp(-x)).
       Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
@@ -175,7 +196,8 @@ struct ScalarBuilder {
                : (Value)arith::MulIOp::create(b, loc, x, x);
     if (isa<lax::NotOp>(op)) // Bitwise not (logical for i1): x xor all-ones.
       return arith::XOrIOp::create(
-          b, loc, x, arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, -1)));
+          b, loc, x,
+          arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, -1)));
     return {};
   }
 
@@ -210,12 +232,24 @@ struct ScalarBuilder {
       // Ordered predicates except NE, which is true on NaN as in IEEE/JAX.
       arith::CmpFPredicate p;
       switch (dir) {
-      case D::EQ: p = arith::CmpFPredicate::OEQ; break;
-      case D::NE: p = arith::CmpFPredicate::UNE; break;
-      case D::LT: p = arith::CmpFPredicate::OLT; break;
-      case D::LE: p = arith::CmpFPredicate::OLE; break;
-      case D::GT: p = arith::CmpFPredicate::OGT; break;
-      case D::GE: p = arith::CmpFPredicate::OGE; break;
+      case D::EQ:
+        p = arith::CmpFPredicate::OEQ;
+        break;
+      case D::NE:
+        p = arith::CmpFPredicate::UNE;
+        break;
+      case D::LT:
+        p = arith::CmpFPredicate::OLT;
+        break;
+      case D::LE:
+        p = arith::CmpFPredicate::OLE;
+        break;
+      case D::GT:
+        p = arith::CmpFPredicate::OGT;
+        break;
+      case D::GE:
+        p = arith::CmpFPredicate::OGE;
+        break;
       }
       return arith::CmpFOp::create(b, loc, p, x, y);
     }
@@ -223,12 +257,24 @@ struct ScalarBuilder {
     bool u = uns || t.isInteger(1);
     arith::CmpIPredicate p;
     switch (dir) {
-    case D::EQ: p = arith::CmpIPredicate::eq; break;
-    case D::NE: p = arith::CmpIPredicate::ne; break;
-    case D::LT: p = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt; break;
-    case D::LE: p = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle; break;
-    case D::GT: p = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt; break;
-    case D::GE: p = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge; break;
+    case D::EQ:
+      p = arith::CmpIPredicate::eq;
+      break;
+    case D::NE:
+      p = arith::CmpIPredicate::ne;
+      break;
+    case D::LT:
+      p = u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+      break;
+    case D::LE:
+      p = u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+      break;
+    case D::GT:
+      p = u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+      break;
+    case D::GE:
+      p = u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+      break;
     }
     return arith::CmpIOp::create(b, loc, p, x, y);
   }
@@ -244,7 +290,8 @@ struct ScalarBuilder {
     if (ti && ti.getWidth() == 1) {
       Value zero = cst(from, 0);
       if (ff)
-        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x, zero);
+        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
+                                     zero);
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x, zero);
     }
     if (fi && ti) {
@@ -255,8 +302,9 @@ struct ScalarBuilder {
       return arith::TruncIOp::create(b, loc, to, x);
     }
     if (fi && tf)
-      return fi.getWidth() == 1 || uns ? (Value)arith::UIToFPOp::create(b, loc, to, x)
-                                : (Value)arith::SIToFPOp::create(b, loc, to, x);
+      return fi.getWidth() == 1 || uns
+                 ? (Value)arith::UIToFPOp::create(b, loc, to, x)
+                 : (Value)arith::SIToFPOp::create(b, loc, to, x);
     if (ff && ti)
       return toUns ? (Value)arith::FPToUIOp::create(b, loc, to, x)
                    : (Value)arith::FPToSIOp::create(b, loc, to, x);
@@ -274,7 +322,8 @@ struct ScalarBuilder {
 };
 
 LogicalResult checkTypes(Operation *op, ConversionPatternRewriter &rewriter) {
-  for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+  for (Type t :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
     auto rt = dyn_cast<RankedTensorType>(t);
     if (!rt || !rt.hasStaticShape() || !isSupportedElement(rt.getElementType()))
       return rewriter.notifyMatchFailure(
@@ -284,8 +333,7 @@ LogicalResult checkTypes(Operation *op, ConversionPatternRewriter &rewriter) {
 }
 
 /// Unary and binary elementwise ops.
-template <typename OpTy>
-struct ElementwisePattern : OpConversionPattern<OpTy> {
+template <typename OpTy> struct ElementwisePattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
@@ -298,7 +346,8 @@ struct ElementwisePattern : OpConversionPattern<OpTy> {
     Value r = buildElementwise(
         rewriter, op.getLoc(), type, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-          ScalarBuilder sb{b, loc, isUnsignedElement(raw->getOperand(0).getType())};
+          ScalarBuilder sb{b, loc,
+                           isUnsignedElement(raw->getOperand(0).getType())};
           Value v = args.size() == 1 ? sb.unary(raw, args[0])
                                      : sb.binary(raw, args[0], args[1]);
           if (!v) {
@@ -345,7 +394,8 @@ struct ComparePattern : OpConversionPattern<lax::CompareOp> {
       return failure();
     Value r = buildElementwise(
         rewriter, op.getLoc(), signlessTensor(op.getType()),
-        adaptor.getOperands(), [&](OpBuilder &b, Location loc, ValueRange args) {
+        adaptor.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
           return ScalarBuilder{b, loc, isUnsignedElement(op.getLhs().getType())}
               .compare(op.getDirection(), args[0], args[1]);
         });
@@ -364,21 +414,24 @@ struct SelectNPattern : OpConversionPattern<lax::SelectNOp> {
     auto whichType = signlessTensor(op.getWhich().getType());
     auto type = signlessTensor(op.getType());
     if (whichType.getRank() != 0 && whichType.getShape() != type.getShape())
-      return rewriter.notifyMatchFailure(op, "which must be scalar or match the cases");
+      return rewriter.notifyMatchFailure(
+          op, "which must be scalar or match the cases");
     Value r = buildElementwise(
         rewriter, op.getLoc(), type, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
           Value which = args[0];
           ValueRange cases = args.drop_front();
           if (which.getType().isInteger(1))
-            return arith::SelectOp::create(b, loc, which, cases[cases.size() > 1 ? 1 : 0], cases[0]);
+            return arith::SelectOp::create(
+                b, loc, which, cases[cases.size() > 1 ? 1 : 0], cases[0]);
           // Integer which: cases[which]; out-of-range picks the last case
           // (JAX leaves it unspecified).
           Value acc = cases.back();
           for (int64_t i = cases.size() - 2; i >= 0; --i) {
             Value idx = arith::ConstantOp::create(
                 b, loc, b.getIntegerAttr(which.getType(), i));
-            Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, which, idx);
+            Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             which, idx);
             acc = arith::SelectOp::create(b, loc, eq, cases[i], acc);
           }
           return acc;
@@ -403,8 +456,10 @@ struct ConvertPattern : OpConversionPattern<lax::ConvertElementTypeOp> {
     Value r = buildElementwise(
         rewriter, op.getLoc(), type, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          return ScalarBuilder{b, loc, isUnsignedElement(op.getOperand().getType())}
-              .convert(args[0], type.getElementType(), isUnsignedElement(op.getType()));
+          return ScalarBuilder{b, loc,
+                               isUnsignedElement(op.getOperand().getType())}
+              .convert(args[0], type.getElementType(),
+                       isUnsignedElement(op.getType()));
         });
     rewriter.replaceOp(op, r);
     return success();
@@ -415,21 +470,21 @@ struct ConvertPattern : OpConversionPattern<lax::ConvertElementTypeOp> {
 
 void populateElementwisePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ElementwisePattern<lax::AddOp>, ElementwisePattern<lax::SubOp>,
-               ElementwisePattern<lax::MulOp>, ElementwisePattern<lax::DivOp>,
-               ElementwisePattern<lax::RemOp>, ElementwisePattern<lax::MaxOp>,
-               ElementwisePattern<lax::MinOp>, ElementwisePattern<lax::PowOp>,
-               ElementwisePattern<lax::AndOp>, ElementwisePattern<lax::OrOp>,
-               ElementwisePattern<lax::NegOp>, ElementwisePattern<lax::AbsOp>,
-               ElementwisePattern<lax::SignOp>, ElementwisePattern<lax::ExpOp>,
-               ElementwisePattern<lax::LogOp>, ElementwisePattern<lax::Log1pOp>,
-               ElementwisePattern<lax::SinOp>, ElementwisePattern<lax::CosOp>,
-               ElementwisePattern<lax::TanhOp>,
-               ElementwisePattern<lax::LogisticOp>,
-               ElementwisePattern<lax::SqrtOp>, ElementwisePattern<lax::RsqrtOp>,
-               ElementwisePattern<lax::SquareOp>, ElementwisePattern<lax::NotOp>,
-               IntegerPowPattern, ComparePattern, SelectNPattern,
-               ConvertPattern>(ctx);
+  patterns
+      .add<ElementwisePattern<lax::AddOp>, ElementwisePattern<lax::SubOp>,
+           ElementwisePattern<lax::MulOp>, ElementwisePattern<lax::DivOp>,
+           ElementwisePattern<lax::RemOp>, ElementwisePattern<lax::MaxOp>,
+           ElementwisePattern<lax::MinOp>, ElementwisePattern<lax::PowOp>,
+           ElementwisePattern<lax::AndOp>, ElementwisePattern<lax::OrOp>,
+           ElementwisePattern<lax::NegOp>, ElementwisePattern<lax::AbsOp>,
+           ElementwisePattern<lax::SignOp>, ElementwisePattern<lax::ExpOp>,
+           ElementwisePattern<lax::LogOp>, ElementwisePattern<lax::Log1pOp>,
+           ElementwisePattern<lax::SinOp>, ElementwisePattern<lax::CosOp>,
+           ElementwisePattern<lax::TanhOp>, ElementwisePattern<lax::LogisticOp>,
+           ElementwisePattern<lax::SqrtOp>, ElementwisePattern<lax::RsqrtOp>,
+           ElementwisePattern<lax::SquareOp>, ElementwisePattern<lax::NotOp>,
+           IntegerPowPattern, ComparePattern, SelectNPattern, ConvertPattern>(
+          ctx);
 }
 
 } // namespace kiln::lowering

@@ -14,7 +14,8 @@ namespace kiln::lowering {
 namespace {
 
 LogicalResult checkStatic(Operation *op, ConversionPatternRewriter &rewriter) {
-  for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+  for (Type t :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
     auto rt = dyn_cast<RankedTensorType>(t);
     if (!rt || !rt.hasStaticShape() || !isSupportedElement(rt.getElementType()))
       return rewriter.notifyMatchFailure(
@@ -27,7 +28,8 @@ enum class ReduceKind { Sum, Max, Min, Prod };
 
 /// The identity of the reduction (the value of an empty reduction in JAX);
 /// `uns`: the elements are unsigned.
-Value reductionInit(OpBuilder &b, Location loc, Type t, ReduceKind kind, bool uns) {
+Value reductionInit(OpBuilder &b, Location loc, Type t, ReduceKind kind,
+                    bool uns) {
   if (kind == ReduceKind::Sum)
     return scalarConstant(b, loc, t, 0);
   if (kind == ReduceKind::Prod)
@@ -35,8 +37,9 @@ Value reductionInit(OpBuilder &b, Location loc, Type t, ReduceKind kind, bool un
   bool max = kind == ReduceKind::Max;
   if (auto ft = dyn_cast<FloatType>(t))
     return arith::ConstantOp::create(
-        b, loc, b.getFloatAttr(ft, max ? -std::numeric_limits<double>::infinity()
-                                       : std::numeric_limits<double>::infinity()));
+        b, loc,
+        b.getFloatAttr(ft, max ? -std::numeric_limits<double>::infinity()
+                               : std::numeric_limits<double>::infinity()));
   unsigned w = t.getIntOrFloatBitWidth();
   APInt v = max ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
   if (uns)
@@ -51,7 +54,8 @@ Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x, Value acc,
   bool f = isa<FloatType>(x.getType());
   bool i1 = x.getType().isInteger(1);
   // Reduction order is unspecified in JAX/XLA: reassoc lets LLVM vectorize.
-  auto fm = arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::reassoc);
+  auto fm = arith::FastMathFlagsAttr::get(b.getContext(),
+                                          arith::FastMathFlags::reassoc);
   switch (kind) {
   case ReduceKind::Sum:
     return f ? (Value)arith::AddFOp::create(b, loc, x, acc, fm)
@@ -96,7 +100,8 @@ struct ReducePattern : OpConversionPattern<OpTy> {
     auto reduce = linalg::ReduceOp::create(
         rewriter, loc, ValueRange{adaptor.getOperand()}, ValueRange{init}, dims,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l, combine(b, l, Kind, args[0], args[1], uns));
+          linalg::YieldOp::create(b, l,
+                                  combine(b, l, Kind, args[0], args[1], uns));
         });
     rewriter.replaceOp(op, reduce.getResult(0));
     return success();
@@ -125,7 +130,8 @@ struct ArgReducePattern : OpConversionPattern<OpTy> {
     auto valType = RankedTensorType::get(type.getShape(), elt);
     Value initVal = filledTensor(
         rewriter, loc, valType,
-        reductionInit(rewriter, loc, elt, IsMax ? ReduceKind::Max : ReduceKind::Min, uns));
+        reductionInit(rewriter, loc, elt,
+                      IsMax ? ReduceKind::Max : ReduceKind::Min, uns));
     Value initIdx = filledTensor(rewriter, loc, type,
                                  scalarConstant(rewriter, loc, idxType, 0));
     SmallVector<AffineExpr> outExprs;
@@ -137,34 +143,40 @@ struct ArgReducePattern : OpConversionPattern<OpTy> {
         outExprs.push_back(rewriter.getAffineDimExpr(d));
     }
     AffineMap outMap = AffineMap::get(rank, 0, outExprs, rewriter.getContext());
-    SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank), outMap, outMap};
+    SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank), outMap,
+                                outMap};
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{valType, type}, ValueRange{adaptor.getOperand()},
-        ValueRange{initVal, initIdx}, maps, iters,
-        [&](OpBuilder &b, Location l, ValueRange args) {
+        rewriter, loc, TypeRange{valType, type},
+        ValueRange{adaptor.getOperand()}, ValueRange{initVal, initIdx}, maps,
+        iters, [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = args[0], best = args[1], bestIdx = args[2];
           Value better;
           if (isa<FloatType>(elt)) {
-            Value cmp = arith::CmpFOp::create(
-                b, l, IsMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
-                x, best);
-            Value xNan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
-            Value bestNotNan =
-                arith::CmpFOp::create(b, l, arith::CmpFPredicate::ORD, best, best);
+            Value cmp = arith::CmpFOp::create(b, l,
+                                              IsMax ? arith::CmpFPredicate::OGT
+                                                    : arith::CmpFPredicate::OLT,
+                                              x, best);
+            Value xNan =
+                arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+            Value bestNotNan = arith::CmpFOp::create(
+                b, l, arith::CmpFPredicate::ORD, best, best);
             better = arith::OrIOp::create(
                 b, l, cmp, arith::AndIOp::create(b, l, xNan, bestNotNan));
           } else {
             bool u = uns || elt.isInteger(1);
-            auto p = IsMax ? (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
-                           : (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt);
+            auto p = IsMax ? (u ? arith::CmpIPredicate::ugt
+                                : arith::CmpIPredicate::sgt)
+                           : (u ? arith::CmpIPredicate::ult
+                                : arith::CmpIPredicate::slt);
             better = arith::CmpIOp::create(b, l, p, x, best);
           }
           Value idx = linalg::IndexOp::create(b, l, axis);
           Value idxCast = arith::IndexCastOp::create(b, l, idxType, idx);
           linalg::YieldOp::create(
               b, l,
-              ValueRange{arith::SelectOp::create(b, l, better, x, best),
-                         arith::SelectOp::create(b, l, better, idxCast, bestIdx)});
+              ValueRange{
+                  arith::SelectOp::create(b, l, better, x, best),
+                  arith::SelectOp::create(b, l, better, idxCast, bestIdx)});
         });
     rewriter.replaceOp(op, generic.getResult(1));
     return success();
@@ -191,7 +203,8 @@ struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
     if (isa<FloatType>(elt) != isa<FloatType>(lt.getElementType()) ||
         isa<FloatType>(elt) != isa<FloatType>(rt.getElementType()))
       return rewriter.notifyMatchFailure(op, "mixed int/float contraction");
-    ArrayRef<int64_t> lb = op.getLhsBatchDimensions(), rb = op.getRhsBatchDimensions();
+    ArrayRef<int64_t> lb = op.getLhsBatchDimensions(),
+                      rb = op.getRhsBatchDimensions();
     ArrayRef<int64_t> lc = op.getLhsContractingDimensions(),
                       rc = op.getRhsContractingDimensions();
     int64_t nb = lb.size(), nc = lc.size();
@@ -206,7 +219,8 @@ struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
         if (auto *it = llvm::find(batch, d); it != batch.end())
           exprs.push_back(getAffineDimExpr(it - batch.begin(), ctx));
         else if (auto *ct = llvm::find(contract, d); ct != contract.end())
-          exprs.push_back(getAffineDimExpr(nb + nlf + nrf + (ct - contract.begin()), ctx));
+          exprs.push_back(
+              getAffineDimExpr(nb + nlf + nrf + (ct - contract.begin()), ctx));
         else
           exprs.push_back(getAffineDimExpr(free++, ctx));
       }
@@ -218,12 +232,15 @@ struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
     SmallVector<AffineMap> maps{operandMap(lt, lb, lc, nb),
                                 operandMap(rt, rb, rc, nb + nlf),
                                 AffineMap::get(nLoops, 0, outExprs, ctx)};
-    SmallVector<utils::IteratorType> iters(nb + nlf + nrf, utils::IteratorType::parallel);
+    SmallVector<utils::IteratorType> iters(nb + nlf + nrf,
+                                           utils::IteratorType::parallel);
     iters.append(nc, utils::IteratorType::reduction);
-    Value init = filledTensor(rewriter, loc, type, scalarConstant(rewriter, loc, elt, 0));
+    Value init = filledTensor(rewriter, loc, type,
+                              scalarConstant(rewriter, loc, elt, 0));
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, ValueRange{adaptor.getLhs(), adaptor.getRhs()},
-        ValueRange{init}, maps, iters, [&](OpBuilder &b, Location l, ValueRange args) {
+        rewriter, loc, TypeRange{type},
+        ValueRange{adaptor.getLhs(), adaptor.getRhs()}, ValueRange{init}, maps,
+        iters, [&](OpBuilder &b, Location l, ValueRange args) {
           auto cvt = [&](Value v, bool uns) -> Value {
             Type from = v.getType();
             if (from == elt)
@@ -243,12 +260,14 @@ struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
           // in JAX/XLA; the flags let LLVM vectorize the reduction and fuse
           // multiply-adds.
           auto fm = arith::FastMathFlagsAttr::get(
-              b.getContext(), arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
+              b.getContext(),
+              arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
           if (isa<FloatType>(elt))
-            r = arith::AddFOp::create(b, l, args[2],
-                                      arith::MulFOp::create(b, l, x, y, fm), fm);
+            r = arith::AddFOp::create(
+                b, l, args[2], arith::MulFOp::create(b, l, x, y, fm), fm);
           else
-            r = arith::AddIOp::create(b, l, args[2], arith::MulIOp::create(b, l, x, y));
+            r = arith::AddIOp::create(b, l, args[2],
+                                      arith::MulIOp::create(b, l, x, y));
           linalg::YieldOp::create(b, l, r);
         });
     rewriter.replaceOp(op, generic.getResult(0));

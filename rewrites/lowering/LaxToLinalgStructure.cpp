@@ -89,23 +89,26 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value value,
   };
   Value flat = value;
   if (src.getRank() != 1)
-    flat = src.getRank() == 0
-               ? (Value)tensor::ExpandShapeOp::create(b, loc, flatType, value,
-                                                      SmallVector<ReassociationIndices>{})
-               : (Value)tensor::CollapseShapeOp::create(b, loc, flatType, value,
-                                                        allDims(src.getRank()));
+    flat =
+        src.getRank() == 0
+            ? (Value)tensor::ExpandShapeOp::create(
+                  b, loc, flatType, value, SmallVector<ReassociationIndices>{})
+            : (Value)tensor::CollapseShapeOp::create(b, loc, flatType, value,
+                                                     allDims(src.getRank()));
   if (type.getRank() == 1)
     return flat;
   if (type.getRank() == 0)
     return tensor::CollapseShapeOp::create(b, loc, type, flat,
                                            SmallVector<ReassociationIndices>{});
-  return tensor::ExpandShapeOp::create(b, loc, type, flat, allDims(type.getRank()));
+  return tensor::ExpandShapeOp::create(b, loc, type, flat,
+                                       allDims(type.getRank()));
 }
 
 namespace {
 
 LogicalResult checkStatic(Operation *op, ConversionPatternRewriter &rewriter) {
-  for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+  for (Type t :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
     auto rt = dyn_cast<RankedTensorType>(t);
     if (!rt || !rt.hasStaticShape() || !isSupportedElement(rt.getElementType()))
       return rewriter.notifyMatchFailure(
@@ -128,7 +131,8 @@ struct ConstantPattern : OpConversionPattern<lax::ConstantOp> {
     if (isUnsignedElement(value.getType())) {
       auto dense = dyn_cast<DenseElementsAttr>(value);
       if (!dense)
-        return rewriter.notifyMatchFailure(op, "unsigned constant that is not dense");
+        return rewriter.notifyMatchFailure(
+            op, "unsigned constant that is not dense");
       value = dense.bitcast(signlessTensor(dense.getType()).getElementType());
     }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
@@ -192,7 +196,8 @@ struct BroadcastInDimPattern : OpConversionPattern<lax::BroadcastInDimOp> {
         rewriter.getMultiDimIdentityMap(rank)};
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
-        rewriter, op.getLoc(), TypeRange{type}, ValueRange{adaptor.getOperand()},
+        rewriter, op.getLoc(), TypeRange{type},
+        ValueRange{adaptor.getOperand()},
         ValueRange{emptyTensor(rewriter, op.getLoc(), type)}, maps, iters,
         [](OpBuilder &b, Location loc, ValueRange args) {
           linalg::YieldOp::create(b, loc, args[0]);
@@ -203,15 +208,15 @@ struct BroadcastInDimPattern : OpConversionPattern<lax::BroadcastInDimOp> {
 };
 
 /// reshape, squeeze and expand_dims are all row-major reshapes.
-template <typename OpTy>
-struct ReshapeLikePattern : OpConversionPattern<OpTy> {
+template <typename OpTy> struct ReshapeLikePattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkStatic(op, rewriter)))
       return failure();
-    rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(), adaptor.getOperand(),
+    rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(),
+                                         adaptor.getOperand(),
                                          signlessTensor(op.getType())));
     return success();
   }
@@ -256,7 +261,8 @@ struct RevPattern : OpConversionPattern<lax::RevOp> {
         rewriter.getMultiDimIdentityMap(rank)};
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     auto generic = linalg::GenericOp::create(
-        rewriter, op.getLoc(), TypeRange{type}, ValueRange{adaptor.getOperand()},
+        rewriter, op.getLoc(), TypeRange{type},
+        ValueRange{adaptor.getOperand()},
         ValueRange{emptyTensor(rewriter, op.getLoc(), type)}, maps, iters,
         [](OpBuilder &b, Location loc, ValueRange args) {
           linalg::YieldOp::create(b, loc, args[0]);
@@ -288,18 +294,23 @@ struct SlicePattern : OpConversionPattern<lax::SliceOp> {
 
 /// The start index of dim `d`, clamped like JAX into [0, dimSize - size].
 SmallVector<OpFoldResult> clampedOffsets(OpBuilder &b, Location loc,
-                                         ValueRange indices, TypeRange laxIndexTypes,
+                                         ValueRange indices,
+                                         TypeRange laxIndexTypes,
                                          RankedTensorType operand,
                                          ArrayRef<int64_t> sizes) {
   SmallVector<OpFoldResult> offsets;
   for (auto [d, idx] : llvm::enumerate(indices)) {
     Value scalar = tensor::ExtractOp::create(b, loc, idx, ValueRange{});
     Value i = isUnsignedElement(laxIndexTypes[d])
-                  ? (Value)arith::IndexCastUIOp::create(b, loc, b.getIndexType(), scalar)
-                  : (Value)arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
+                  ? (Value)arith::IndexCastUIOp::create(
+                        b, loc, b.getIndexType(), scalar)
+                  : (Value)arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                      scalar);
     Value lo = arith::ConstantIndexOp::create(b, loc, 0);
-    Value hi = arith::ConstantIndexOp::create(b, loc, operand.getDimSize(d) - sizes[d]);
-    Value c = arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, i, hi), lo);
+    Value hi = arith::ConstantIndexOp::create(b, loc,
+                                              operand.getDimSize(d) - sizes[d]);
+    Value c = arith::MaxSIOp::create(b, loc,
+                                     arith::MinSIOp::create(b, loc, i, hi), lo);
     offsets.push_back(c);
   }
   return offsets;
@@ -328,7 +339,8 @@ struct DynamicSlicePattern : OpConversionPattern<lax::DynamicSliceOp> {
   }
 };
 
-struct DynamicUpdateSlicePattern : OpConversionPattern<lax::DynamicUpdateSliceOp> {
+struct DynamicUpdateSlicePattern
+    : OpConversionPattern<lax::DynamicUpdateSliceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(lax::DynamicUpdateSliceOp op, OpAdaptor adaptor,
@@ -372,8 +384,8 @@ struct ConcatenatePattern : OpConversionPattern<lax::ConcatenateOp> {
         sizes.push_back(rewriter.getIndexAttr(inType.getDimSize(d)));
         strides.push_back(rewriter.getIndexAttr(1));
       }
-      acc = tensor::InsertSliceOp::create(rewriter, op.getLoc(), in, acc, offsets,
-                                          sizes, strides);
+      acc = tensor::InsertSliceOp::create(rewriter, op.getLoc(), in, acc,
+                                          offsets, sizes, strides);
       offset += inType.getDimSize(dim);
     }
     rewriter.replaceOp(op, acc);

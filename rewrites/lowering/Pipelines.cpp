@@ -56,15 +56,19 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
               "canonicalize");
   addText(pm, "func.func(buffer-hoisting,buffer-loop-hoisting)");
   if (options.promoteToStack)
-    addText(pm, "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=4096})");
+    addText(
+        pm,
+        "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=4096})");
   addText(pm, "ownership-based-buffer-deallocation,canonicalize,"
-              "buffer-deallocation-simplification,bufferization-lower-deallocations,cse,"
+              "buffer-deallocation-simplification,bufferization-lower-"
+              "deallocations,cse,"
               "canonicalize");
-  addText(pm, "convert-linalg-to-loops,lower-affine,convert-scf-to-cf,canonicalize,"
-              "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
-              "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
-              "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-              "reconcile-unrealized-casts,canonicalize,cse");
+  addText(pm,
+          "convert-linalg-to-loops,lower-affine,convert-scf-to-cf,canonicalize,"
+          "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+          "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
+          "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+          "reconcile-unrealized-casts,canonicalize,cse");
 }
 
 void kiln::registerKilnLowering() {

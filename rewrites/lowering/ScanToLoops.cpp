@@ -41,7 +41,8 @@ struct ScanPattern : OpConversionPattern<lax::ScanOp> {
   LogicalResult
   matchAndRewrite(lax::ScanOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+    for (Type t :
+         llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
       if (!cast<RankedTensorType>(t).hasStaticShape())
         return rewriter.notifyMatchFailure(op, "needs static shapes");
     Location loc = op.getLoc();
@@ -53,20 +54,23 @@ struct ScanPattern : OpConversionPattern<lax::ScanOp> {
 
     SmallVector<Value> iterInits(inits.begin(), inits.end());
     for (Value y : op.getYs())
-      iterInits.push_back(emptyTensor(rewriter, loc, signlessTensor(y.getType())));
+      iterInits.push_back(
+          emptyTensor(rewriter, loc, signlessTensor(y.getType())));
 
     Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
     Value ub = arith::ConstantIndexOp::create(rewriter, loc, op.getLength());
     Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    auto forOp = scf::ForOp::create(rewriter, loc, lb, ub, step, iterInits,
-                                    [](OpBuilder &, Location, Value, ValueRange) {});
+    auto forOp =
+        scf::ForOp::create(rewriter, loc, lb, ub, step, iterInits,
+                           [](OpBuilder &, Location, Value, ValueRange) {});
     Block *loopBody = forOp.getBody();
     rewriter.setInsertionPointToStart(loopBody);
     // reverse: iteration k works on slice length-1-k; slice i still lands at
     // index i of the ys, so reads and writes use the same index.
     Value i = forOp.getInductionVar();
     if (op.getReverse()) {
-      Value last = arith::ConstantIndexOp::create(rewriter, loc, op.getLength() - 1);
+      Value last =
+          arith::ConstantIndexOp::create(rewriter, loc, op.getLength() - 1);
       i = arith::SubIOp::create(rewriter, loc, last, i);
     }
     SmallVector<Value> blockArgs(consts.begin(), consts.end());
@@ -78,7 +82,8 @@ struct ScanPattern : OpConversionPattern<lax::ScanOp> {
       SmallVector<OpFoldResult> offsets, sizes, strides;
       sliceAt(rewriter, xType, axis, i, offsets, sizes, strides);
       blockArgs.push_back(tensor::ExtractSliceOp::create(
-          rewriter, loc, lax::dropDim(xType, axis), x, offsets, sizes, strides));
+          rewriter, loc, lax::dropDim(xType, axis), x, offsets, sizes,
+          strides));
     }
 
     // Body arguments of unsigned types become signless like their values.

@@ -54,8 +54,10 @@ void gemm(KilnMemRef3<T> *a, KilnMemRef3<T> *b, KilnMemRef3<T> *c,
   int64_t brs = transB ? b->strides[2] : b->strides[1];
   int64_t bcs = transB ? b->strides[1] : b->strides[2];
   for (int64_t i = 0; i < batch; ++i) {
-    const T *pa = a->aligned + a->offset + (a->sizes[0] == 1 ? 0 : i * a->strides[0]);
-    const T *pb = b->aligned + b->offset + (b->sizes[0] == 1 ? 0 : i * b->strides[0]);
+    const T *pa =
+        a->aligned + a->offset + (a->sizes[0] == 1 ? 0 : i * a->strides[0]);
+    const T *pb =
+        b->aligned + b->offset + (b->sizes[0] == 1 ? 0 : i * b->strides[0]);
     T *pc = c->aligned + c->offset + i * c->strides[0];
     if (k == 0) {
       for (int64_t r = 0; r < m; ++r)
@@ -98,8 +100,16 @@ void _mlir_ciface_kiln_rt_dgemm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
 void kiln_rt_sgemm_rowmajor(int64_t m, int64_t n, int64_t k, const float *a,
                             int64_t lda, const float *b, int64_t ldb, float *c,
                             int64_t ldc) {
-  KilnMemRef3<float> da{const_cast<float *>(a), const_cast<float *>(a), 0, {1, m, k}, {m * lda, lda, 1}};
-  KilnMemRef3<float> db{const_cast<float *>(b), const_cast<float *>(b), 0, {1, k, n}, {k * ldb, ldb, 1}};
+  KilnMemRef3<float> da{const_cast<float *>(a),
+                        const_cast<float *>(a),
+                        0,
+                        {1, m, k},
+                        {m * lda, lda, 1}};
+  KilnMemRef3<float> db{const_cast<float *>(b),
+                        const_cast<float *>(b),
+                        0,
+                        {1, k, n},
+                        {k * ldb, ldb, 1}};
   KilnMemRef3<float> dc{c, c, 0, {1, m, n}, {m * ldc, ldc, 1}};
   gemm(&da, &db, &dc, 0, 0);
 }
@@ -134,13 +144,15 @@ RankedView view(const UnrankedDesc *d) {
 }
 } // namespace
 
-extern "C" void memrefCopy(int64_t elemSize, UnrankedDesc *src, UnrankedDesc *dst) {
+extern "C" void memrefCopy(int64_t elemSize, UnrankedDesc *src,
+                           UnrankedDesc *dst) {
   int64_t rank = src->rank;
   RankedView s = view(src), d = view(dst);
   for (int64_t i = 0; i < rank; ++i)
     if (s.sizes[i] == 0)
       return;
-  char *sp = s.aligned + s.offset * elemSize, *dp = d.aligned + d.offset * elemSize;
+  char *sp = s.aligned + s.offset * elemSize,
+       *dp = d.aligned + d.offset * elemSize;
   if (rank == 0) {
     std::memcpy(dp, sp, elemSize);
     return;

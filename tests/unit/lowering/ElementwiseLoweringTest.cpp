@@ -10,9 +10,12 @@ namespace {
 
 /// One unary f32 op on a fixed input vs a reference function.
 void checkUnary(const std::string &op, float (*ref)(float),
-                std::vector<float> x = {-2.5f, -1.0f, -0.25f, 0.0f, 0.5f, 1.0f, 3.0f, 7.5f}) {
+                std::vector<float> x = {-2.5f, -1.0f, -0.25f, 0.0f, 0.5f, 1.0f,
+                                        3.0f, 7.5f}) {
   std::string src = "func.func @main(%a: tensor<8xf32>) -> tensor<8xf32> {\n"
-                    "  %r = lax." + op + " %a : tensor<8xf32>\n"
+                    "  %r = lax." +
+                    op +
+                    " %a : tensor<8xf32>\n"
                     "  return %r : tensor<8xf32>\n}\n";
   auto exe = jit(src);
   ASSERT_TRUE(exe);
@@ -25,7 +28,8 @@ void checkUnary(const std::string &op, float (*ref)(float),
 TEST(ElementwiseLowering, UnaryFloat) {
   checkUnary("neg", [](float v) { return -v; });
   checkUnary("abs", [](float v) { return std::fabs(v); });
-  checkUnary("sign", [](float v) { return v > 0 ? 1.0f : (v < 0 ? -1.0f : v); });
+  checkUnary("sign",
+             [](float v) { return v > 0 ? 1.0f : (v < 0 ? -1.0f : v); });
   checkUnary("exp", [](float v) { return std::exp(v); });
   checkUnary("tanh", [](float v) { return std::tanh(v); });
   checkUnary("sin", [](float v) { return std::sin(v); });
@@ -33,10 +37,14 @@ TEST(ElementwiseLowering, UnaryFloat) {
   checkUnary("square", [](float v) { return v * v; });
   checkUnary("logistic", [](float v) { return 1.0f / (1.0f + std::exp(-v)); });
   std::vector<float> pos = {0.25f, 0.5f, 1.0f, 2.0f, 3.0f, 4.0f, 9.0f, 100.0f};
-  checkUnary("log", [](float v) { return std::log(v); }, pos);
-  checkUnary("log1p", [](float v) { return std::log1p(v); }, pos);
-  checkUnary("sqrt", [](float v) { return std::sqrt(v); }, pos);
-  checkUnary("rsqrt", [](float v) { return 1.0f / std::sqrt(v); }, pos);
+  checkUnary(
+      "log", [](float v) { return std::log(v); }, pos);
+  checkUnary(
+      "log1p", [](float v) { return std::log1p(v); }, pos);
+  checkUnary(
+      "sqrt", [](float v) { return std::sqrt(v); }, pos);
+  checkUnary(
+      "rsqrt", [](float v) { return 1.0f / std::sqrt(v); }, pos);
 }
 
 TEST(ElementwiseLowering, BinaryFloat) {

@@ -20,18 +20,22 @@ func.func @mlp(%x: tensor<4xf32>, %w1: tensor<64x4xf32>, %b1: tensor<64xf32>,
   return %ob : tensor<2xf32>
 })";
 
-std::vector<float> mlpRef(const std::vector<float> &x, const std::vector<float> &w1,
-                          const std::vector<float> &b1, const std::vector<float> &w2,
+std::vector<float> mlpRef(const std::vector<float> &x,
+                          const std::vector<float> &w1,
+                          const std::vector<float> &b1,
+                          const std::vector<float> &w2,
                           const std::vector<float> &b2) {
   std::vector<float> h(64), o(2);
   for (int i = 0; i < 64; ++i) {
     float s = b1[i];
-    for (int k = 0; k < 4; ++k) s += w1[i * 4 + k] * x[k];
+    for (int k = 0; k < 4; ++k)
+      s += w1[i * 4 + k] * x[k];
     h[i] = std::max(s, 0.0f);
   }
   for (int i = 0; i < 2; ++i) {
     float s = b2[i];
-    for (int k = 0; k < 64; ++k) s += w2[i * 64 + k] * h[k];
+    for (int k = 0; k < 64; ++k)
+      s += w2[i * 64 + k] * h[k];
     o[i] = s;
   }
   return o;
@@ -46,7 +50,8 @@ TEST(Executable, SignatureAndChecks) {
   EXPECT_EQ(exe->inputs()[1].shape, (std::vector<int64_t>{64, 4}));
   std::vector<float> out(2);
   std::string error;
-  EXPECT_FALSE(exe->call({}, {BufferView{out.data(), {2}, ElementKind::F32}}, &error));
+  EXPECT_FALSE(
+      exe->call({}, {BufferView{out.data(), {2}, ElementKind::F32}}, &error));
   EXPECT_NE(error.find("expected 5 inputs"), std::string::npos) << error;
 }
 
@@ -59,8 +64,8 @@ TEST(Executable, MissingEntryIsAnError) {
 TEST(Executable, ManyCallsFromManyThreads) {
   auto exe = jit(kMlp, "mlp");
   ASSERT_TRUE(exe);
-  auto w1 = randomFloats(256, 1), b1 = randomFloats(64, 2), w2 = randomFloats(128, 3),
-       b2 = randomFloats(2, 4);
+  auto w1 = randomFloats(256, 1), b1 = randomFloats(64, 2),
+       w2 = randomFloats(128, 3), b2 = randomFloats(2, 4);
   std::vector<std::thread> threads;
   std::vector<int> failures(8, 0);
   for (int t = 0; t < 8; ++t)
@@ -69,7 +74,8 @@ TEST(Executable, ManyCallsFromManyThreads) {
         auto x = randomFloats(4, 1000 * t + it);
         auto want = mlpRef(x, w1, b1, w2, b2);
         std::vector<float> out(2);
-        void *bufs[] = {x.data(), w1.data(), b1.data(), w2.data(), b2.data(), out.data()};
+        void *bufs[] = {x.data(),  w1.data(), b1.data(),
+                        w2.data(), b2.data(), out.data()};
         if (it % 2)
           exe->callRaw(bufs);
         else
@@ -100,8 +106,9 @@ func.func @two(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<f32>) {
   auto exe = jit(src, "two");
   ASSERT_TRUE(exe);
   std::vector<float> a = {0, 1, 2}, e(3), s(1);
-  ASSERT_TRUE(exe->call({{a.data(), {3}, ElementKind::F32}},
-                        {{e.data(), {3}, ElementKind::F32}, {s.data(), {}, ElementKind::F32}}));
+  ASSERT_TRUE(exe->call(
+      {{a.data(), {3}, ElementKind::F32}},
+      {{e.data(), {3}, ElementKind::F32}, {s.data(), {}, ElementKind::F32}}));
   expectNear(e, {1.0f, std::exp(1.0f), std::exp(2.0f)});
   expectNear(s, {1.0f + std::exp(1.0f) + std::exp(2.0f)});
   EXPECT_EQ(a, (std::vector<float>{0, 1, 2}));
@@ -129,8 +136,9 @@ namespace {
 TEST(Executable, TimeExecutable) {
   auto exe = jit(kMlp, "mlp");
   ASSERT_TRUE(exe);
-  auto x = randomFloats(4, 1), w1 = randomFloats(256, 2), b1 = randomFloats(64, 3),
-       w2 = randomFloats(128, 4), b2 = randomFloats(2, 5);
+  auto x = randomFloats(4, 1), w1 = randomFloats(256, 2),
+       b1 = randomFloats(64, 3), w2 = randomFloats(128, 4),
+       b2 = randomFloats(2, 5);
   std::vector<float> out(2);
   CallTimings t;
   std::string error;
@@ -140,7 +148,8 @@ TEST(Executable, TimeExecutable) {
                               {b1.data(), {64}, ElementKind::F32},
                               {w2.data(), {2, 64}, ElementKind::F32},
                               {b2.data(), {2}, ElementKind::F32}},
-                             {{out.data(), {2}, ElementKind::F32}}, 3, 11, t, &error))
+                             {{out.data(), {2}, ElementKind::F32}}, 3, 11, t,
+                             &error))
       << error;
   EXPECT_EQ(t.repeat, 11);
   EXPECT_GT(t.medianSeconds, 0.0);

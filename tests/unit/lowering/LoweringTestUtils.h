@@ -39,8 +39,8 @@ std::vector<Out> run1(const Executable &exe, std::vector<In> &...inputs) {
   return out;
 }
 
-inline void expectNear(const std::vector<float> &got, const std::vector<float> &want,
-                       float tol = 1e-5f) {
+inline void expectNear(const std::vector<float> &got,
+                       const std::vector<float> &want, float tol = 1e-5f) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     if (std::isnan(want[i])) {

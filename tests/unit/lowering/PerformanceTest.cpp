@@ -19,7 +19,8 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 // Copies of examples/seeds/seed000_f2.mlir and seed004_mlp_eqx.mlir.
-const char *kSeed000F2 = R"(// Seed 000, f2: the same batched matvec as f1 written as
+const char *kSeed000F2 =
+    R"(// Seed 000, f2: the same batched matvec as f1 written as
 // jnp.einsum('a b, ... b -> ... a', w, a): operands swapped, no transpose.
 func.func @f2(%w: tensor<600x821xf32>, %a: tensor<32x100x821xf32>) -> tensor<32x100x600xf32> {
   %f = lax.dot_general %a, %w contracting = [2] x [1] batch = [] x []
@@ -27,7 +28,8 @@ func.func @f2(%w: tensor<600x821xf32>, %a: tensor<32x100x821xf32>) -> tensor<32x
   return %f : tensor<32x100x600xf32>
 }
 )";
-const char *kSeed004Mlp = R"(// Seed 004: Equinox's MLP 4-64-64-2 with relu, batch 1. Weights are stored
+const char *kSeed004Mlp =
+    R"(// Seed 004: Equinox's MLP 4-64-64-2 with relu, batch 1. Weights are stored
 // [out, in] so each layer is dot_general(W, x) contracting [1] x [0]. relu is
 // a private function called twice, as pjit makes it.
 func.func private @relu(%a: tensor<64xf32>) -> tensor<64xf32> {
@@ -55,7 +57,8 @@ func.func @mlp(%x: tensor<4xf32>, %w1: tensor<64x4xf32>, %b1: tensor<64xf32>,
 )";
 
 /// Min and median seconds of `reps` timed runs of `f` (after `warmup`).
-template <typename F> std::pair<double, double> timeIt(F &&f, int warmup, int reps) {
+template <typename F>
+std::pair<double, double> timeIt(F &&f, int warmup, int reps) {
   for (int i = 0; i < warmup; ++i)
     f();
   std::vector<double> t;
@@ -82,10 +85,11 @@ TEST(Performance, DISABLED_Seed000F2) {
     ASSERT_TRUE(exe);
     void *bufs[] = {w.data(), a.data(), out.data()};
     auto [mn, med] = timeIt([&] { exe->callRaw(bufs); }, 2, runtime ? 20 : 3);
-    std::printf("seed000 f2 (%s): compile %.2f s, min %.3f ms (%.1f GF/s), median %.3f ms "
+    std::printf("seed000 f2 (%s): compile %.2f s, min %.3f ms (%.1f GF/s), "
+                "median %.3f ms "
                 "(%.1f GF/s)\n",
-                runtime ? "runtime Eigen GEMM" : "linalg loops", compileS, mn * 1e3,
-                flops / mn * 1e-9, med * 1e3, flops / med * 1e-9);
+                runtime ? "runtime Eigen GEMM" : "linalg loops", compileS,
+                mn * 1e3, flops / mn * 1e-9, med * 1e3, flops / med * 1e-9);
     // Spot check one element.
     float s = 0;
     for (int k = 0; k < 821; ++k)
@@ -117,12 +121,15 @@ TEST(Performance, DISABLED_Seed004MlpLatency) {
               exe->callRaw(ptrs.data());
           },
           1, 7);
-      std::printf("seed004 MLP 4-64-64-2 (%s), callRaw: min %.3f us/call, median %.3f "
-                  "us/call\n",
-                  runtime ? "Eigen GEMV calls" : "generated code", mn / n * 1e6, med / n * 1e6);
+      std::printf(
+          "seed004 MLP 4-64-64-2 (%s), callRaw: min %.3f us/call, median %.3f "
+          "us/call\n",
+          runtime ? "Eigen GEMV calls" : "generated code", mn / n * 1e6,
+          med / n * 1e6);
       std::vector<BufferView> ins;
       for (size_t i = 0; i + 1 < bufs.size(); ++i)
-        ins.push_back({bufs[i].data(), exe->inputs()[i].shape, ElementKind::F32});
+        ins.push_back(
+            {bufs[i].data(), exe->inputs()[i].shape, ElementKind::F32});
       std::vector<BufferView> outs{{bufs.back().data(), {2}, ElementKind::F32}};
       auto [mn2, med2] = timeIt(
           [&] {
@@ -130,9 +137,11 @@ TEST(Performance, DISABLED_Seed004MlpLatency) {
               exe->call(ins, outs);
           },
           1, 7);
-      std::printf("seed004 MLP 4-64-64-2 (%s), checked call(): min %.3f us/call, median "
+      std::printf("seed004 MLP 4-64-64-2 (%s), checked call(): min %.3f "
+                  "us/call, median "
                   "%.3f us/call\n",
-                  runtime ? "Eigen GEMV calls" : "generated code", mn2 / n * 1e6, med2 / n * 1e6);
+                  runtime ? "Eigen GEMV calls" : "generated code",
+                  mn2 / n * 1e6, med2 / n * 1e6);
     }
   }
 }

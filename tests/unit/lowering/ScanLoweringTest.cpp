@@ -62,7 +62,8 @@ func.func @main(%a0: tensor<3xf32>, %b0: tensor<3xf32>, %xs: tensor<3x4xf32>) ->
     for (int r = 0; r < 3; ++r) {
       float x = xs[r * 4 + t];
       float s = a[r] + x, y = s - b[r] * x;
-      a[r] = s; b[r] = y;
+      a[r] = s;
+      b[r] = y;
       want[r * 4 + t] = 2 * y;
     }
   expectNear(run1<float>(*exe, a0, b0, xs), want);
@@ -106,7 +107,8 @@ func.func @main(%w: tensor<8x8xf32>, %h0: tensor<8xf32>, %xs: tensor<6x8xf32>) -
   }
   return %h : tensor<8xf32>
 })";
-  auto w = randomFloats(64, 4), h0 = randomFloats(8, 5), xs = randomFloats(48, 6);
+  auto w = randomFloats(64, 4), h0 = randomFloats(8, 5),
+       xs = randomFloats(48, 6);
   std::vector<float> h = h0;
   for (int t = 0; t < 6; ++t) {
     std::vector<float> n(8);
@@ -173,7 +175,8 @@ func.func @tdma(%a: tensor<8x5xf32>, %b: tensor<8x5xf32>,
   auto exe = jit(src, "tdma");
   ASSERT_TRUE(exe);
   const int S = 8, N = 5;
-  auto a = randomFloats(S * N, 11), c = randomFloats(S * N, 12), d = randomFloats(S * N, 13);
+  auto a = randomFloats(S * N, 11), c = randomFloats(S * N, 12),
+       d = randomFloats(S * N, 13);
   std::vector<float> b(S * N);
   for (int i = 0; i < S * N; ++i)
     b[i] = 4.0f + a[i]; // diagonally dominant

@@ -93,7 +93,8 @@ func.func @main(%a: tensor<4x5xf32>, %i: tensor<i32>, %j: tensor<i32>) -> tensor
   ASSERT_TRUE(exe);
   auto a = iota(20);
   // (1, 7) clamps to (1, 2); (-3, 1) clamps to (0, 1).
-  for (auto [i, j, ci, cj] : {std::array<int, 4>{1, 7, 1, 2}, {-3, 1, 0, 1}, {2, 0, 2, 0}}) {
+  for (auto [i, j, ci, cj] :
+       {std::array<int, 4>{1, 7, 1, 2}, {-3, 1, 0, 1}, {2, 0, 2, 0}}) {
     std::vector<int32_t> vi{i}, vj{j};
     std::vector<float> want;
     for (int r = 0; r < 2; ++r)
@@ -116,7 +117,10 @@ func.func @main(%a: tensor<3x4xf32>, %u: tensor<2x2xf32>, %i: tensor<i32>, %j: t
   std::vector<int32_t> i{5}, j{1};
   auto want = a;
   // (5, 1) clamps to (1, 1).
-  want[1 * 4 + 1] = -1; want[1 * 4 + 2] = -2; want[2 * 4 + 1] = -3; want[2 * 4 + 2] = -4;
+  want[1 * 4 + 1] = -1;
+  want[1 * 4 + 2] = -2;
+  want[2 * 4 + 1] = -3;
+  want[2 * 4 + 2] = -4;
   auto before = a;
   expectNear(run1<float>(*exe, a, u, i, j), want);
   EXPECT_EQ(a, before) << "inputs must not be written";
