@@ -5,6 +5,7 @@
 #include "rewrites/gpu/GpuPipeline.h"
 #include "rewrites/lowering/Passes.h"
 #include "rewrites/seed/Passes.h"
+#include "rules/ApplyRules.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -24,4 +25,5 @@ void kiln::registerAllKilnPasses() {
   kiln::registerOptimizePipeline();
   kiln::registerGpuPipeline();
   kiln::registerKilnLowering();
+  kiln::registerKilnRules();
 }

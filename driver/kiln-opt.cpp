@@ -1,17 +1,134 @@
 //===- kiln-opt.cpp - Kiln's mlir-opt -------------------------------------===//
 //
 // mlir-opt with the lax dialect and Kiln's passes, rules and plugins.
+// Rule flags (docs/rules.md): --rules=FILE|DIR (repeatable), --rule-tags,
+// --dump-pdl, --rule-trace, --rule-stats, --rule-explain=NAME,
+// --rule-verify, --rule-max-iterations. Given --rules, the
+// --kiln-apply-rules pass is appended to the pipeline unless it is already
+// in it. --plugin=lib.so (repeatable) loads a plugin before anything else.
 //
 //===----------------------------------------------------------------------===//
 #include "driver/Registration.h"
+#include "rules/ApplyRules.h"
+#include "rules/PluginLoader.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+namespace cl = llvm::cl;
+
+static cl::OptionCategory ruleCategory("Kiln rewrite rules");
+static cl::list<std::string> rulePaths("rules", cl::desc("YAML rule file or directory (repeatable)"),
+                                       cl::value_desc("file|dir"), cl::cat(ruleCategory));
+static cl::list<std::string> ruleTags("rule-tags",
+                                      cl::desc("Enable (+tag) or disable (-tag) rule tags; "
+                                               "default: exact"),
+                                      cl::CommaSeparated, cl::cat(ruleCategory));
+static cl::opt<bool> dumpPdl("dump-pdl", cl::desc("Print the PDL the rules compile to (stderr)"),
+                             cl::cat(ruleCategory));
+static cl::opt<bool> ruleTrace("rule-trace",
+                               cl::desc("Print each rule application: name, location, "
+                                        "op before and after (stderr)"),
+                               cl::cat(ruleCategory));
+static cl::opt<bool> ruleStats("rule-stats", cl::desc("Print how often each rule applied"),
+                               cl::cat(ruleCategory));
+static cl::opt<std::string> ruleExplain("rule-explain",
+                                        cl::desc("Remark, for each op named like the rule's "
+                                                 "root, why the rule does not match"),
+                                        cl::value_desc("rule"), cl::cat(ruleCategory));
+static cl::opt<bool> ruleVerify("rule-verify",
+                                cl::desc("Verify the IR after each rule application"),
+                                cl::cat(ruleCategory));
+static cl::opt<int> ruleMaxIterations("rule-max-iterations",
+                                      cl::desc("Greedy iterations before non-convergence is "
+                                               "an error"),
+                                      cl::init(10), cl::cat(ruleCategory));
+static cl::list<std::string> plugins("plugin", cl::desc("Load a Kiln plugin (repeatable)"),
+                                     cl::value_desc("lib.so"), cl::cat(ruleCategory));
+
+/// Plugins may register passes, so they are loaded before the command line
+/// is parsed: `--plugin=x`, `-plugin=x`, `--plugin x`.
+static bool loadPlugins(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (arg == "--")
+      break;
+    std::string path;
+    if (arg.consume_front("--plugin=") || arg.consume_front("-plugin="))
+      path = arg.str();
+    else if ((arg == "--plugin" || arg == "-plugin") && i + 1 < argc)
+      path = argv[++i];
+    else
+      continue;
+    std::string error;
+    if (!kiln::rules::loadPlugin(path, error)) {
+      llvm::errs() << "kiln-opt: error: " << error << "\n";
+      return false;
+    }
+  }
+  return true;
+}
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   kiln::registerAllKilnDialects(registry);
   kiln::registerAllKilnPasses();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "Kiln optimizer driver\n", registry));
+  if (!loadPlugins(argc, argv))
+    return 1;
+
+  auto [inputFilename, outputFilename] =
+      mlir::registerAndParseCLIOptions(argc, argv, "Kiln optimizer driver\n", registry);
+
+  kiln::rules::RuleOptions &ruleOptions = kiln::rules::globalRuleOptions();
+  ruleOptions.paths.insert(ruleOptions.paths.begin(), rulePaths.begin(), rulePaths.end());
+  ruleOptions.tags = llvm::join(ruleTags, ",");
+  ruleOptions.dumpPdl = dumpPdl;
+  ruleOptions.trace = ruleTrace;
+  ruleOptions.stats = ruleStats;
+  ruleOptions.explain = ruleExplain;
+  ruleOptions.verify = ruleVerify;
+  ruleOptions.maxIterations = ruleMaxIterations;
+
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  bool wantRules = kiln::rules::rulesRequested() || dumpPdl || !ruleExplain.empty();
+  if (wantRules) {
+    // Append --kiln-apply-rules unless the pipeline already runs it.
+    mlir::MlirOptMainConfig base = config;
+    config.setPassPipelineSetupFn([base](mlir::PassManager &pm) -> llvm::LogicalResult {
+      if (mlir::failed(base.setupPassPipeline(pm)))
+        return mlir::failure();
+      std::string pipeline;
+      llvm::raw_string_ostream os(pipeline);
+      pm.printAsTextualPipeline(os);
+      if (pipeline.find("kiln-apply-rules") == std::string::npos)
+        pm.addPass(kiln::rules::createApplyRulesPass());
+      return mlir::success();
+    });
+  }
+
+  std::string errorMessage;
+  auto file = mlir::openInputFile(inputFilename, &errorMessage);
+  if (!file) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  auto output = mlir::openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(file), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
 }

@@ -1,0 +1,254 @@
+//===- Evaluator.cpp - evaluating rule expressions at match time ----------===//
+#include "rules/Evaluator.h"
+
+#include "rules/ExprParser.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace kiln::rules;
+using namespace mlir;
+
+Val kiln::rules::parseLiteral(MLIRContext *ctx, const std::string &text) {
+  // Silence parse errors: a failed attribute parse falls back to a type.
+  ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
+  size_t read = 0;
+  if (Attribute a = parseAttribute(text, ctx, Type(), &read); a && read == text.size())
+    return isa<TypeAttr>(a) ? Val::ofType(cast<TypeAttr>(a).getValue()) : Val::ofAttr(a);
+  if (Type t = parseType(text, ctx, &read); t && read == text.size())
+    return Val::ofType(t);
+  return Val();
+}
+
+bool kiln::rules::valEquals(const Val &a, const Val &b) {
+  if (a.kind == Val::Value && b.kind == Val::Value)
+    return a.value == b.value;
+  if (a.kind == Val::Op && b.kind == Val::Op)
+    return a.op == b.op;
+  if (a.kind == Val::Type || b.kind == Val::Type)
+    return a.asType() && a.asType() == b.asType();
+  if (a.kind == Val::Str || b.kind == Val::Str) {
+    auto s = [](const Val &v) -> std::optional<std::string> {
+      if (v.kind == Val::Str)
+        return v.str;
+      if (v.kind == Val::Attr)
+        if (auto sa = dyn_cast<StringAttr>(v.attr))
+          return sa.str();
+      return std::nullopt;
+    };
+    return s(a) && s(a) == s(b);
+  }
+  if (auto la = a.asList(), lb = b.asList(); la && lb)
+    return *la == *lb;
+  if (auto ba = a.asBool(), bb = b.asBool(); ba && bb && (a.kind == Val::Bool || b.kind == Val::Bool))
+    return *ba == *bb;
+  if (auto ia = a.asInt(), ib = b.asInt(); ia && ib)
+    return *ia == *ib;
+  if (auto fa = a.asFloat(), fb = b.asFloat(); fa && fb)
+    return *fa == *fb;
+  if (a.kind == Val::Attr && b.kind == Val::Attr)
+    return a.attr == b.attr;
+  return false;
+}
+
+namespace {
+struct Evaluator {
+  const Env &env;
+  RewriterBase &rewriter;
+  std::string *why;
+
+  std::optional<Val> fail(const Expr &e, const std::string &msg) {
+    if (why && why->empty())
+      *why = "`" + printExpr(e) + "`: " + msg;
+    return std::nullopt;
+  }
+
+  std::optional<Val> eval(const Expr &e) {
+    switch (e.kind) {
+    case Expr::Capture:
+    case Expr::Ref: {
+      auto it = env.find(e.kind == Expr::Capture ? "$" + e.name : e.name);
+      if (it != env.end())
+        return it->second;
+      if (e.kind == Expr::Ref) {
+        Val lit = parseLiteral(rewriter.getContext(), e.name);
+        if (lit.kind != Val::None)
+          return lit;
+      }
+      return fail(e, "unbound name");
+    }
+    case Expr::Wildcard:
+      return fail(e, "'_' has no value");
+    case Expr::Int:
+      return Val::ofInt(e.ival);
+    case Expr::Float:
+      return Val::ofFloat(e.fval);
+    case Expr::Bool:
+      return Val::ofBool(e.ival);
+    case Expr::String:
+      return Val::ofStr(e.name);
+    case Expr::Literal: {
+      Val v = parseLiteral(rewriter.getContext(), e.name);
+      if (v.kind == Val::None)
+        return fail(e, "not an MLIR attribute or type");
+      return v;
+    }
+    case Expr::List: {
+      std::vector<int64_t> out;
+      for (const ExprP &a : e.args) {
+        auto v = eval(*a);
+        if (!v)
+          return std::nullopt;
+        auto i = v->asInt();
+        if (!i)
+          return fail(*a, "list elements must be integers");
+        out.push_back(*i);
+      }
+      return Val::ofList(out);
+    }
+    case Expr::Call:
+      return call(e);
+    case Expr::Op:
+      return fail(e, "an op cannot be computed here");
+    case Expr::Unary: {
+      auto v = eval(*e.args[0]);
+      if (!v)
+        return std::nullopt;
+      if (e.name == "not") {
+        auto b = v->asBool();
+        return b ? std::optional<Val>(Val::ofBool(!*b)) : fail(e, "not a boolean");
+      }
+      if (auto i = v->asInt())
+        return Val::ofInt(-*i);
+      if (auto f = v->asFloat())
+        return Val::ofFloat(-*f);
+      return fail(e, "not a number");
+    }
+    case Expr::Index: {
+      auto l = eval(*e.args[0]);
+      auto i = l ? eval(*e.args[1]) : std::nullopt;
+      if (!i)
+        return std::nullopt;
+      auto list = l->asList();
+      auto idx = i->asInt();
+      if (!list || !idx)
+        return fail(e, "indexing needs an integer list and an integer");
+      int64_t k = *idx < 0 ? *idx + (int64_t)list->size() : *idx;
+      if (k < 0 || k >= (int64_t)list->size())
+        return fail(e, "index out of range");
+      return Val::ofInt((*list)[k]);
+    }
+    case Expr::Binary:
+      return binary(e);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Val> binary(const Expr &e) {
+    const std::string &op = e.name;
+    auto l = eval(*e.args[0]);
+    if (!l)
+      return std::nullopt;
+    if (op == "and" || op == "or") {
+      auto lb = l->asBool();
+      if (!lb)
+        return fail(*e.args[0], "not a boolean");
+      if ((op == "and") != *lb)
+        return Val::ofBool(*lb);
+      auto r = eval(*e.args[1]);
+      if (!r)
+        return std::nullopt;
+      auto rb = r->asBool();
+      return rb ? std::optional<Val>(Val::ofBool(*rb)) : fail(*e.args[1], "not a boolean");
+    }
+    auto r = eval(*e.args[1]);
+    if (!r)
+      return std::nullopt;
+    if (op == "==")
+      return Val::ofBool(valEquals(*l, *r));
+    if (op == "!=")
+      return Val::ofBool(!valEquals(*l, *r));
+    if (op == "in") {
+      auto list = r->asList();
+      auto x = l->asInt();
+      if (!list || !x)
+        return fail(e, "`in` needs an integer and an integer list");
+      return Val::ofBool(std::find(list->begin(), list->end(), *x) != list->end());
+    }
+    if (op == "+" && l->kind != Val::Int && r->kind != Val::Int)
+      if (auto la = l->asList(), lb = r->asList(); la && lb) {
+        la->insert(la->end(), lb->begin(), lb->end());
+        return Val::ofList(*la);
+      }
+    auto li = l->asInt(), ri = r->asInt();
+    if (li && ri) {
+      int64_t a = *li, b = *ri;
+      if (op == "<") return Val::ofBool(a < b);
+      if (op == "<=") return Val::ofBool(a <= b);
+      if (op == ">") return Val::ofBool(a > b);
+      if (op == ">=") return Val::ofBool(a >= b);
+      if (op == "+") return Val::ofInt(a + b);
+      if (op == "-") return Val::ofInt(a - b);
+      if (op == "*") return Val::ofInt(a * b);
+      if ((op == "/" || op == "%") && b == 0)
+        return fail(e, "division by zero");
+      if (op == "/") return Val::ofInt(a / b);
+      if (op == "%") return Val::ofInt(a % b);
+    }
+    auto lf = l->asFloat(), rf = r->asFloat();
+    if (lf && rf) {
+      double a = *lf, b = *rf;
+      if (op == "<") return Val::ofBool(a < b);
+      if (op == "<=") return Val::ofBool(a <= b);
+      if (op == ">") return Val::ofBool(a > b);
+      if (op == ">=") return Val::ofBool(a >= b);
+      if (op == "+") return Val::ofFloat(a + b);
+      if (op == "-") return Val::ofFloat(a - b);
+      if (op == "*") return Val::ofFloat(a * b);
+      if (op == "/") return Val::ofFloat(a / b);
+    }
+    return fail(e, "operands of '" + op + "' are " + l->str_() + " and " + r->str_());
+  }
+
+  static bool fits(ArgKind k, const Val &v) {
+    switch (k) {
+    case ArgKind::Any: return true;
+    case ArgKind::Value: return bool(v.asValue());
+    case ArgKind::Attribute: return v.kind == Val::Attr;
+    case ArgKind::Type: return bool(v.asType());
+    case ArgKind::Op: return v.asOp() != nullptr;
+    case ArgKind::Int: return v.asInt().has_value();
+    case ArgKind::IntList: return v.asList().has_value();
+    case ArgKind::Bool: return v.asBool().has_value();
+    }
+    return false;
+  }
+
+  std::optional<Val> call(const Expr &e) {
+    const NativeFunction *f = NativeRegistry::global().lookup(e.name);
+    if (!f)
+      return fail(e, "unknown native function");
+    std::vector<Val> args;
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      auto v = eval(*e.args[i]);
+      if (!v)
+        return std::nullopt;
+      ArgKind k = i < f->args.size() ? f->args[i] : f->args.back();
+      if (!fits(k, *v))
+        return fail(*e.args[i], std::string("expected ") + argKindName(k) + ", got " + v->str_());
+      args.push_back(*v);
+    }
+    auto r = f->fn(rewriter, args);
+    if (!r)
+      return fail(e, f->role == NativeFunction::Rewrite ? "the rewrite does not apply"
+                                                        : "failed");
+    return r;
+  }
+};
+} // namespace
+
+std::optional<Val> kiln::rules::evaluate(const Expr &e, const Env &env, RewriterBase &rewriter,
+                                         std::string *why) {
+  Evaluator ev{env, rewriter, why};
+  return ev.eval(e);
+}

@@ -1,0 +1,173 @@
+//===- Explain.cpp - why a rule does not match (--rule-explain) -----------===//
+//
+// Interprets a rule's match DAG directly against the IR (the PDL bytecode
+// cannot say which check failed) and reports the first failing part: an op
+// name, an operand count, a missing or different attribute, a capture bound
+// to two different values, or a `where` condition.
+//
+//===----------------------------------------------------------------------===//
+#include "rules/RuleRuntime.h"
+
+#include "rules/Evaluator.h"
+#include "rules/ExprParser.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace kiln::rules;
+using namespace mlir;
+
+namespace {
+struct Explainer {
+  const Rule &rule;
+  std::map<std::string, ExprP> nodes;
+  RewriterBase &rewriter;
+  Env env;
+  std::string why;
+
+  bool fail(const std::string &msg) {
+    why = msg;
+    return false;
+  }
+
+  bool bindValue(const std::string &key, const Val &v) {
+    auto it = env.find(key);
+    if (it == env.end()) {
+      env[key] = v;
+      return true;
+    }
+    if (valEquals(it->second, v))
+      return true;
+    return fail("capture '" + key + "' would be bound to two different things (" +
+                it->second.str_() + " and " + v.str_() + ")");
+  }
+
+  bool matchOperandDef(const Expr &a, Value v, const std::string &desc) {
+    Operation *def = v.getDefiningOp();
+    std::string want = a.kind == Expr::Ref ? "node '" + a.name + "'" : "'" + a.name + "'";
+    if (!def)
+      return fail(desc + " is a block argument, not " + want);
+    if (a.kind == Expr::Ref) {
+      if (cast<OpResult>(v).getResultNumber() != unsigned(a.resultIndex))
+        return fail(desc + " is not result #" + std::to_string(a.resultIndex) + " of " + want);
+      auto it = env.find(a.name);
+      if (it != env.end())
+        return it->second.op == def ? true : fail(desc + " is not the op bound to " + want);
+      return matchOp(*nodes[a.name], def, a.name);
+    }
+    return matchOp(a, def, "");
+  }
+
+  bool matchOp(const Expr &e, Operation *op, const std::string &name) {
+    std::string self = name.empty() ? "'" + e.name + "'" : "node '" + name + "'";
+    if (op->getName().getStringRef() != e.name)
+      return fail(self + " expects '" + e.name + "' but found '" +
+                  op->getName().getStringRef().str() + "'");
+    bool variadic = llvm::any_of(e.args, [](const ExprP &a) { return a->variadic; });
+    if (!variadic && op->getNumOperands() != e.args.size())
+      return fail(self + " expects " + std::to_string(e.args.size()) + " operand(s), found " +
+                  std::to_string(op->getNumOperands()));
+    for (size_t i = 0; i < e.args.size() && i < op->getNumOperands(); ++i) {
+      const Expr &a = *e.args[i];
+      Value v = op->getOperand(i);
+      std::string desc = "operand #" + std::to_string(i) + " of " + self;
+      if (a.kind == Expr::Capture) {
+        if (a.variadic)
+          break;
+        if (!bindValue("$" + a.name, Val::ofValue(v)))
+          return false;
+      } else if (a.kind == Expr::Ref || a.kind == Expr::Op) {
+        if (!matchOperandDef(a, v, desc))
+          return false;
+      }
+    }
+    for (auto &[attrName, v] : e.attrs) {
+      Attribute attr = op->getAttr(attrName);
+      if (!attr)
+        return fail(self + " has no attribute '" + attrName + "'");
+      if (v->kind == Expr::Capture) {
+        if (!bindValue("$" + v->name, Val::ofAttr(attr)))
+          return false;
+      } else if (v->kind != Expr::Wildcard) {
+        std::string err;
+        auto want = evaluate(*v, env, rewriter, &err);
+        if (!want)
+          return fail("attribute '" + attrName + "' of " + self + ": " + err);
+        if (!valEquals(Val::ofAttr(attr), *want))
+          return fail("attribute '" + attrName + "' of " + self + " is " +
+                      Val::ofAttr(attr).str_() + ", the rule wants " + want->str_());
+      }
+    }
+    if (e.type) {
+      if (op->getNumResults() != 1)
+        return fail(self + " has " + std::to_string(op->getNumResults()) +
+                    " results; a result type needs exactly one");
+      Type t = op->getResult(0).getType();
+      if (e.type->kind == Expr::Capture) {
+        if (!bindValue("$" + e.type->name, Val::ofType(t)))
+          return false;
+      } else {
+        Val want = parseLiteral(op->getContext(), e.type->name);
+        if (want.asType() != t)
+          return fail(self + " has result type " + Val::ofType(t).str_() + ", the rule wants " +
+                      e.type->name);
+      }
+    }
+    if (!name.empty())
+      env[name] = Val::ofOp(op);
+    return true;
+  }
+
+  bool explain(const ExprP &root, const std::string &rootName, Operation *op) {
+    env.clear();
+    why.clear();
+    if (!matchOp(*root, op, rootName))
+      return false;
+    for (size_t i = 0; i < rule.where.size(); ++i) {
+      std::string err;
+      auto v = evaluate(*rule.where[i], env, rewriter, &err);
+      if (!v || !v->asBool().value_or(false))
+        return fail("where #" + std::to_string(i + 1) + " `" + printExpr(*rule.where[i]) +
+                    "` " + (v ? "is false" : "cannot be evaluated: " + err));
+    }
+    return true;
+  }
+};
+} // namespace
+
+void kiln::rules::explainRule(const CompiledRule &compiled, bool enabled, Operation *scope) {
+  const Rule &rule = compiled.rule;
+  IRRewriter rewriter(scope->getContext());
+  Explainer ex{rule, {}, rewriter, {}, {}};
+  for (const Node &n : rule.match)
+    ex.nodes[n.name] = n.expr;
+  const std::string &rootName = compiled.rootNode;
+  unsigned variants = 1u << rule.anyOrder.size();
+  std::map<std::string, ExprP> original = ex.nodes;
+  scope->walk([&](Operation *op) {
+    if (op->getName().getStringRef() != compiled.rootOpName)
+      return;
+    std::string firstWhy;
+    bool matched = false;
+    for (unsigned v = 0; v < variants && !matched; ++v) {
+      ex.nodes = original;
+      for (size_t i = 0; i < rule.anyOrder.size(); ++i)
+        if (v & (1u << i)) {
+          auto e = std::make_shared<Expr>(*original[rule.anyOrder[i]]);
+          std::swap(e->args[0], e->args[1]);
+          ex.nodes[rule.anyOrder[i]] = e;
+        }
+      matched = ex.explain(ex.nodes[rootName], rootName, op);
+      if (v == 0)
+        firstWhy = ex.why;
+    }
+    if (!matched)
+      op->emitRemark() << "rule '" << rule.name << "' does not match: " << firstWhy;
+    else if (!enabled)
+      op->emitRemark() << "rule '" << rule.name
+                       << "' matches but is disabled by its tags; enable them with --rule-tags=+"
+                       << llvm::join(rule.tags, ",+");
+    else
+      op->emitRemark() << "rule '" << rule.name << "' matches";
+  });
+}

@@ -1,0 +1,414 @@
+//===- ExprParser.cpp - the expression language of rules ------------------===//
+//
+// A recursive-descent parser. Precedence, lowest first: or, and, not,
+// comparisons (== != < <= > >= in), + -, * / %, unary -, postfix [i].
+//
+//===----------------------------------------------------------------------===//
+#include "rules/ExprParser.h"
+
+#include <cctype>
+#include <cstring>
+
+using namespace kiln::rules;
+
+namespace {
+class Parser {
+public:
+  Parser(const std::string &text, const SrcLoc &base) : s(text), base(base) {}
+
+  ExprP parseAll() {
+    ExprP e = parseOr();
+    skipWs();
+    if (e && pos != s.size())
+      fail("unexpected '" + s.substr(pos, 1) + "'");
+    return err ? nullptr : e;
+  }
+  std::optional<ExprError> err;
+
+private:
+  const std::string &s;
+  SrcLoc base;
+  size_t pos = 0;
+
+  ExprP fail(const std::string &msg) {
+    if (!err)
+      err = ExprError{msg, pos};
+    return nullptr;
+  }
+  void skipWs() {
+    while (pos < s.size() && std::isspace((unsigned char)s[pos]))
+      ++pos;
+  }
+  bool peek(const char *tok) {
+    skipWs();
+    return s.compare(pos, strlen(tok), tok) == 0;
+  }
+  bool eat(const char *tok) {
+    if (!peek(tok))
+      return false;
+    pos += strlen(tok);
+    return true;
+  }
+  /// A keyword operator (`and`, `or`, `not`, `in`) not followed by an
+  /// identifier character.
+  bool eatWord(const char *w) {
+    skipWs();
+    size_t n = strlen(w);
+    if (s.compare(pos, n, w) != 0)
+      return false;
+    if (pos + n < s.size() && (std::isalnum((unsigned char)s[pos + n]) || s[pos + n] == '_'))
+      return false;
+    pos += n;
+    return true;
+  }
+  ExprP make(Expr::Kind k, size_t at) {
+    auto e = std::make_shared<Expr>(k);
+    e->loc = base;
+    e->loc.col += at;
+    return e;
+  }
+  std::string ident() {
+    size_t b = pos;
+    while (pos < s.size() && (std::isalnum((unsigned char)s[pos]) || s[pos] == '_'))
+      ++pos;
+    return s.substr(b, pos - b);
+  }
+
+  ExprP binary(const std::string &op, ExprP l, ExprP r, size_t at) {
+    if (!l || !r)
+      return nullptr;
+    ExprP e = make(Expr::Binary, at);
+    e->name = op;
+    e->args = {l, r};
+    return e;
+  }
+  ExprP parseOr() {
+    ExprP l = parseAnd();
+    while (l) {
+      size_t at = pos;
+      if (eatWord("or") || eat("||"))
+        l = binary("or", l, parseAnd(), at);
+      else
+        break;
+    }
+    return l;
+  }
+  ExprP parseAnd() {
+    ExprP l = parseNot();
+    while (l) {
+      size_t at = pos;
+      if (eatWord("and") || eat("&&"))
+        l = binary("and", l, parseNot(), at);
+      else
+        break;
+    }
+    return l;
+  }
+  ExprP parseNot() {
+    skipWs();
+    size_t at = pos;
+    if (eatWord("not") || (peek("!") && !peek("!=") && eat("!"))) {
+      ExprP inner = parseNot();
+      if (!inner)
+        return nullptr;
+      ExprP e = make(Expr::Unary, at);
+      e->name = "not";
+      e->args = {inner};
+      return e;
+    }
+    return parseCmp();
+  }
+  ExprP parseCmp() {
+    ExprP l = parseAdd();
+    if (!l)
+      return nullptr;
+    skipWs();
+    size_t at = pos;
+    for (const char *op : {"==", "!=", "<=", ">=", "<", ">"})
+      if (eat(op))
+        return binary(op, l, parseAdd(), at);
+    if (eatWord("in"))
+      return binary("in", l, parseAdd(), at);
+    return l;
+  }
+  ExprP parseAdd() {
+    ExprP l = parseMul();
+    while (l) {
+      skipWs();
+      size_t at = pos;
+      if (eat("+"))
+        l = binary("+", l, parseMul(), at);
+      else if (eat("-"))
+        l = binary("-", l, parseMul(), at);
+      else
+        break;
+    }
+    return l;
+  }
+  ExprP parseMul() {
+    ExprP l = parseUnary();
+    while (l) {
+      skipWs();
+      size_t at = pos;
+      if (eat("*"))
+        l = binary("*", l, parseUnary(), at);
+      else if (eat("/"))
+        l = binary("/", l, parseUnary(), at);
+      else if (eat("%"))
+        l = binary("%", l, parseUnary(), at);
+      else
+        break;
+    }
+    return l;
+  }
+  ExprP parseUnary() {
+    skipWs();
+    size_t at = pos;
+    if (eat("-")) {
+      ExprP inner = parseUnary();
+      if (!inner)
+        return nullptr;
+      if (inner->kind == Expr::Int) {
+        inner->ival = -inner->ival;
+        return inner;
+      }
+      if (inner->kind == Expr::Float) {
+        inner->fval = -inner->fval;
+        return inner;
+      }
+      ExprP e = make(Expr::Unary, at);
+      e->name = "-";
+      e->args = {inner};
+      return e;
+    }
+    ExprP e = parsePrimary();
+    while (e && peek("[")) {
+      size_t at2 = pos;
+      eat("[");
+      ExprP idx = parseOr();
+      if (!idx)
+        return nullptr;
+      if (!eat("]"))
+        return fail("expected ']'");
+      ExprP ix = make(Expr::Index, at2);
+      ix->args = {e, idx};
+      e = ix;
+    }
+    return e;
+  }
+  /// `(a, b, ...)` or `[a, b, ...]`, the opening bracket already eaten.
+  bool parseArgs(std::vector<ExprP> &out, const char *close) {
+    if (eat(close))
+      return true;
+    do {
+      ExprP a = parseOr();
+      if (!a)
+        return false;
+      out.push_back(a);
+    } while (eat(","));
+    if (!eat(close)) {
+      fail(std::string("expected ',' or '") + close + "'");
+      return false;
+    }
+    return true;
+  }
+  ExprP parsePrimary() {
+    skipWs();
+    size_t at = pos;
+    if (pos >= s.size())
+      return fail("expected an expression");
+    char c = s[pos];
+    if (std::isdigit((unsigned char)c)) {
+      size_t b = pos;
+      while (pos < s.size() && std::isdigit((unsigned char)s[pos]))
+        ++pos;
+      bool isFloat = false;
+      if (pos < s.size() && (s[pos] == '.' || s[pos] == 'e' || s[pos] == 'E')) {
+        isFloat = true;
+        ++pos;
+        while (pos < s.size() && (std::isdigit((unsigned char)s[pos]) || s[pos] == 'e' ||
+                                  s[pos] == 'E' || s[pos] == '-' || s[pos] == '+'))
+          ++pos;
+      }
+      ExprP e = make(isFloat ? Expr::Float : Expr::Int, at);
+      std::string num = s.substr(b, pos - b);
+      if (isFloat)
+        e->fval = std::stod(num);
+      else
+        e->ival = std::stoll(num);
+      return e;
+    }
+    if (c == '"') {
+      size_t end = s.find('"', pos + 1);
+      if (end == std::string::npos)
+        return fail("unterminated string");
+      ExprP e = make(Expr::String, at);
+      e->name = s.substr(pos + 1, end - pos - 1);
+      pos = end + 1;
+      return e;
+    }
+    if (c == '`') {
+      size_t end = s.find('`', pos + 1);
+      if (end == std::string::npos)
+        return fail("unterminated `literal`");
+      ExprP e = make(Expr::Literal, at);
+      e->name = s.substr(pos + 1, end - pos - 1);
+      pos = end + 1;
+      return e;
+    }
+    if (c == '[') {
+      ++pos;
+      ExprP e = make(Expr::List, at);
+      if (!parseArgs(e->args, "]"))
+        return nullptr;
+      return e;
+    }
+    if (c == '(') {
+      ++pos;
+      ExprP e = parseOr();
+      if (e && !eat(")"))
+        return fail("expected ')'");
+      return e;
+    }
+    if (c == '$') {
+      ++pos;
+      std::string name = ident();
+      if (name.empty())
+        return fail("expected a capture name after '$'");
+      ExprP e = make(Expr::Capture, at);
+      e->name = name;
+      if (s.compare(pos, 3, "...") == 0) {
+        pos += 3;
+        e->variadic = true;
+      }
+      return e;
+    }
+    if (!(std::isalpha((unsigned char)c) || c == '_'))
+      return fail("unexpected '" + std::string(1, c) + "'");
+    std::string name = ident();
+    bool dotted = false;
+    while (pos < s.size() && s[pos] == '.' && pos + 1 < s.size() &&
+           (std::isalpha((unsigned char)s[pos + 1]) || s[pos + 1] == '_')) {
+      ++pos;
+      name += "." + ident();
+      dotted = true;
+    }
+    if (name == "_")
+      return make(Expr::Wildcard, at);
+    if (!dotted && (name == "true" || name == "false")) {
+      ExprP e = make(Expr::Bool, at);
+      e->ival = name == "true";
+      return e;
+    }
+    if (pos < s.size() && s[pos] == '(') {
+      ++pos;
+      ExprP e = make(dotted ? Expr::Op : Expr::Call, at);
+      e->name = name;
+      if (!parseArgs(e->args, ")"))
+        return nullptr;
+      if (dotted)
+        return parseOpTail(e);
+      return e;
+    }
+    if (dotted)
+      return fail("expected '(' after op name '" + name + "'");
+    ExprP e = make(Expr::Ref, at);
+    e->name = name;
+    if (pos < s.size() && s[pos] == '#') {
+      ++pos;
+      size_t b = pos;
+      while (pos < s.size() && std::isdigit((unsigned char)s[pos]))
+        ++pos;
+      if (b == pos)
+        return fail("expected a result number after '#'");
+      e->resultIndex = std::stoi(s.substr(b, pos - b));
+    }
+    return e;
+  }
+  /// `{name = expr, ...}` and `: type` after an op's operands.
+  ExprP parseOpTail(ExprP op) {
+    if (eat("{")) {
+      if (!eat("}")) {
+        do {
+          skipWs();
+          std::string key = ident();
+          if (key.empty())
+            return fail("expected an attribute name");
+          if (!eat("=") && !eat(":"))
+            return fail("expected '=' after attribute name '" + key + "'");
+          ExprP v = parseOr();
+          if (!v)
+            return nullptr;
+          op->attrs.emplace_back(key, v);
+        } while (eat(","));
+        if (!eat("}"))
+          return fail("expected ',' or '}' in attributes");
+      }
+    }
+    if (eat(":")) {
+      op->type = parsePrimary();
+      if (!op->type)
+        return nullptr;
+    }
+    return op;
+  }
+};
+} // namespace
+
+ExprP kiln::rules::parseExpr(const std::string &text, const SrcLoc &base,
+                             std::optional<ExprError> &error) {
+  Parser p(text, base);
+  ExprP e = p.parseAll();
+  error = p.err;
+  return e;
+}
+
+std::string kiln::rules::printExpr(const Expr &e) {
+  auto join = [](const std::vector<ExprP> &v) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i)
+      out += (i ? ", " : "") + printExpr(*v[i]);
+    return out;
+  };
+  switch (e.kind) {
+  case Expr::Capture:
+    return "$" + e.name + (e.variadic ? "..." : "");
+  case Expr::Ref:
+    return e.resultIndex ? e.name + "#" + std::to_string(e.resultIndex) : e.name;
+  case Expr::Wildcard:
+    return "_";
+  case Expr::Int:
+    return std::to_string(e.ival);
+  case Expr::Float:
+    return std::to_string(e.fval);
+  case Expr::Bool:
+    return e.ival ? "true" : "false";
+  case Expr::String:
+    return "\"" + e.name + "\"";
+  case Expr::Literal:
+    return "`" + e.name + "`";
+  case Expr::List:
+    return "[" + join(e.args) + "]";
+  case Expr::Call:
+    return e.name + "(" + join(e.args) + ")";
+  case Expr::Op: {
+    std::string out = e.name + "(" + join(e.args) + ")";
+    if (!e.attrs.empty()) {
+      out += " {";
+      for (size_t i = 0; i < e.attrs.size(); ++i)
+        out += (i ? ", " : "") + e.attrs[i].first + " = " + printExpr(*e.attrs[i].second);
+      out += "}";
+    }
+    if (e.type)
+      out += " : " + printExpr(*e.type);
+    return out;
+  }
+  case Expr::Binary:
+    return printExpr(*e.args[0]) + " " + e.name + " " + printExpr(*e.args[1]);
+  case Expr::Unary:
+    return e.name == "not" ? "not " + printExpr(*e.args[0]) : "-" + printExpr(*e.args[0]);
+  case Expr::Index:
+    return printExpr(*e.args[0]) + "[" + printExpr(*e.args[1]) + "]";
+  }
+  return "";
+}

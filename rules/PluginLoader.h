@@ -1,0 +1,16 @@
+//===- PluginLoader.h - loading kiln-opt plugins ----------------*- C++ -*-===//
+#ifndef KILN_RULES_PLUGINLOADER_H
+#define KILN_RULES_PLUGINLOADER_H
+
+#include <string>
+
+namespace kiln::rules {
+
+/// dlopens `path`, checks its KilnPluginInfo and runs its registration
+/// (natives go to NativeRegistry::global(), patterns and rule files to
+/// globalRuleOptions()). On failure `error` says why.
+bool loadPlugin(const std::string &path, std::string &error);
+
+} // namespace kiln::rules
+
+#endif // KILN_RULES_PLUGINLOADER_H

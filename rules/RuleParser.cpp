@@ -1,0 +1,250 @@
+//===- RuleParser.cpp - YAML rule files to Rules --------------------------===//
+//
+// Schema (see docs/rules.md): a file is a sequence of rules, each a mapping
+// with keys name, description, benefit, tags, any_order, match, where,
+// rewrite. match/rewrite map node names to expressions; rewrite may instead
+// be one native call.
+//
+//===----------------------------------------------------------------------===//
+#include "rules/RuleParser.h"
+
+#include "rules/ExprParser.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace kiln::rules;
+using namespace mlir;
+
+Location kiln::rules::toLocation(MLIRContext *ctx, const SrcLoc &loc) {
+  return FileLineColLoc::get(ctx, loc.file, loc.line, loc.col);
+}
+
+namespace {
+struct YamlRuleParser {
+  MLIRContext *ctx;
+  std::string path;
+  bool failed = false;
+
+  /// yaml-cpp marks are 0-based; a quoted scalar's mark is its quote.
+  SrcLoc locOf(const YAML::Node &n, bool content = false) {
+    YAML::Mark m = n.Mark();
+    SrcLoc l{path, unsigned(m.line + 1), unsigned(m.column + 1)};
+    if (content && n.IsScalar() && n.Tag() == "!")
+      ++l.col;
+    return l;
+  }
+  void error(const SrcLoc &loc, const std::string &msg) {
+    failed = true;
+    emitError(toLocation(ctx, loc)) << msg;
+  }
+
+  bool scalar(const YAML::Node &n, const char *what, std::string &out) {
+    if (!n.IsScalar()) {
+      error(locOf(n), std::string("expected a string for '") + what + "'");
+      return false;
+    }
+    out = n.Scalar();
+    return true;
+  }
+  ExprP expr(const YAML::Node &n, const char *what) {
+    std::string text;
+    if (!scalar(n, what, text))
+      return nullptr;
+    std::optional<ExprError> err;
+    SrcLoc base = locOf(n, /*content=*/true);
+    ExprP e = parseExpr(text, base, err);
+    if (err) {
+      SrcLoc at = base;
+      at.col += err->offset;
+      error(at, "in '" + std::string(what) + "': " + err->message);
+      return nullptr;
+    }
+    return e;
+  }
+  bool nodes(const YAML::Node &n, const char *what, std::vector<Node> &out,
+             bool allowLists) {
+    if (!n.IsMap()) {
+      error(locOf(n), std::string("'") + what + "' must map node names to expressions");
+      return false;
+    }
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      Node node;
+      node.loc = locOf(it->first);
+      if (!scalar(it->first, what, node.name))
+        return false;
+      if (allowLists && it->second.IsSequence()) {
+        for (const YAML::Node &v : it->second) {
+          ExprP e = expr(v, what);
+          if (!e)
+            return false;
+          node.values.push_back(e);
+        }
+      } else if (!(node.expr = expr(it->second, what))) {
+        return false;
+      }
+      out.push_back(std::move(node));
+    }
+    return true;
+  }
+  bool strings(const YAML::Node &n, const char *what, std::vector<std::string> &out) {
+    if (n.IsScalar()) {
+      out.push_back(n.Scalar());
+      return true;
+    }
+    if (!n.IsSequence()) {
+      error(locOf(n), std::string("'") + what + "' must be a list of strings");
+      return false;
+    }
+    for (const YAML::Node &v : n) {
+      std::string s;
+      if (!scalar(v, what, s))
+        return false;
+      out.push_back(s);
+    }
+    return true;
+  }
+
+  bool parseRule(const YAML::Node &n, Rule &rule) {
+    rule.loc = locOf(n);
+    if (!n.IsMap()) {
+      error(locOf(n), "a rule must be a mapping with 'name', 'match' and 'rewrite'");
+      return false;
+    }
+    static const std::set<std::string> known = {
+        "name", "description", "benefit", "tags", "any_order", "match", "where", "rewrite"};
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+      if (!known.count(key)) {
+        error(locOf(it->first),
+              "unknown key '" + key +
+                  "' in rule (expected name, description, benefit, tags, any_order, "
+                  "match, where, rewrite)");
+        return false;
+      }
+      const YAML::Node &v = it->second;
+      if (key == "name") {
+        if (!scalar(v, "name", rule.name))
+          return false;
+      } else if (key == "description") {
+        if (!scalar(v, "description", rule.description))
+          return false;
+      } else if (key == "benefit") {
+        std::string s;
+        if (!scalar(v, "benefit", s))
+          return false;
+        char *end = nullptr;
+        long b = strtol(s.c_str(), &end, 10);
+        if (s.empty() || *end || b < 0 || b > 65535) {
+          error(locOf(v, true), "'benefit' must be an integer in [0, 65535]");
+          return false;
+        }
+        rule.benefit = int(b);
+      } else if (key == "tags") {
+        if (!strings(v, "tags", rule.tags))
+          return false;
+      } else if (key == "any_order") {
+        if (!strings(v, "any_order", rule.anyOrder))
+          return false;
+      } else if (key == "match") {
+        if (!nodes(v, "match", rule.match, /*allowLists=*/false))
+          return false;
+      } else if (key == "where") {
+        std::vector<YAML::Node> conds;
+        if (v.IsSequence())
+          for (const YAML::Node &c : v)
+            conds.push_back(c);
+        else
+          conds.push_back(v);
+        for (const YAML::Node &c : conds) {
+          ExprP e = expr(c, "where");
+          if (!e)
+            return false;
+          rule.where.push_back(e);
+        }
+      } else if (key == "rewrite") {
+        if (v.IsScalar()) {
+          rule.rewriteCall = expr(v, "rewrite");
+          if (!rule.rewriteCall)
+            return false;
+          if (rule.rewriteCall->kind != Expr::Call) {
+            error(rule.rewriteCall->loc,
+                  "'rewrite' must be a native call such as fn(root) or a mapping of "
+                  "node names to replacements");
+            return false;
+          }
+        } else if (!nodes(v, "rewrite", rule.rewrite, /*allowLists=*/true)) {
+          return false;
+        }
+      }
+    }
+    for (const char *required : {"name", "match", "rewrite"})
+      if (!n[required]) {
+        error(rule.loc, std::string("rule is missing '") + required + "'");
+        return false;
+      }
+    if (rule.match.empty()) {
+      error(rule.loc, "rule '" + rule.name + "' matches nothing");
+      return false;
+    }
+    return true;
+  }
+
+  LogicalResult parse(const std::string &text, std::vector<Rule> &rules) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception &e) {
+      SrcLoc l{path, unsigned(e.mark.line + 1), unsigned(e.mark.column + 1)};
+      if (e.mark.is_null())
+        l.line = l.col = 1;
+      error(l, "YAML syntax error: " + e.msg);
+      return failure();
+    }
+    if (root.IsNull())
+      return success(); // an empty file holds no rules
+    if (!root.IsSequence()) {
+      error(locOf(root), "a rule file must be a list of rules");
+      return failure();
+    }
+    std::set<std::string> names;
+    for (const YAML::Node &n : root) {
+      Rule rule;
+      if (!parseRule(n, rule))
+        continue;
+      if (!names.insert(rule.name).second) {
+        error(rule.loc, "duplicate rule name '" + rule.name + "'");
+        continue;
+      }
+      rules.push_back(std::move(rule));
+    }
+    return failure(failed);
+  }
+};
+} // namespace
+
+LogicalResult kiln::rules::parseRuleString(MLIRContext *ctx, const std::string &text,
+                                           const std::string &path,
+                                           std::vector<Rule> &rules) {
+  YamlRuleParser p{ctx, path};
+  return p.parse(text, rules);
+}
+
+LogicalResult kiln::rules::parseRuleFile(MLIRContext *ctx, const std::string &path,
+                                         std::vector<Rule> &rules) {
+  std::ifstream in(path);
+  if (!in) {
+    emitError(FileLineColLoc::get(ctx, path, 0, 0)) << "cannot open rule file '" << path << "'";
+    return failure();
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parseRuleString(ctx, ss.str(), path, rules);
+}

@@ -1,0 +1,168 @@
+//===- RuleRuntime.cpp - tracing, statistics and checks of rules ----------===//
+#include "rules/RuleRuntime.h"
+
+#include "rules/Evaluator.h"
+#include "rules/ExprParser.h"
+
+#include "mlir/IR/Verifier.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace kiln::rules;
+using namespace mlir;
+
+namespace {
+/// Converts PDL arguments to evaluator bindings by the site's names.
+Env bindings(const Site &site, ArrayRef<PDLValue> args) {
+  Env env;
+  for (size_t i = 0; i < site.argNames.size() && i < args.size(); ++i) {
+    const PDLValue &a = args[i];
+    Val v;
+    switch (a.getKind()) {
+    case PDLValue::Kind::Attribute:
+      v = Val::ofAttr(a.cast<Attribute>());
+      break;
+    case PDLValue::Kind::Operation:
+      v = Val::ofOp(a.cast<Operation *>());
+      break;
+    case PDLValue::Kind::Type:
+      v = Val::ofType(a.cast<Type>());
+      break;
+    case PDLValue::Kind::Value:
+      v = Val::ofValue(a.cast<Value>());
+      break;
+    case PDLValue::Kind::ValueRange: {
+      v.kind = Val::ValueList;
+      for (Value x : a.cast<ValueRange>())
+        v.values.push_back(x);
+      break;
+    }
+    case PDLValue::Kind::TypeRange:
+      break;
+    }
+    env[site.argNames[i]] = v;
+  }
+  return env;
+}
+
+std::string print(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os, OpPrintingFlags().useLocalScope());
+  return s;
+}
+} // namespace
+
+void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) {
+  for (const Site &site : rule.sites) {
+    const Site *s = &site;
+    const CompiledRule *r = &rule;
+    switch (site.kind) {
+    case Site::Where:
+      pm.registerConstraintFunction(
+          site.pdlName, [s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
+            auto v = evaluate(*s->expr, bindings(*s, args), rw);
+            return success(v && v->asBool().value_or(false));
+          });
+      break;
+    case Site::Value:
+      pm.registerRewriteFunction(
+          site.pdlName,
+          [s](PatternRewriter &rw, PDLResultList &results, ArrayRef<PDLValue> args) {
+            auto v = evaluate(*s->expr, bindings(*s, args), rw);
+            if (!v)
+              return failure();
+            if (s->resultIsType) {
+              Type t = v->asType();
+              if (!t)
+                return failure();
+              results.push_back(t);
+              return success();
+            }
+            Attribute a = v->toAttribute(rw.getContext());
+            if (!a)
+              return failure();
+            results.push_back(a);
+            return success();
+          });
+      break;
+    case Site::Call:
+      pm.registerRewriteFunction(
+          site.pdlName, [s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
+            return success(evaluate(*s->expr, bindings(*s, args), rw).has_value());
+          });
+      break;
+    case Site::Begin:
+      pm.registerRewriteFunction(
+          site.pdlName, [this, r](PatternRewriter &, PDLResultList &, ArrayRef<PDLValue> args) {
+            // After a verification failure nothing more is rewritten.
+            if (!brokenBy.empty())
+              return failure();
+            begin(*r, args[0].cast<Operation *>());
+            return success();
+          });
+      break;
+    case Site::End:
+      pm.registerRewriteFunction(
+          site.pdlName, [this, r](PatternRewriter &, PDLResultList &, ArrayRef<PDLValue>) {
+            return end(*r);
+          });
+      break;
+    }
+  }
+}
+
+void RuleRuntime::begin(const CompiledRule &rule, Operation *root) {
+  current = &rule;
+  touched.clear();
+  before.clear();
+  where.clear();
+  if (trace) {
+    before = print(root);
+    llvm::raw_string_ostream os(where);
+    if (auto l = dyn_cast<FileLineColLoc>(root->getLoc()))
+      os << l.getFilename().getValue() << ":" << l.getLine() << ":" << l.getColumn();
+    else
+      os << root->getLoc();
+  }
+}
+
+LogicalResult RuleRuntime::end(const CompiledRule &rule) {
+  current = nullptr;
+  ++applied[rule.rule.name];
+  log.push_back(rule.rule.name);
+  if (trace) {
+    *os << "rule-trace: '" << rule.rule.name << "' at " << where << "\n";
+    *os << "  before: " << before << "\n";
+    if (touched.empty())
+      *os << "  after:  (replaced by existing values)\n";
+    for (Operation *op : touched)
+      *os << "  after:  " << print(op) << "\n";
+  }
+  touched.clear();
+  if (verify && scope && failed(mlir::verify(scope))) {
+    brokenBy = rule.rule.name;
+    emitError(scope->getLoc()) << "rule '" << rule.rule.name
+                               << "' produced invalid IR (see the verifier error above)";
+  }
+  return success();
+}
+
+void RuleRuntime::notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) {
+  if (current && !llvm::is_contained(touched, op))
+    touched.push_back(op);
+}
+void RuleRuntime::notifyOperationModified(Operation *op) {
+  if (current && !llvm::is_contained(touched, op))
+    touched.push_back(op);
+}
+void RuleRuntime::notifyOperationErased(Operation *op) {
+  llvm::erase(touched, op);
+}
+void RuleRuntime::notifyPatternEnd(const Pattern &pattern, LogicalResult status) {
+  // C++ patterns (plugins) count under their debug name; PDL patterns were
+  // counted by their end hook.
+  if (succeeded(status) && !pattern.getDebugName().empty()) {
+    ++applied[pattern.getDebugName().str()];
+    log.push_back(pattern.getDebugName().str());
+  }
+}

@@ -1,0 +1,62 @@
+//===- RuleRuntime.h - tracing, statistics and checks of rules --*- C++ -*-===//
+//
+// The per-rule native functions called by the generated PDL, and a rewriter
+// listener: every rule's rewrite region starts with a "begin" hook and ends
+// with an "end" hook, which is how rule names reach --rule-trace,
+// --rule-stats, --rule-verify and the non-convergence report (PDL patterns
+// have no names of their own in the greedy driver).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_RULES_RULERUNTIME_H
+#define KILN_RULES_RULERUNTIME_H
+
+#include "rules/RuleSet.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+#include <map>
+
+namespace mlir {
+class PDLPatternModule;
+} // namespace mlir
+
+namespace kiln::rules {
+
+class RuleRuntime : public mlir::RewriterBase::Listener {
+public:
+  bool trace = false;
+  bool verify = false;
+  llvm::raw_ostream *os = &llvm::errs();
+  /// Verified after each application when `verify` is set.
+  mlir::Operation *scope = nullptr;
+  /// Applications per rule (C++ patterns from plugins by debug name).
+  std::map<std::string, unsigned> applied;
+  /// Names in application order, since the last clear.
+  std::vector<std::string> log;
+  /// The rule after which verification failed ("" if none).
+  std::string brokenBy;
+
+  /// Registers the native functions of `rule`'s sites on `pm`.
+  void registerSites(const CompiledRule &rule, mlir::PDLPatternModule &pm);
+
+  void notifyOperationInserted(mlir::Operation *op, mlir::OpBuilder::InsertPoint) override;
+  void notifyOperationModified(mlir::Operation *op) override;
+  void notifyOperationErased(mlir::Operation *op) override;
+  void notifyPatternEnd(const mlir::Pattern &pattern, mlir::LogicalResult status) override;
+
+private:
+  void begin(const CompiledRule &rule, mlir::Operation *root);
+  mlir::LogicalResult end(const CompiledRule &rule);
+
+  const CompiledRule *current = nullptr;
+  std::string before, where;
+  std::vector<mlir::Operation *> touched;
+};
+
+/// --rule-explain: for every op under `scope` named like the rule's root,
+/// a remark saying which part of the match or which `where` condition fails.
+void explainRule(const CompiledRule &rule, bool enabled, mlir::Operation *scope);
+
+} // namespace kiln::rules
+
+#endif // KILN_RULES_RULERUNTIME_H

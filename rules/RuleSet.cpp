@@ -1,0 +1,155 @@
+//===- RuleSet.cpp - loaded rules compiled to PDL -------------------------===//
+#include "rules/RuleSet.h"
+
+#include "rules/RuleParser.h"
+#include "rules/RuleRuntime.h"
+
+#include "mlir/Dialect/PDL/IR/PDL.h"
+#include "mlir/Dialect/PDLInterp/IR/PDLInterp.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <atomic>
+
+using namespace kiln::rules;
+using namespace mlir;
+
+static std::atomic<unsigned> nextRuleSetId{0};
+
+RuleSet::RuleSet(MLIRContext *ctx)
+    : ctx(ctx), runtime(std::make_unique<RuleRuntime>()), uid(nextRuleSetId++) {
+  ctx->getOrLoadDialect<pdl::PDLDialect>();
+  ctx->getOrLoadDialect<pdl_interp::PDLInterpDialect>();
+}
+
+RuleSet::~RuleSet() = default;
+
+LogicalResult RuleSet::loadPath(const std::string &path) {
+  if (!llvm::sys::fs::is_directory(path)) {
+    std::vector<Rule> parsed;
+    if (failed(parseRuleFile(ctx, path, parsed)))
+      return failure();
+    std::vector<std::unique_ptr<CompiledRule>> compiled;
+    bool ok = true;
+    for (Rule &r : parsed)
+      ok &= succeeded(compile(std::move(r), compiled));
+    if (!ok)
+      return failure(); // nothing of a file with errors is applied
+    for (auto &c : compiled)
+      rules.push_back(std::move(c));
+    return success();
+  }
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(path, ec), end; it != end && !ec; it.increment(ec)) {
+    StringRef ext = llvm::sys::path::extension(it->path());
+    if (ext == ".yaml" || ext == ".yml")
+      files.push_back(it->path());
+  }
+  if (ec) {
+    emitError(FileLineColLoc::get(ctx, path, 0, 0))
+        << "cannot read rule directory '" << path << "': " << ec.message();
+    return failure();
+  }
+  llvm::sort(files);
+  bool ok = true;
+  for (const std::string &f : files)
+    ok &= succeeded(loadPath(f));
+  return success(ok);
+}
+
+LogicalResult RuleSet::loadString(const std::string &text, const std::string &name) {
+  std::vector<Rule> parsed;
+  if (failed(parseRuleString(ctx, text, name, parsed)))
+    return failure();
+  std::vector<std::unique_ptr<CompiledRule>> compiled;
+  bool ok = true;
+  for (Rule &r : parsed)
+    ok &= succeeded(compile(std::move(r), compiled));
+  if (!ok)
+    return failure();
+  for (auto &c : compiled)
+    rules.push_back(std::move(c));
+  return success();
+}
+
+LogicalResult RuleSet::compile(Rule rule, std::vector<std::unique_ptr<CompiledRule>> &out) {
+  if (lookup(rule.name) || llvm::any_of(out, [&](auto &c) { return c->rule.name == rule.name; })) {
+    emitError(toLocation(ctx, rule.loc)) << "a rule named '" << rule.name << "' is already loaded";
+    return failure();
+  }
+  auto c = std::make_unique<CompiledRule>();
+  std::string prefix = "kiln" + std::to_string(uid) + "_r" + std::to_string(rules.size() + out.size());
+  if (failed(compileRule(ctx, rule, prefix, *c)))
+    return failure();
+  // Check the generated PDL now, so a problem is reported at the rule.
+  std::string firstError;
+  {
+    ScopedDiagnosticHandler capture(ctx, [&](Diagnostic &d) {
+      if (firstError.empty())
+        firstError = d.str();
+      return success();
+    });
+    OwningOpRef<ModuleOp> mod =
+        parseSourceString<ModuleOp>("module {\n" + c->pdl + "}\n", ParserConfig(ctx));
+    if (!mod)
+      firstError = firstError.empty() ? "unknown error" : firstError;
+    else
+      firstError.clear();
+  }
+  if (!firstError.empty()) {
+    emitError(toLocation(ctx, rule.loc))
+        << "rule '" << rule.name << "' does not compile to valid PDL: " << firstError;
+    return failure();
+  }
+  out.push_back(std::move(c));
+  return success();
+}
+
+void RuleSet::setTags(StringRef spec) {
+  SmallVector<StringRef> parts;
+  spec.split(parts, ',', -1, false);
+  for (StringRef p : parts) {
+    p = p.trim();
+    if (p.consume_front("-"))
+      enabledTags.erase(p.str());
+    else if (p.consume_front("+") || !p.empty())
+      enabledTags.insert(p.str());
+  }
+}
+
+bool RuleSet::isEnabled(const Rule &rule) const {
+  return llvm::all_of(rule.tags, [&](const std::string &t) { return enabledTags.count(t); }) &&
+         (!rule.tags.empty() || enabledTags.count("exact"));
+}
+
+std::string RuleSet::getPDL() const {
+  std::string out = "module {\n";
+  for (auto &r : rules)
+    if (isEnabled(r->rule))
+      out += r->pdl;
+  return out + "}\n";
+}
+
+const CompiledRule *RuleSet::lookup(StringRef name) const {
+  for (auto &r : rules)
+    if (r->rule.name == name)
+      return r.get();
+  return nullptr;
+}
+
+LogicalResult RuleSet::populate(RewritePatternSet &patterns) {
+  if (llvm::none_of(rules, [&](auto &r) { return isEnabled(r->rule); }))
+    return success();
+  OwningOpRef<ModuleOp> mod = parseSourceString<ModuleOp>(getPDL(), ParserConfig(ctx));
+  if (!mod)
+    return emitError(UnknownLoc::get(ctx)) << "internal error: the rules' PDL does not parse";
+  PDLPatternModule pm(std::move(mod));
+  for (auto &r : rules)
+    if (isEnabled(r->rule))
+      runtime->registerSites(*r, pm);
+  patterns.add(std::move(pm));
+  return success();
+}

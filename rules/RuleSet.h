@@ -1,0 +1,89 @@
+//===- RuleSet.h - loaded rules compiled to PDL -----------------*- C++ -*-===//
+//
+// A RuleSet loads YAML rule files, checks them against the context's
+// registered ops and the native registry, and compiles each rule into one or
+// more `pdl.pattern`s (text, parsed back when the patterns are built). The
+// generated PDL calls per-rule native functions ("sites") for `where`
+// conditions, computed attributes, native rewrites and the begin/end hooks
+// that implement tracing, statistics and verification (RuleRuntime).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_RULES_RULESET_H
+#define KILN_RULES_RULESET_H
+
+#include "rules/RuleAST.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Support/LogicalResult.h"
+
+#include <map>
+#include <memory>
+#include <set>
+
+namespace kiln::rules {
+
+/// One native call that the generated PDL makes for a rule.
+struct Site {
+  enum Kind { Where, Value, Call, Begin, End } kind;
+  ExprP expr;                         ///< null for Begin/End
+  std::vector<std::string> argNames;  ///< "$x" captures, plain node names
+  int whereIndex = -1;                ///< Where: position in `where` (-1: from match)
+  bool resultIsType = false;          ///< Value: computes a type, not an attribute
+  std::string pdlName;
+};
+
+struct CompiledRule {
+  Rule rule;
+  std::string rootOpName, rootNode;
+  std::vector<Site> sites;
+  std::string pdl; ///< its pdl.pattern ops (several with any_order)
+  bool enabled = true;
+};
+
+class RuleRuntime;
+
+class RuleSet {
+public:
+  explicit RuleSet(mlir::MLIRContext *ctx);
+  ~RuleSet();
+
+  /// Loads a .yaml file or every *.yaml/*.yml of a directory (sorted).
+  /// Errors are MLIR diagnostics; a file with any error adds no rule.
+  mlir::LogicalResult loadPath(const std::string &path);
+  mlir::LogicalResult loadString(const std::string &text, const std::string &name);
+
+  /// "+tag,-tag,tag": enables (+ or bare) or disables (-) tags. Enabled by
+  /// default: `exact`. A rule runs iff all its tags are enabled (no tags
+  /// means exact).
+  void setTags(llvm::StringRef spec);
+  bool isEnabled(const Rule &rule) const;
+
+  /// The PDL module of the enabled rules.
+  std::string getPDL() const;
+  /// Adds the enabled rules' patterns to `patterns`; failure if the
+  /// generated PDL does not parse (a Kiln bug, reported with the rule).
+  mlir::LogicalResult populate(mlir::RewritePatternSet &patterns);
+
+  const std::vector<std::unique_ptr<CompiledRule>> &getRules() const { return rules; }
+  const CompiledRule *lookup(llvm::StringRef name) const;
+  RuleRuntime &getRuntime() { return *runtime; }
+  mlir::MLIRContext *getContext() const { return ctx; }
+
+private:
+  mlir::LogicalResult compile(Rule rule, std::vector<std::unique_ptr<CompiledRule>> &out);
+
+  mlir::MLIRContext *ctx;
+  std::vector<std::unique_ptr<CompiledRule>> rules;
+  std::set<std::string> enabledTags = {"exact"};
+  std::unique_ptr<RuleRuntime> runtime;
+  unsigned uid;
+};
+
+/// Compiles one rule to PDL text and its sites (PdlGen.cpp). Errors are
+/// emitted at rule-file locations.
+mlir::LogicalResult compileRule(mlir::MLIRContext *ctx, const Rule &rule,
+                                const std::string &prefix, CompiledRule &out);
+
+} // namespace kiln::rules
+
+#endif // KILN_RULES_RULESET_H
