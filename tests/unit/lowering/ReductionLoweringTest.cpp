@@ -154,4 +154,26 @@ TEST(ReductionLowering, DotGeneralBatchedAndSeed000) {
            });
 }
 
+TEST(ReductionLowering, DotGeneralVectorCases) {
+  const int K = 9, N = 7;
+  // Vector . matrix (M = 1) and vector . vector (scalar result).
+  checkDot("contracting = [0] x [0] batch = [] x []", {K}, {K, N}, {N},
+           [&](auto &a, auto &b, int64_t j) {
+             float s = 0;
+             for (int k = 0; k < K; ++k)
+               s += a[k] * b[k * N + j];
+             return s;
+           });
+  checkDot("contracting = [0] x [0] batch = [] x []", {K}, {K}, {},
+           [&](auto &a, auto &b, int64_t) {
+             float s = 0;
+             for (int k = 0; k < K; ++k)
+               s += a[k] * b[k];
+             return s;
+           });
+  // Outer product (no contraction): always linalg.
+  checkDot("contracting = [] x [] batch = [] x []", {K}, {N}, {K, N},
+           [&](auto &a, auto &b, int64_t o) { return a[o / N] * b[o % N]; });
+}
+
 } // namespace
