@@ -57,6 +57,16 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
+def ApproximateMath : Pass<"kiln-approximate-math"> {
+  let summary = "Replace f32 transcendental math ops by vectorizable polynomial approximations";
+  let description = [{
+    Upstream's polynomial approximations (a few ulp on f32) instead of scalar
+    libm calls, so loops over sin/cos/exp/log/tanh vectorize.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def DedupFunctions : Pass<"kiln-dedup-functions", "::mlir::ModuleOp"> {
   let summary = "Merge structurally identical private functions";
   let description = [{
