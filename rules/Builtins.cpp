@@ -191,6 +191,38 @@ void kiln::rules::registerBuiltinNatives(NativeRegistry &r) {
     return isPermutation(p);
   }, "the free (non-contracting, non-batch) dimensions keep their order under p");
 
+  r.addConstraint("has_attr", {A::Op, A::Any}, [](auto a) {
+    return a[1].kind == Val::Str && a[0].asOp()->getAttr(a[1].str) != nullptr;
+  }, "has_attr(node, \"name\"): the op carries that attribute");
+  r.addFunction("merge_reduce_axes", {A::IntList, A::IntList}, [](auto a) -> std::optional<Val> {
+    // reduce(reduce(x, inner), outer): `outer` numbers the dimensions left
+    // after `inner`; the union, in x's numbering, sorted.
+    auto inner = L(a[0]), outer = L(a[1]);
+    std::set<int64_t> removed(inner.begin(), inner.end());
+    std::vector<int64_t> kept;
+    int64_t maxDim = removed.empty() ? 0 : *removed.rbegin() + 1;
+    for (int64_t d = 0; kept.size() < outer.size() + maxDim + 1; ++d)
+      if (!removed.count(d))
+        kept.push_back(d);
+    std::set<int64_t> all(inner.begin(), inner.end());
+    for (int64_t d : outer) {
+      if (d < 0 || d >= (int64_t)kept.size())
+        return std::nullopt;
+      all.insert(kept[d]);
+    }
+    return Val::ofList(std::vector<int64_t>(all.begin(), all.end()));
+  }, "axes of reduce(reduce(x, inner), outer) as one reduction of x");
+
+  r.addConstraint("all_dims_one", {A::Any, A::IntList}, [](auto a) {
+    auto t = shaped(a[0]);
+    if (!t || !t.hasRank())
+      return false;
+    for (int64_t d : L(a[1]))
+      if (d < 0 || d >= t.getRank() || t.getDimSize(d) != 1)
+        return false;
+    return true;
+  }, "every listed dimension of the value has size 1");
+
   // Scan push-up building blocks (rewrites/seed/ScanPushUp.h).
   r.addOpRewrite("sink_elementwise_into_scan", kiln::sinkElementwiseIntoScan,
                  "moves an elementwise consumer of a scan's ys into the body (exact)");

@@ -345,7 +345,8 @@ private:
           return fail("expected ',' or '}' in attributes");
       }
     }
-    if (eat(":")) {
+    // `-> T` (YAML-friendly) or `: T` (in quoted strings).
+    if (eat("->") || eat(":")) {
       op->type = parsePrimary();
       if (!op->type)
         return nullptr;

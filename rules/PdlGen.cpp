@@ -494,7 +494,27 @@ private:
       if (failed)
         return "";
       typeClause = " -> (" + t + " : !pdl.type)";
-    } else if (!reg->hasInterface<InferTypeOpInterface>()) {
+    } else if (reg->hasInterface<InferTypeOpInterface>()) {
+      // PDL's built-in inference ignores op properties (and crashes on ops
+      // that keep attributes there): infer with a native function instead.
+      Site &site = addSite(Site::Infer, nullptr, -1);
+      site.opName = e.name;
+      site.numOperands = operands.size();
+      std::string vals, tys;
+      for (auto &[v, t] : operands) {
+        vals += (vals.empty() ? "" : ", ") + v;
+        tys += (tys.empty() ? "" : ", ") + t;
+      }
+      for (auto &[n, a] : attrs) {
+        site.attrNames.push_back(n);
+        vals += (vals.empty() ? "" : ", ") + a;
+        tys += (tys.empty() ? "" : ", ") + std::string("!pdl.attribute");
+      }
+      std::string t = fresh();
+      line(t + " = pdl.apply_native_rewrite \"" + site.pdlName + "\"" +
+           (vals.empty() ? "" : "(" + vals + " : " + tys + ")") + " : !pdl.range<type>");
+      typeClause = " -> (" + t + " : !pdl.range<type>)";
+    } else {
       if (replaced.empty() || nodeTypes[replaced].empty())
         return error(e.loc, "cannot infer the result types of '" + e.name +
                                 "'; give them with `: $t` or `: type_of($x)`");

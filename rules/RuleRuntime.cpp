@@ -5,6 +5,7 @@
 #include "rules/ExprParser.h"
 
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace kiln::rules;
@@ -42,6 +43,45 @@ Env bindings(const Site &site, ArrayRef<PDLValue> args) {
     env[site.argNames[i]] = v;
   }
   return env;
+}
+
+/// Result types of a rewrite op, as its builder would infer them: the
+/// attributes are turned into properties first.
+LogicalResult inferTypes(const Site &s, PatternRewriter &rw, PDLResultList &results,
+                         ArrayRef<PDLValue> args) {
+  MLIRContext *ctx = rw.getContext();
+  auto name = RegisteredOperationName::lookup(s.opName, ctx);
+  if (!name)
+    return failure();
+  auto *iface = name->getInterface<InferTypeOpInterface>();
+  SmallVector<Value> operands;
+  for (unsigned i = 0; i < s.numOperands && i < args.size(); ++i) {
+    if (args[i].getKind() == PDLValue::Kind::ValueRange)
+      llvm::append_range(operands, args[i].cast<ValueRange>());
+    else
+      operands.push_back(args[i].cast<Value>());
+  }
+  NamedAttrList attrs;
+  for (unsigned i = 0; i < s.attrNames.size() && s.numOperands + i < args.size(); ++i)
+    attrs.append(s.attrNames[i], args[s.numOperands + i].cast<Attribute>());
+  DictionaryAttr dict = attrs.getDictionary(ctx);
+  Location loc = rw.getUnknownLoc();
+  // Properties storage, aligned like any object.
+  std::vector<std::max_align_t> storage(
+      (name->getOpPropertyByteSize() + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t) + 1);
+  OpaqueProperties props(storage.data());
+  name->initOpProperties(props, OpaqueProperties(nullptr));
+  LogicalResult ok = success();
+  if (name->getOpPropertyByteSize() > 0)
+    ok = name->setOpPropertiesFromAttribute(*name, props, dict, [&] { return emitError(loc); });
+  SmallVector<Type> types;
+  if (succeeded(ok))
+    ok = iface->inferReturnTypes(ctx, loc, operands, dict, props, RegionRange(), types);
+  name->destroyOpProperties(props);
+  if (failed(ok))
+    return failure();
+  results.push_back(TypeRange(types));
+  return success();
 }
 
 std::string print(Operation *op) {
@@ -89,6 +129,13 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
       pm.registerRewriteFunction(
           site.pdlName, [s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
             return success(evaluate(*s->expr, bindings(*s, args), rw).has_value());
+          });
+      break;
+    case Site::Infer:
+      pm.registerRewriteFunction(
+          site.pdlName,
+          [s](PatternRewriter &rw, PDLResultList &results, ArrayRef<PDLValue> args) {
+            return inferTypes(*s, rw, results, args);
           });
       break;
     case Site::Begin:

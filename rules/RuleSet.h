@@ -24,11 +24,16 @@ namespace kiln::rules {
 
 /// One native call that the generated PDL makes for a rule.
 struct Site {
-  enum Kind { Where, Value, Call, Begin, End } kind;
+  enum Kind { Where, Value, Call, Begin, End, Infer } kind;
   ExprP expr;                         ///< null for Begin/End
   std::vector<std::string> argNames;  ///< "$x" captures, plain node names
   int whereIndex = -1;                ///< Where: position in `where` (-1: from match)
   bool resultIsType = false;          ///< Value: computes a type, not an attribute
+  /// Infer: result types of `opName` from operands then attributes named
+  /// `attrNames` (PDL's own inference skips op properties).
+  std::string opName;
+  std::vector<std::string> attrNames;
+  unsigned numOperands = 0;
   std::string pdlName;
 };
 
