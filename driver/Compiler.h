@@ -131,6 +131,32 @@ bool timeExecutable(const Executable &exe,
                     int repeat, CallTimings &timings,
                     std::string *error = nullptr);
 
+/// kiln-run's JIT mode as a library call: compile @`entry` once, run it on
+/// `inputs` into freshly allocated outputs, then (when `repeat` > 0) time
+/// `repeat` more calls after `warmup` untimed ones.
+struct JitRunResult {
+  std::vector<TensorSpec> outputSpecs;
+  /// Row-major bytes of each output.
+  std::vector<std::vector<char>> outputs;
+  double compileSeconds = 0;
+  CallTimings timings; // repeat == 0: not timed
+};
+bool runJit(mlir::ModuleOp module, const std::string &entry,
+            const std::vector<BufferView> &inputs, int warmup, int repeat,
+            JitRunResult &result, std::string *error = nullptr,
+            const CompileOptions &options = {});
+/// One line: "jit: min ... us, median ... us, call overhead ... us (N runs),
+/// compile ... ms".
+std::string formatTimings(const JitRunResult &result);
+
+/// For --check: whether `got` and `want` (same kind and element count) agree
+/// elementwise within |got - want| <= atol + rtol * |want| (floats; NaN
+/// matches NaN) or exactly (integers, bools). On a mismatch `where` gets the
+/// first differing index and both values.
+bool buffersClose(const void *got, const void *want, int64_t numElements,
+                  ElementKind kind, double rtol, double atol,
+                  std::string *where = nullptr);
+
 } // namespace kiln
 
 #endif // KILN_DRIVER_COMPILER_H

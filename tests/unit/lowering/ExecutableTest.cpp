@@ -1,6 +1,10 @@
 //===- ExecutableTest.cpp - the C++ API: compile once, call many ----------===//
 #include "tests/unit/lowering/LoweringTestUtils.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
 #include <thread>
 
 using namespace kiln;
@@ -156,5 +160,42 @@ TEST(Executable, TimeExecutable) {
   EXPECT_LE(t.minSeconds, t.medianSeconds);
   expectNear(out, mlpRef(x, w1, b1, w2, b2), 1e-4f);
   EXPECT_FALSE(timeExecutable(*exe, {}, {}, 0, 1, t, &error));
+}
+} // namespace
+
+namespace {
+TEST(Executable, RunJitAndBuffersClose) {
+  const char *src = R"(
+func.func @f(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xi32>) {
+  %e = lax.mul %a, %a : tensor<3xf32>
+  %i = lax.convert_element_type %e : tensor<3xf32> -> tensor<3xi32>
+  return %e, %i : tensor<3xf32>, tensor<3xi32>
+})";
+  mlir::MLIRContext ctx;
+  Compiler::prepareContext(ctx);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(src, &ctx);
+  ASSERT_TRUE(module);
+  std::vector<float> a = {1.5f, -2.0f, 3.0f};
+  JitRunResult r;
+  std::string error;
+  ASSERT_TRUE(runJit(*module, "f", {{a.data(), {3}, ElementKind::F32}}, 2, 5, r,
+                     &error))
+      << error;
+  ASSERT_EQ(r.outputs.size(), 2u);
+  std::vector<float> want = {2.25f, 4.0f, 9.0f};
+  std::vector<int32_t> wantI = {2, 4, 9};
+  EXPECT_TRUE(buffersClose(r.outputs[0].data(), want.data(), 3,
+                           ElementKind::F32, 0, 0));
+  EXPECT_TRUE(buffersClose(r.outputs[1].data(), wantI.data(), 3,
+                           ElementKind::I32, 0, 0));
+  EXPECT_EQ(r.timings.repeat, 5);
+  EXPECT_NE(formatTimings(r).find("median"), std::string::npos);
+  std::vector<float> off = {2.25f, 4.001f, NAN};
+  std::string where;
+  EXPECT_FALSE(buffersClose(r.outputs[0].data(), off.data(), 3,
+                            ElementKind::F32, 1e-6, 0, &where));
+  EXPECT_NE(where.find("element 1"), std::string::npos) << where;
+  EXPECT_TRUE(buffersClose(r.outputs[0].data(), off.data(), 2, ElementKind::F32,
+                           1e-3, 0));
 }
 } // namespace
