@@ -205,7 +205,11 @@ struct YamlRuleParser {
       SrcLoc l{path, unsigned(e.mark.line + 1), unsigned(e.mark.column + 1)};
       if (e.mark.is_null())
         l.line = l.col = 1;
-      error(l, "YAML syntax error: " + e.msg);
+      std::string hint;
+      if (e.msg == "illegal map value")
+        hint = " (in a rule string write attributes as {name = value} and result types "
+               "as -> T, or quote the string)";
+      error(l, "YAML syntax error: " + e.msg + hint);
       return failure();
     }
     if (root.IsNull())
