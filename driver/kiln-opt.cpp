@@ -53,6 +53,9 @@ static cl::opt<int> ruleMaxIterations("rule-max-iterations",
                                       cl::desc("Greedy iterations before non-convergence is "
                                                "an error"),
                                       cl::init(10), cl::cat(ruleCategory));
+static cl::opt<long long> ruleMaxRewrites("rule-max-rewrites",
+                                          cl::desc("Rewrites before non-convergence is an error"),
+                                          cl::init(100000), cl::cat(ruleCategory));
 static cl::list<std::string> plugins("plugin", cl::desc("Load a Kiln plugin (repeatable)"),
                                      cl::value_desc("lib.so"), cl::cat(ruleCategory));
 
@@ -98,6 +101,7 @@ int main(int argc, char **argv) {
   ruleOptions.explain = ruleExplain;
   ruleOptions.verify = ruleVerify;
   ruleOptions.maxIterations = ruleMaxIterations;
+  ruleOptions.maxRewrites = ruleMaxRewrites;
 
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
   bool wantRules = kiln::rules::rulesRequested() || dumpPdl || !ruleExplain.empty();
