@@ -232,9 +232,26 @@ void kiln::rules::registerBuiltinNatives(NativeRegistry &r) {
   r.addOpRewrite("scan_reduction_to_carry", kiln::scanReductionToCarry,
                  "turns a reduction of a ys over its scan axis into a carry "
                  "(reassociates float sums/products)");
+  r.addOpRewrite("push_reduction_into_scan",
+                 [](RewriterBase &rw, Operation *op) {
+                   return success(succeeded(kiln::moveReductionIntoScanBody(rw, op)) ||
+                                  succeeded(kiln::scanReductionToCarry(rw, op)));
+                 },
+                 "move_reduction_into_scan_body, else scan_reduction_to_carry");
   r.addConstraint("reduction_reassociates", {A::Op},
                   [](auto a) { return kiln::reductionReassociates(a[0].asOp()); },
                   "reduce_sum/reduce_prod on floats");
+  r.addConstraint("is_elementwise", {A::Op}, [](auto a) {
+    return a[0].asOp()->template hasTrait<OpTrait::Elementwise>();
+  }, "the op has the Elementwise trait");
+  r.addConstraint("is_reduction", {A::Op}, [](auto a) {
+    return isa<kiln::lax::ReduceSumOp, kiln::lax::ReduceMaxOp, kiln::lax::ReduceMinOp,
+               kiln::lax::ReduceProdOp>(a[0].asOp());
+  }, "lax.reduce_sum/max/min/prod");
+  r.addConstraint("reads_scan_ys", {A::Op}, [](auto a) {
+    return llvm::any_of(a[0].asOp()->getOperands(),
+                        [](Value v) { return kiln::asScanYs(v).has_value(); });
+  }, "some operand of the op is a ys result of a lax.scan");
   r.addConstraint("is_scan_ys", {A::Value},
                   [](auto a) { return kiln::asScanYs(a[0].asValue()).has_value(); },
                   "the value is a ys result of a lax.scan");

@@ -60,7 +60,7 @@ struct Explainer {
 
   bool matchOp(const Expr &e, Operation *op, const std::string &name) {
     std::string self = name.empty() ? "'" + e.name + "'" : "node '" + name + "'";
-    if (op->getName().getStringRef() != e.name)
+    if (e.name != "_" && op->getName().getStringRef() != e.name)
       return fail(self + " expects '" + e.name + "' but found '" +
                   op->getName().getStringRef().str() + "'");
     bool variadic = llvm::any_of(e.args, [](const ExprP &a) { return a->variadic; });
@@ -145,7 +145,7 @@ void kiln::rules::explainRule(const CompiledRule &compiled, bool enabled, Operat
   unsigned variants = 1u << rule.anyOrder.size();
   std::map<std::string, ExprP> original = ex.nodes;
   scope->walk([&](Operation *op) {
-    if (op->getName().getStringRef() != compiled.rootOpName)
+    if (compiled.rootOpName != "_" && op->getName().getStringRef() != compiled.rootOpName)
       return;
     std::string firstWhy;
     bool matched = false;

@@ -293,8 +293,11 @@ private:
       name += "." + ident();
       dotted = true;
     }
-    if (name == "_")
+    // `_(operands)` is an op of any name (a root matched by its constraints).
+    if (name == "_" && !(pos < s.size() && s[pos] == '('))
       return make(Expr::Wildcard, at);
+    if (name == "_")
+      dotted = true;
     if (!dotted && (name == "true" || name == "false")) {
       ExprP e = make(Expr::Bool, at);
       e->ival = name == "true";

@@ -102,6 +102,8 @@ private:
     (to ? *to : text) += "    " + s + "\n";
   }
 
+  /// The op of an expression; std::nullopt after an error. `_` (any op)
+  /// yields an empty OperationName-less result through `anyOp`.
   std::optional<RegisteredOperationName> lookupOp(const Expr &e) {
     StringRef dialect = StringRef(e.name).split('.').first;
     Dialect *d = ctx->getOrLoadDialect(dialect);
@@ -200,8 +202,11 @@ private:
   }
 
   std::string matchOp(const Expr &e, std::string *typesOut = nullptr) {
-    if (!lookupOp(e))
+    if (e.name != "_" && !lookupOp(e))
       return "";
+    if (e.name == "_" && !e.attrs.empty())
+      return error(e.attrs[0].second->loc, "an op of any name ('_') cannot constrain attributes; "
+                                           "use `where` instead");
     std::vector<std::pair<std::string, std::string>> operands;
     for (const ExprP &a : e.args) {
       std::string v;
@@ -289,7 +294,7 @@ private:
   static std::string operation(const std::string &name,
                                const std::vector<std::pair<std::string, std::string>> &operands,
                                const std::vector<std::pair<std::string, std::string>> &attrs) {
-    std::string s = "pdl.operation \"" + name + "\"";
+    std::string s = name == "_" ? "pdl.operation" : "pdl.operation \"" + name + "\"";
     if (!operands.empty()) {
       std::string vals, tys;
       for (auto &[v, t] : operands) {
@@ -461,6 +466,8 @@ private:
   }
 
   std::string rwOp(const Expr &e, const std::string &replaced) {
+    if (e.name == "_")
+      return error(e.loc, "a rewrite cannot create an op of any name ('_')");
     auto reg = lookupOp(e);
     if (!reg)
       return "";

@@ -1,0 +1,25 @@
+// Seed 002's push-up as a YAML rule file calling the native push-up rewrites.
+// RUN: kiln-opt %examples/seeds/seed002_mse_before.mlir --rules=%examples/rules/scan_pushup.yaml --rule-tags=+reassociates-float --kiln-apply-rules --canonicalize | FileCheck %s --check-prefix=REASSOC
+// RUN: kiln-opt %examples/seeds/seed002_mse_before.mlir --rules=%examples/rules/scan_pushup.yaml --kiln-apply-rules --canonicalize | FileCheck %s --check-prefix=EXACT
+// RUN: kiln-opt %examples/seeds/seed002_mse_before.mlir --rules=%examples/rules/scan_pushup.yaml --rule-tags=+reassociates-float --rule-stats -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+
+// The squared error is summed in a carry; nothing 30x15x12 leaves the scan.
+// REASSOC: %[[ZERO:.*]] = lax.constant dense<0.000000e+00> : tensor<f32>
+// REASSOC: %[[S:.*]] = lax.scan length = 30 carry(%[[ZERO]]) xs(%arg1, %arg2)
+// REASSOC-SAME: -> tensor<f32>
+// REASSOC-NOT: lax.sin
+// REASSOC: lax.sub
+// REASSOC: lax.integer_pow
+// REASSOC: lax.reduce_sum %{{.*}} axes = [0, 1] : tensor<15x12xf32> -> tensor<f32>
+// REASSOC: lax.add
+// REASSOC: lax.div %[[S]]
+// REASSOC-NOT: lax.reduce_sum
+
+// Exact only: the elementwise chain moves in, the float sum stays outside.
+// EXACT: lax.scan length = 30 carry() xs(%arg1, %arg2)
+// EXACT: lax.integer_pow {{.*}} : tensor<15x12xf32>
+// EXACT: lax.reduce_sum %{{.*}} axes = [0, 1, 2] : tensor<30x15x12xf32> -> tensor<f32>
+
+// STATS: exact-reduction-into-scan: 0
+// STATS: float-reduction-into-scan: 2
+// STATS: sink-elementwise-into-scan: 2
