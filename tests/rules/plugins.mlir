@@ -1,0 +1,28 @@
+// kiln-opt --plugin: the example plugin adds a native constraint used by its
+// YAML rule, a C++ pattern and a pass; broken plugins are refused clearly.
+// RUN: kiln-opt --plugin=%kiln_obj/lib/libKilnExamplePlugin.so %s --kiln-apply-rules --rule-stats 2>%t.err | FileCheck %s
+// RUN: FileCheck %s --check-prefix=STATS < %t.err
+// RUN: kiln-opt --plugin %kiln_obj/lib/libKilnExamplePlugin.so %s --example-count-ops -o /dev/null 2>&1 | FileCheck %s --check-prefix=PASS
+// RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnTestPluginBadVersion.so %s 2>&1 | FileCheck %s --check-prefix=VERSION
+// RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnTestPluginNoEntry.so %s 2>&1 | FileCheck %s --check-prefix=ENTRY
+// RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnTestPluginFailsToRegister.so %s 2>&1 | FileCheck %s --check-prefix=REGISTER
+// RUN: not kiln-opt --plugin=%t.missing.so %s 2>&1 | FileCheck %s --check-prefix=DLOPEN
+
+// CHECK-LABEL: func.func @f
+// CHECK-NEXT: %[[P:.*]] = lax.integer_pow %arg0 y = 2
+// CHECK-NEXT: return %[[P]]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = lax.neg %x : tensor<4xf32>
+  %1 = lax.integer_pow %0 y = 2 : tensor<4xf32>
+  %2 = lax.rev %1 dims = [0] : tensor<4xf32>
+  %3 = lax.rev %2 dims = [0] : tensor<4xf32>
+  return %3 : tensor<4xf32>
+}
+
+// STATS: even-power-of-neg: 1
+// STATS: plugin-rev-rev: 1
+// PASS: remark: example plugin: 7 ops
+// VERSION: kiln-opt: error: plugin 'bad-version' was built for Kiln plugin API version 42, but this kiln-opt has version 1
+// ENTRY: kiln-opt: error: plugin '{{.*}}libKilnTestPluginNoEntry.so' has no entry point: it must export extern "C" KilnPluginInfo kilnGetPluginInfo()
+// REGISTER: kiln-opt: error: plugin 'fails' failed to register: the frobnicator is not configured
+// DLOPEN: kiln-opt: error: cannot load plugin '{{.*}}missing.so': {{.*}}cannot open shared object file
