@@ -1,0 +1,65 @@
+//===- Evaluator.h - the interpreter's evaluation state ---------*- C++ -*-===//
+//
+// Internal to the interpreter: value scopes (a scan body sees the values of
+// the enclosing region), function calls, and the per-family evaluation
+// functions implemented in Interpret*.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECT_INTERPRETER_EVALUATOR_H
+#define KILN_DIALECT_INTERPRETER_EVALUATOR_H
+
+#include "dialect/interpreter/Interpreter.h"
+
+#include "dialect/LaxOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace kiln::interp {
+
+class Evaluator {
+public:
+  Evaluator(mlir::ModuleOp module, const InterpreterOptions &options)
+      : module(module), options(options) {}
+
+  mlir::FailureOr<llvm::SmallVector<Tensor>> call(mlir::Operation *callee,
+                                                  llvm::ArrayRef<Tensor> args);
+  /// Runs `block` with its arguments bound to `args` in a new scope; returns
+  /// the operands of its terminator.
+  mlir::FailureOr<llvm::SmallVector<Tensor>> runBlock(mlir::Block &block,
+                                                      llvm::ArrayRef<Tensor> args);
+
+  const Tensor &lookup(mlir::Value v) const;
+  /// A zero tensor of `type` computed at this evaluator's precision.
+  Tensor make(mlir::Type type) const {
+    return Tensor(llvm::cast<mlir::RankedTensorType>(type), !options.f64Reference);
+  }
+
+private:
+  mlir::LogicalResult evalOp(mlir::Operation *op);
+  void bind(mlir::Value v, Tensor t) { scopes.back()[v] = std::move(t); }
+
+  // Families (Interpret*.cpp). Each returns the op's results, or null
+  // (nullopt) when the op is not of the family, or failure after a
+  // diagnostic.
+  std::optional<mlir::FailureOr<Tensor>> evalElementwise(mlir::Operation *op);
+  std::optional<mlir::FailureOr<Tensor>> evalStructure(mlir::Operation *op);
+  std::optional<mlir::FailureOr<Tensor>> evalContraction(mlir::Operation *op);
+  mlir::FailureOr<llvm::SmallVector<Tensor>> evalScan(lax::ScanOp scan);
+
+  mlir::ModuleOp module;
+  InterpreterOptions options;
+  llvm::SmallVector<llvm::DenseMap<mlir::Value, Tensor>> scopes;
+};
+
+/// Unravels flat index `flat` of `shape` into `index`.
+inline void unravel(int64_t flat, llvm::ArrayRef<int64_t> shape,
+                    llvm::SmallVectorImpl<int64_t> &index) {
+  index.resize(shape.size());
+  for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+    index[d] = shape[d] ? flat % shape[d] : 0;
+    flat = shape[d] ? flat / shape[d] : 0;
+  }
+}
+
+} // namespace kiln::interp
+
+#endif // KILN_DIALECT_INTERPRETER_EVALUATOR_H

@@ -1,0 +1,257 @@
+//===- kiln-run.cpp - run a lax program: LLVM JIT or reference interpreter ===//
+//
+//   kiln-run FILE.mlir|FILE.jaxpr [--entry NAME]
+//            (--inputs a.npy,b.npy | --random-inputs [--seed N] [--positive-inputs])
+//            [--interpret [--f64-reference]] [--check [--rtol R --atol A]]
+//            [--repeat N --warmup N [--time-json]] [--outputs DIR]
+//            [--passes PIPELINE] [--rules FILE --rule-tags TAGS --plugin LIB.so]
+//
+// Without --interpret the program is compiled by kiln::Compiler (the CPU
+// pipeline, LLVM JIT) and run; --check also runs the reference interpreter
+// and compares. Rules, plugins and --passes apply before either.
+//
+//===----------------------------------------------------------------------===//
+#include "driver/Compiler.h"
+#include "driver/Registration.h"
+#include "driver/RunSupport.h"
+
+#include "dialect/interpreter/Interpreter.h"
+#include "rules/ApplyRules.h"
+#include "rules/PluginLoader.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringExtras.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <cstring>
+
+namespace cl = llvm::cl;
+using namespace mlir;
+using namespace kiln;
+using interp::Tensor;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir|file.jaxpr>"),
+                                      cl::Required);
+static cl::opt<std::string> entryName("entry", cl::desc("Function to run (default: the only public one)"));
+static cl::opt<std::string> inputs("inputs", cl::desc("Comma-separated .npy files, one per argument"));
+static cl::opt<bool> randomInputsFlag("random-inputs", cl::desc("Run on deterministic random inputs"));
+static cl::opt<unsigned> seed("seed", cl::desc("Seed of --random-inputs"), cl::init(0));
+static cl::opt<bool> positiveInputs("positive-inputs",
+                                    cl::desc("Random floats in [0.5, 1.5] instead of [-1, 1]"));
+static cl::opt<bool> interpretFlag("interpret", cl::desc("Run the reference interpreter instead of the JIT"));
+static cl::opt<bool> f64Reference("f64-reference",
+                                  cl::desc("Interpreter: compute every float op in double"));
+static cl::opt<bool> check("check", cl::desc("Also run the interpreter and compare the JIT's results"));
+static cl::opt<double> relTol("rtol", cl::desc("--check relative tolerance"), cl::init(1e-4));
+static cl::opt<double> absTol("atol", cl::desc("--check absolute tolerance"), cl::init(1e-5));
+static cl::opt<int> repeat("repeat", cl::desc("JIT: time this many calls"), cl::init(0));
+static cl::opt<int> warmup("warmup", cl::desc("JIT: untimed calls before timing"), cl::init(1));
+static cl::opt<bool> timeJson("time-json", cl::desc("Print the timings as one JSON line"));
+static cl::opt<std::string> outputsDir("outputs", cl::desc("Write out<i>.npy into this directory"));
+static cl::opt<std::string> passes("passes", cl::desc("Pass pipeline to run first, e.g. "
+                                                      "'builtin.module(kiln-optimize)'"));
+static cl::list<std::string> rulePaths("rules", cl::desc("YAML rule file or directory (repeatable)"));
+static cl::list<std::string> ruleTags("rule-tags", cl::desc("Enable/disable rule tags: +tag,-tag"),
+                                      cl::CommaSeparated);
+static cl::list<std::string> plugins("plugin", cl::desc("Load a Kiln plugin (repeatable)"));
+static cl::opt<bool> printIR("print-ir-after-all", cl::desc("Print the IR after every pass"));
+static cl::opt<std::string> jaxprInputTypes("jaxpr-input-types",
+                                            cl::desc("Input types of an untyped .jaxpr"));
+
+namespace {
+
+ElementKind kindOf(Type t) {
+  if (t.isF32()) return ElementKind::F32;
+  if (t.isF64()) return ElementKind::F64;
+  if (t.isF16()) return ElementKind::F16;
+  if (t.isBF16()) return ElementKind::BF16;
+  if (t.isInteger(1)) return ElementKind::Bool;
+  if (t.isUnsignedInteger(32)) return ElementKind::U32;
+  if (t.isInteger(8)) return ElementKind::I8;
+  if (t.isInteger(32)) return ElementKind::I32;
+  return ElementKind::I64;
+}
+
+/// Host bytes of a tensor in the JIT's layout.
+std::vector<char> bytesOf(const Tensor &t) {
+  ElementKind kind = kindOf(t.getElementType());
+  std::vector<char> bytes(t.size() * elementSize(kind));
+  for (int64_t i = 0; i < t.size(); ++i) {
+    char *p = bytes.data() + i * elementSize(kind);
+    switch (kind) {
+    case ElementKind::F32: { float v = t.getFloat(i); std::memcpy(p, &v, 4); break; }
+    case ElementKind::F64: { double v = t.getFloat(i); std::memcpy(p, &v, 8); break; }
+    case ElementKind::F16: case ElementKind::BF16: {
+      llvm::APFloat f(t.getFloat(i));
+      bool lost;
+      f.convert(kind == ElementKind::F16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(),
+                llvm::APFloat::rmNearestTiesToEven, &lost);
+      uint16_t bits = f.bitcastToAPInt().getZExtValue();
+      std::memcpy(p, &bits, 2);
+      break;
+    }
+    case ElementKind::Bool: case ElementKind::I8: *p = char(t.getInt(i)); break;
+    case ElementKind::I32: case ElementKind::U32: { uint32_t v = t.getInt(i); std::memcpy(p, &v, 4); break; }
+    case ElementKind::I64: { int64_t v = t.getInt(i); std::memcpy(p, &v, 8); break; }
+    }
+  }
+  return bytes;
+}
+
+Tensor tensorOf(RankedTensorType type, const std::vector<char> &bytes) {
+  Tensor t(type);
+  ElementKind kind = kindOf(type.getElementType());
+  for (int64_t i = 0; i < t.size(); ++i) {
+    const char *p = bytes.data() + i * elementSize(kind);
+    switch (kind) {
+    case ElementKind::F32: { float v; std::memcpy(&v, p, 4); t.setFloat(i, v); break; }
+    case ElementKind::F64: { double v; std::memcpy(&v, p, 8); t.setFloat(i, v); break; }
+    case ElementKind::F16: case ElementKind::BF16: {
+      uint16_t bits;
+      std::memcpy(&bits, p, 2);
+      t.setFloat(i, llvm::APFloat(kind == ElementKind::F16 ? llvm::APFloat::IEEEhalf()
+                                                            : llvm::APFloat::BFloat(),
+                                  llvm::APInt(16, bits)).convertToDouble());
+      break;
+    }
+    case ElementKind::Bool: t.setInt(i, *p != 0); break;
+    case ElementKind::I8: t.setInt(i, int8_t(*p)); break;
+    case ElementKind::I32: { int32_t v; std::memcpy(&v, p, 4); t.setInt(i, v); break; }
+    case ElementKind::U32: { uint32_t v; std::memcpy(&v, p, 4); t.setInt(i, v); break; }
+    case ElementKind::I64: { int64_t v; std::memcpy(&v, p, 8); t.setInt(i, v); break; }
+    }
+  }
+  return t;
+}
+
+/// Plugins may register passes: load them before parsing the command line.
+bool loadPlugins(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    StringRef arg(argv[i]);
+    std::string path;
+    if (arg.consume_front("--plugin=") || arg.consume_front("-plugin="))
+      path = arg.str();
+    else if ((arg == "--plugin" || arg == "-plugin") && i + 1 < argc)
+      path = argv[++i];
+    else
+      continue;
+    std::string error;
+    if (!rules::loadPlugin(path, error)) {
+      llvm::errs() << "kiln-run: error: " << error << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// --passes, then the rules (when --rules or plugin patterns ask for them).
+LogicalResult rewrite(ModuleOp module, MLIRContext &context) {
+  rules::RuleOptions &ruleOptions = rules::globalRuleOptions();
+  ruleOptions.paths.insert(ruleOptions.paths.begin(), rulePaths.begin(), rulePaths.end());
+  ruleOptions.tags = llvm::join(ruleTags, ",");
+  PassManager pm(&context);
+  if (printIR) {
+    context.disableMultithreading();
+    pm.enableIRPrinting();
+  }
+  if (!passes.empty() && failed(parsePassPipeline(passes, pm))) {
+    llvm::errs() << "kiln-run: error: invalid --passes pipeline '" << passes << "'\n";
+    return failure();
+  }
+  if (rules::rulesRequested())
+    pm.addPass(rules::createApplyRulesPass());
+  return pm.run(module);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  DialectRegistry registry;
+  registerAllKilnDialects(registry);
+  registerAllKilnPasses();
+  if (!loadPlugins(argc, argv))
+    return 1;
+  cl::ParseCommandLineOptions(argc, argv, "Kiln: run a lax program (LLVM JIT or interpreter)\n");
+  if (inputs.empty() == !randomInputsFlag) {
+    llvm::errs() << "kiln-run: error: give exactly one of --inputs and --random-inputs\n";
+    return 1;
+  }
+
+  MLIRContext context(registry);
+  Compiler::prepareContext(context);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = run::loadProgram(inputFile, sourceMgr, &context, jaxprInputTypes);
+  if (!module || failed(rewrite(*module, context)))
+    return 1;
+  FailureOr<std::string> entry = run::chooseEntry(*module, entryName);
+  if (failed(entry))
+    return 1;
+  FailureOr<SmallVector<Tensor>> args =
+      randomInputsFlag ? interp::randomInputs(*module, *entry, seed, positiveInputs)
+                       : run::readInputs(*module, *entry, inputs);
+  if (failed(args))
+    return 1;
+
+  SmallVector<Tensor> results;
+  if (interpretFlag) {
+    interp::InterpreterOptions options;
+    options.f64Reference = f64Reference;
+    FailureOr<SmallVector<Tensor>> out = interp::interpret(*module, *entry, *args, options);
+    if (failed(out))
+      return 1;
+    results = std::move(*out);
+  } else {
+    std::vector<std::vector<char>> argBytes;
+    std::vector<BufferView> views;
+    for (const Tensor &t : *args) {
+      argBytes.push_back(bytesOf(t));
+      views.push_back({argBytes.back().data(), std::vector<int64_t>(t.shape().begin(), t.shape().end()),
+                       kindOf(t.getElementType())});
+    }
+    JitRunResult jit;
+    std::string error;
+    if (!runJit(*module, *entry, views, warmup, repeat, jit, &error)) {
+      llvm::errs() << "kiln-run: error: " << error << "\n";
+      return 1;
+    }
+    auto entryFunc = cast<func::FuncOp>(SymbolTable::lookupSymbolIn(*module, *entry));
+    for (auto [type, bytes] : llvm::zip(entryFunc.getResultTypes(), jit.outputs))
+      results.push_back(tensorOf(cast<RankedTensorType>(type), bytes));
+    if (repeat > 0) {
+      if (timeJson)
+        llvm::outs() << llvm::formatv(
+            "{{\"min_s\": {0}, \"median_s\": {1}, \"call_overhead_s\": {2}, \"repeat\": {3}, "
+            "\"compile_s\": {4}}\n",
+            jit.timings.minSeconds, jit.timings.medianSeconds, jit.timings.callOverheadSeconds,
+            jit.timings.repeat, jit.compileSeconds);
+      else
+        llvm::outs() << formatTimings(jit) << "\n";
+    }
+  }
+
+  run::printSummary(llvm::outs(), results);
+  if (!outputsDir.empty() && failed(run::writeOutputs(outputsDir, results)))
+    return 1;
+  if (check && !interpretFlag) {
+    FailureOr<SmallVector<Tensor>> reference = interp::interpret(*module, *entry, *args);
+    if (failed(reference))
+      return 1;
+    llvm::outs() << "check against the reference interpreter (rtol " << relTol << ", atol "
+                 << absTol << "):\n";
+    if (!run::compareOutputs(llvm::outs(), results, *reference, relTol, absTol)) {
+      llvm::errs() << "kiln-run: error: the JIT's results differ from the interpreter's\n";
+      return 1;
+    }
+  }
+  return 0;
+}
