@@ -1,0 +1,188 @@
+//===- RuleEngineTest.cpp - unit tests of the rule engine -----------------===//
+#include "rules/Evaluator.h"
+#include "rules/ExprParser.h"
+#include "rules/NativeRegistry.h"
+#include "rules/RuleRuntime.h"
+#include "rules/RuleSet.h"
+
+#include "dialect/LaxDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <gtest/gtest.h>
+
+using namespace kiln::rules;
+using namespace mlir;
+
+namespace {
+ExprP parse(const std::string &s) {
+  std::optional<ExprError> err;
+  ExprP e = parseExpr(s, SrcLoc{"t", 1, 1}, err);
+  EXPECT_FALSE(err) << s << ": " << (err ? err->message : "");
+  return e;
+}
+
+std::optional<Val> eval(MLIRContext &ctx, const std::string &s, const Env &env = {}) {
+  IRRewriter rw(&ctx);
+  return evaluate(*parse(s), env, rw);
+}
+
+struct RuleEngineTest : public ::testing::Test {
+  RuleEngineTest() {
+    ctx.loadDialect<kiln::lax::LaxDialect, func::FuncDialect>();
+  }
+  MLIRContext ctx;
+};
+} // namespace
+
+TEST(ExprParserTest, OpDagWithAttributesAndType) {
+  ExprP e = parse("lax.dot_general(t, $y) {lhs_contracting_dimensions = permute_dims($lc, $p)} -> $t");
+  ASSERT_EQ(e->kind, Expr::Op);
+  EXPECT_EQ(e->name, "lax.dot_general");
+  ASSERT_EQ(e->args.size(), 2u);
+  EXPECT_EQ(e->args[0]->kind, Expr::Ref);
+  EXPECT_EQ(e->args[1]->kind, Expr::Capture);
+  ASSERT_EQ(e->attrs.size(), 1u);
+  EXPECT_EQ(e->attrs[0].second->kind, Expr::Call);
+  ASSERT_TRUE(e->type);
+  EXPECT_EQ(e->type->name, "t");
+}
+
+TEST(ExprParserTest, PrecedenceAndPrinting) {
+  ExprP e = parse("rank($x) + 1 * 2 == 3 and not 0 in $a");
+  EXPECT_EQ(printExpr(*e), "rank($x) + 1 * 2 == 3 and not 0 in $a");
+  EXPECT_EQ(e->name, "and");
+  EXPECT_EQ(e->args[0]->name, "==");
+  EXPECT_EQ(e->args[0]->args[0]->name, "+");
+}
+
+TEST(ExprParserTest, ErrorOffsets) {
+  std::optional<ExprError> err;
+  parseExpr("lax.neg($x", SrcLoc{"t", 1, 1}, err);
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err->offset, 10u);
+  parseExpr("lax.neg($x) {perm}", SrcLoc{"t", 1, 1}, err);
+  ASSERT_TRUE(err);
+  EXPECT_NE(err->message.find("expected '='"), std::string::npos);
+}
+
+TEST_F(RuleEngineTest, EvaluatorArithmeticListsAndBuiltins) {
+  EXPECT_EQ(eval(ctx, "1 + 2 * 3")->asInt(), 7);
+  EXPECT_EQ(eval(ctx, "[3, 4, 5][-1]")->asInt(), 5);
+  EXPECT_EQ(eval(ctx, "2 in [1, 2]")->asBool(), true);
+  EXPECT_EQ(eval(ctx, "permute_dims([0, 2], [2, 0, 1])")->asList(), (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(eval(ctx, "compose_permutation([1, 2, 0], [1, 2, 0])")->asList(),
+            (std::vector<int64_t>{2, 0, 1}));
+  EXPECT_EQ(eval(ctx, "inverse_permutation([1, 2, 0])")->asList(),
+            (std::vector<int64_t>{2, 0, 1}));
+  EXPECT_EQ(eval(ctx, "is_identity_permutation([0, 1])")->asBool(), true);
+  EXPECT_EQ(eval(ctx, "keeps_free_dims_order([1, 0, 2], [2], [])")->asBool(), false);
+  EXPECT_EQ(eval(ctx, "keeps_free_dims_order([1, 0], [1], [])")->asBool(), true);
+  EXPECT_EQ(eval(ctx, "merge_reduce_axes([1], [0, 1])")->asList(),
+            (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_FALSE(eval(ctx, "[1][3]").has_value());
+  EXPECT_FALSE(eval(ctx, "1 / 0").has_value());
+}
+
+TEST_F(RuleEngineTest, AttributesCompareWithLists) {
+  Builder b(&ctx);
+  Env env;
+  env["$p"] = Val::ofAttr(b.getDenseI64ArrayAttr({1, 0}));
+  env["$i"] = Val::ofAttr(b.getI64ArrayAttr({1, 0}));
+  EXPECT_EQ(eval(ctx, "$p == [1, 0]", env)->asBool(), true);
+  EXPECT_EQ(eval(ctx, "$p == $i", env)->asBool(), true);
+  EXPECT_EQ(eval(ctx, "$p == `array<i64: 1, 0>`", env)->asBool(), true);
+  EXPECT_EQ(eval(ctx, "len($p) == 2 and $p[0] == 1", env)->asBool(), true);
+  EXPECT_EQ(eval(ctx, "f32 == `f32`")->asBool(), true);
+}
+
+TEST_F(RuleEngineTest, NativeRegistryRejectsDuplicatesAndChecksKinds) {
+  NativeRegistry &r = NativeRegistry::global();
+  EXPECT_FALSE(r.addConstraint("rank", {ArgKind::Any}, [](auto) { return true; }));
+  EXPECT_TRUE(r.addFunction("unit_test_twice", {ArgKind::Int}, [](llvm::ArrayRef<Val> a) {
+    return std::optional<Val>(Val::ofInt(*a[0].asInt() * 2));
+  }));
+  EXPECT_EQ(eval(ctx, "unit_test_twice(21)")->asInt(), 42);
+  // An argument of the wrong kind fails the evaluation.
+  EXPECT_FALSE(eval(ctx, "unit_test_twice([1])").has_value());
+  const NativeFunction *f = r.lookup("sink_elementwise_into_scan");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->role, NativeFunction::Rewrite);
+}
+
+TEST_F(RuleEngineTest, LoadCompileAndApplyFromStrings) {
+  RuleSet rules(&ctx);
+  ASSERT_TRUE(succeeded(rules.loadString(R"(
+- name: neg-neg
+  match:
+    root: lax.neg(lax.neg($x))
+  rewrite:
+    root: $x
+- name: tagged
+  tags: [reassociates-float]
+  match:
+    root: lax.abs($x)
+  rewrite:
+    root: $x
+)", "unit.yaml")));
+  EXPECT_EQ(rules.getRules().size(), 2u);
+  EXPECT_TRUE(rules.isEnabled(rules.lookup("neg-neg")->rule));
+  EXPECT_FALSE(rules.isEnabled(rules.lookup("tagged")->rule));
+  EXPECT_NE(rules.getPDL().find("pdl.pattern @\"neg-neg\""), std::string::npos);
+  EXPECT_EQ(rules.getPDL().find("tagged"), std::string::npos);
+
+  OwningOpRef<ModuleOp> mod = parseSourceString<ModuleOp>(R"(
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = lax.neg %a : tensor<4xf32>
+  %1 = lax.neg %0 : tensor<4xf32>
+  %2 = lax.abs %1 : tensor<4xf32>
+  return %2 : tensor<4xf32>
+})", &ctx);
+  ASSERT_TRUE(mod);
+  RewritePatternSet set(&ctx);
+  ASSERT_TRUE(succeeded(rules.populate(set)));
+  FrozenRewritePatternSet frozen(std::move(set));
+  GreedyRewriteConfig config;
+  config.setListener(&rules.getRuntime());
+  ASSERT_TRUE(succeeded(applyPatternsGreedily(*mod, frozen, config)));
+  EXPECT_EQ(rules.getRuntime().applied["neg-neg"], 1u);
+  auto func = *mod->getOps<func::FuncOp>().begin();
+  // neg(neg) is gone, the disabled abs rule did not run.
+  Operation &first = func.getBody().front().front();
+  EXPECT_EQ(first.getName().getStringRef(), "lax.abs");
+  EXPECT_EQ(first.getOperand(0), func.getArgument(0));
+}
+
+TEST_F(RuleEngineTest, ErrorsRejectTheWholeFile) {
+  std::vector<std::string> messages;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << d.getLocation() << ": " << d.str();
+    messages.push_back(s);
+    return success();
+  });
+  RuleSet rules(&ctx);
+  EXPECT_TRUE(failed(rules.loadString(R"(
+- name: good
+  match:
+    root: lax.neg(lax.neg($x))
+  rewrite:
+    root: $x
+- name: bad
+  match:
+    root: lax.neg($x)
+  where:
+    - nope($x)
+  rewrite:
+    root: $x
+)", "bad.yaml")));
+  EXPECT_TRUE(rules.getRules().empty());
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_NE(messages[0].find("loc(\"bad.yaml\":11:7): unknown native function 'nope'"), std::string::npos)
+      << messages[0];
+}
