@@ -107,6 +107,8 @@ FailureOr<Tensor> kiln::interp::parseNpy(StringRef bytes, StringRef name, MLIRCo
   shapeText->trim("()").split(dims, ',', -1, /*KeepEmpty=*/false);
   for (StringRef dim : dims) {
     int64_t n;
+    if (dim.trim().empty())
+      continue; // "(4, )"
     if (dim.trim().getAsInteger(10, n) || n < 0)
       return fail("malformed shape " + *shapeText);
     shape.push_back(n);
@@ -147,12 +149,11 @@ FailureOr<Tensor> kiln::interp::readNpy(StringRef path, MLIRContext *ctx, std::s
 
 std::string kiln::interp::serializeNpy(const Tensor &t) {
   const char *descr = descrOf(t.getElementType());
+  // As numpy writes it: "()", "(4,)", "(2, 3)".
   std::string shape = "(";
-  for (int64_t d : t.shape())
-    shape += std::to_string(d) + ", ";
-  if (t.rank() > 1)
-    shape.resize(shape.size() - 2);
-  shape += ")";
+  for (auto [i, d] : llvm::enumerate(t.shape()))
+    shape += (i ? ", " : "") + std::to_string(d);
+  shape += t.rank() == 1 ? ",)" : ")";
   std::string header = std::string("{'descr': '") + descr +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
   header.append(64 - (10 + header.size() + 1) % 64, ' ');
