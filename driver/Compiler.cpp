@@ -1,10 +1,11 @@
 //===- Compiler.cpp - lax -> JIT-compiled Executable ----------------------===//
 //
 // compile():
-//  1. clones the module and adds `__kiln_dps`, the entry in destination-
-//     passing style: tensor inputs (marked not writable, so the caller's
-//     buffers are never clobbered) and one identity-layout memref per result,
-//     filled by bufferization.materialize_in_destination;
+//  1. clones the module, lowers lax to linalg and adds `__kiln_dps`, the
+//     entry in destination-passing style: tensor inputs (marked not
+//     writable, so the caller's buffers are never clobbered) and one
+//     identity-layout memref per result, filled by a memref.copy that
+//     --kiln-outputs-in-place turns into computing the result in place;
 //  2. inlines the entry, runs --kiln-lower-cpu;
 //  3. adds `__kiln_call(ptr %buffers)`, an LLVM function that loads the data
 //     pointers and passes the static-shape memref descriptors to __kiln_dps,
@@ -22,6 +23,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -176,11 +178,21 @@ void addDpsWrapper(ModuleOp module, func::FuncOp entry) {
   b.setInsertionPointToStart(block);
   auto call = func::CallOp::create(
       b, loc, entry, block->getArguments().take_front(ft.getNumInputs()));
+  // Each result is copied into its output memref; --kiln-outputs-in-place
+  // then computes it there directly when its producers are private to it.
+  // (bufferization.materialize_in_destination into a memref is avoided:
+  // eliminate-empty-tensors rewrites through shared values for it and
+  // corrupts other results.)
   for (auto [i, r] : llvm::enumerate(call.getResults())) {
-    auto m = bufferization::MaterializeInDestinationOp::create(
-        b, loc, TypeRange{}, r, block->getArgument(ft.getNumInputs() + i));
-    m.setRestrict(true);
-    m.setWritable(true);
+    auto rt = cast<RankedTensorType>(r.getType());
+    SmallVector<int64_t> strides(rt.getRank(), ShapedType::kDynamic);
+    auto anyLayout = MemRefType::get(
+        rt.getShape(), rt.getElementType(),
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides));
+    Value buffer = bufferization::ToBufferOp::create(b, loc, anyLayout, r,
+                                                     /*read_only=*/true);
+    memref::CopyOp::create(b, loc, buffer,
+                           block->getArgument(ft.getNumInputs() + i));
   }
   func::ReturnOp::create(b, loc);
   entry.setPrivate();
@@ -293,7 +305,8 @@ void Compiler::prepareContext(MLIRContext &context) {
   registerLLVMDialectTranslation(registry);
   context.appendDialectRegistry(registry);
   context.loadDialect<lax::LaxDialect, func::FuncDialect,
-                      bufferization::BufferizationDialect, LLVM::LLVMDialect>();
+                      bufferization::BufferizationDialect, LLVM::LLVMDialect,
+                      memref::MemRefDialect>();
 }
 
 std::unique_ptr<Executable> Compiler::compileSource(const std::string &source,

@@ -42,4 +42,21 @@ def KilnLoopCarryInPlace : Pass<"kiln-loop-carry-in-place"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def KilnOutputsInPlace : Pass<"kiln-outputs-in-place", "mlir::func::FuncOp"> {
+  let summary = "Compute results directly into caller-owned output memrefs";
+  let description = [{
+    For `memref.copy(bufferization.to_buffer %r, %out)` where `%out` is a
+    function argument used by nothing else and `%r` comes from a chain of
+    destination-passing ops (each value used once) that starts at a
+    `tensor.empty`, the empty tensor is replaced by
+    `bufferization.to_tensor %out restrict writable`: the chain then writes
+    into `%out` and the copy becomes a self-copy that canonicalization
+    removes. Exact: an empty tensor's contents are unspecified, and the
+    single-use chain means no other op reads or writes those values.
+    (Upstream eliminate-empty-tensors also rewrites chains whose values have
+    other users, which corrupts results written to memref destinations.)
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
 #endif // KILN_REWRITES_LOWERING_PASSES_TD

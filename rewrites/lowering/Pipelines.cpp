@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "rewrites/lowering/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -49,6 +50,8 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
   // layouts so callers pass plain row-major descriptors.
   // Scan carries are computed into their loop buffers (no alloc per step).
   pm.addPass(createKilnLoopCarryInPlace());
+  // Results computed straight into kiln::Compiler's output buffers.
+  pm.addNestedPass<func::FuncOp>(createKilnOutputsInPlace());
   addText(pm, "eliminate-empty-tensors,empty-tensor-to-alloc-tensor,"
               "one-shot-bufferize{bufferize-function-boundaries "
               "allow-return-allocs-from-loops "

@@ -199,3 +199,52 @@ func.func @f(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xi32>) {
                            1e-3, 0));
 }
 } // namespace
+
+namespace {
+/// One result updates another in place (dynamic_update_slice of a value
+/// that is also returned): both outputs must keep their own values.
+TEST(Executable, ResultsSharingProducersStayDistinct) {
+  const char *src = R"(
+func.func @f(%a: tensor<2x3xf32>, %u: tensor<1x2xf32>, %i: tensor<i32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %s = lax.add %a, %a : tensor<2x3xf32>
+  %dus = lax.dynamic_update_slice %s [%i, %i], %u : (tensor<2x3xf32>, tensor<1x2xf32>, tensor<i32>, tensor<i32>) -> tensor<2x3xf32>
+  return %dus, %s : tensor<2x3xf32>, tensor<2x3xf32>
+})";
+  auto exe = jit(src, "f");
+  ASSERT_TRUE(exe);
+  std::vector<float> a = {0, 1, 2, 3, 4, 5}, u = {-1, -2}, o1(6), o2(6);
+  std::vector<int32_t> i = {1};
+  ASSERT_TRUE(exe->call({{a.data(), {2, 3}, ElementKind::F32},
+                         {u.data(), {1, 2}, ElementKind::F32},
+                         {i.data(), {}, ElementKind::I32}},
+                        {{o1.data(), {2, 3}, ElementKind::F32},
+                         {o2.data(), {2, 3}, ElementKind::F32}}));
+  expectNear(o1, {0, 2, 4, 6, -1, -2});
+  expectNear(o2, {0, 2, 4, 6, 8, 10});
+}
+
+/// A large elementwise result is computed straight into the caller's
+/// buffer: no allocation and no copy in the compiled code.
+TEST(Executable, LargeResultComputedInPlace) {
+  const char *src = R"(
+func.func @f(%a: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
+  %e = lax.exp %a : tensor<64x1024xf32>
+  %m = lax.mul %e, %a : tensor<64x1024xf32>
+  return %m : tensor<64x1024xf32>
+})";
+  CompileOptions o;
+  o.keepLoweredIR = true;
+  auto exe = jit(src, "f", o);
+  ASSERT_TRUE(exe);
+  const std::string &ir = exe->loweredIR();
+  EXPECT_EQ(ir.find("@malloc"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("memcpy"), std::string::npos) << ir;
+  auto a = randomFloats(64 * 1024, 3);
+  std::vector<float> out(a.size()), want;
+  for (float v : a)
+    want.push_back(std::exp(v) * v);
+  ASSERT_TRUE(exe->call({{a.data(), {64, 1024}, ElementKind::F32}},
+                        {{out.data(), {64, 1024}, ElementKind::F32}}));
+  expectNear(out, want, 1e-5f);
+}
+} // namespace
