@@ -8,7 +8,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -95,10 +95,10 @@ void run::printSummary(llvm::raw_ostream &os, ArrayRef<Tensor> outputs) {
     }
     os << "output " << i << ": " << t.getType();
     if (t.size() > 0)
-      os << llvm::formatv(" min {0:g} max {1:g} mean {2:g}", lo, hi, sum / t.size());
+      os << llvm::format(" min %.6g max %.6g mean %.6g", lo, hi, sum / t.size());
     os << " values [";
     for (int64_t k = 0; k < std::min<int64_t>(t.size(), 6); ++k)
-      os << (k ? ", " : "") << llvm::formatv("{0:g}", t.asDouble(k));
+      os << (k ? ", " : "") << llvm::format("%.6g", t.asDouble(k));
     os << (t.size() > 6 ? ", ...]" : "]") << "\n";
   }
 }
@@ -148,8 +148,8 @@ bool run::compareOutputs(llvm::raw_ostream &os, ArrayRef<Tensor> got, ArrayRef<T
     ok &= match;
     os << "output " << i << ": " << (match ? "matches" : "DIFFERS");
     if (worstAt >= 0)
-      os << llvm::formatv(" (worst element {0}: {1:g} vs reference {2:g})", worstAt,
-                          g.asDouble(worstAt), w.asDouble(worstAt));
+      os << llvm::format(" (worst element %lld: %.9g vs reference %.9g)", (long long)worstAt,
+                         g.asDouble(worstAt), w.asDouble(worstAt));
     os << "\n";
   }
   return ok;
