@@ -71,7 +71,7 @@ struct ApplyRulesPass : public PassWrapper<ApplyRulesPass, OperationPass<>> {
       return emitError(UnknownLoc::get(ctx))
              << "--rule-explain: no rule named '" << g.explain << "' is loaded";
     if (g.dumpPdl)
-      llvm::errs() << rules->getPDL();
+      llvm::errs() << rules->describe();
     RuleRuntime &rt = rules->getRuntime();
     rt.trace = g.trace;
     rt.verify = g.verify;

@@ -135,34 +135,48 @@ struct Explainer {
 };
 } // namespace
 
+bool kiln::rules::matchRule(const CompiledRule &compiled, Operation *op, RewriterBase &rewriter,
+                           Env &env, std::string *why) {
+  const Rule &rule = compiled.rule;
+  if (compiled.rootOpName != "_" && op->getName().getStringRef() != compiled.rootOpName) {
+    if (why)
+      *why = "the root expects '" + compiled.rootOpName + "'";
+    return false;
+  }
+  Explainer ex{rule, {}, rewriter, {}, {}};
+  std::map<std::string, ExprP> original;
+  for (const Node &n : rule.match)
+    original[n.name] = n.expr;
+  const std::string &rootName = compiled.rootNode;
+  unsigned variants = 1u << rule.anyOrder.size();
+  for (unsigned v = 0; v < variants; ++v) {
+    ex.nodes = original;
+    for (size_t i = 0; i < rule.anyOrder.size(); ++i)
+      if (v & (1u << i)) {
+        auto e = std::make_shared<Expr>(*original[rule.anyOrder[i]]);
+        std::swap(e->args[0], e->args[1]);
+        ex.nodes[rule.anyOrder[i]] = e;
+      }
+    if (ex.explain(ex.nodes[rootName], rootName, op)) {
+      env = std::move(ex.env);
+      return true;
+    }
+    if (v == 0 && why)
+      *why = ex.why; // the first operand order's reason
+  }
+  return false;
+}
+
 void kiln::rules::explainRule(const CompiledRule &compiled, bool enabled, Operation *scope) {
   const Rule &rule = compiled.rule;
   IRRewriter rewriter(scope->getContext());
-  Explainer ex{rule, {}, rewriter, {}, {}};
-  for (const Node &n : rule.match)
-    ex.nodes[n.name] = n.expr;
-  const std::string &rootName = compiled.rootNode;
-  unsigned variants = 1u << rule.anyOrder.size();
-  std::map<std::string, ExprP> original = ex.nodes;
   scope->walk([&](Operation *op) {
     if (compiled.rootOpName != "_" && op->getName().getStringRef() != compiled.rootOpName)
       return;
-    std::string firstWhy;
-    bool matched = false;
-    for (unsigned v = 0; v < variants && !matched; ++v) {
-      ex.nodes = original;
-      for (size_t i = 0; i < rule.anyOrder.size(); ++i)
-        if (v & (1u << i)) {
-          auto e = std::make_shared<Expr>(*original[rule.anyOrder[i]]);
-          std::swap(e->args[0], e->args[1]);
-          ex.nodes[rule.anyOrder[i]] = e;
-        }
-      matched = ex.explain(ex.nodes[rootName], rootName, op);
-      if (v == 0)
-        firstWhy = ex.why;
-    }
-    if (!matched)
-      op->emitRemark() << "rule '" << rule.name << "' does not match: " << firstWhy;
+    Env env;
+    std::string why;
+    if (!matchRule(compiled, op, rewriter, env, &why))
+      op->emitRemark() << "rule '" << rule.name << "' does not match: " << why;
     else if (!enabled)
       op->emitRemark() << "rule '" << rule.name
                        << "' matches but is disabled by its tags; enable them with --rule-tags=+"

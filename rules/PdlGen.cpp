@@ -18,6 +18,7 @@ using namespace mlir;
 std::string Gen::variant(unsigned index) {
   text.clear();
   pre.clear();
+  checks.clear();
   nextId = 0;
   caps.clear();
   nodeSsa.clear();
@@ -109,7 +110,7 @@ std::string Gen::variant(unsigned index) {
   std::string endLine =
       "pdl.apply_native_rewrite \"" + end.pdlName + "\"(" + root + " : !pdl.operation)";
   std::string out = "  pdl.pattern @\"" + rule.name + (index ? "#" + std::to_string(index) : "") +
-                    "\" : benefit(" + std::to_string(rule.benefit) + ") {\n" + matchText +
+                    "\" : benefit(" + std::to_string(rule.benefit) + ") {\n" + matchText + checks +
                     "    pdl.rewrite " + root + " {\n  " + "    " + beginLine + "\n";
   for (StringRef l : llvm::split(StringRef(pre), '\n'))
     if (!l.empty())

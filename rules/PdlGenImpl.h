@@ -71,7 +71,7 @@ private:
   std::string rootName;
 
   // Per-variant state.
-  std::string text, pre;
+  std::string text, pre, checks; ///< match body, rewrite prologue, match checks
   unsigned nextId = 0;
   std::map<std::string, Cap> caps;
   std::map<std::string, std::string> nodeSsa, nodeTypes, rwSsa;
@@ -130,6 +130,7 @@ private:
       line(s + " = pdl.apply_native_rewrite \"" + site.pdlName + "\"" + siteArgs(site) +
                " : !pdl.type",
            &pre);
+      addCheck(t, true);
       return s;
     }
     return error(t->loc, "a result type in 'match' must be a $capture or a type");
@@ -320,6 +321,15 @@ private:
     });
   }
 
+  /// A PDL rewrite may not fail under the greedy driver: every computed
+  /// attribute/type is also checked, as a constraint, while matching.
+  void addCheck(const ExprP &e, bool isType) {
+    Site &check = addSite(Site::Check, e, -1);
+    check.resultIsType = isType;
+    line("pdl.apply_native_constraint \"" + check.pdlName + "\"" + siteArgs(check, true),
+         &checks);
+  }
+
   Site &addSite(Site::Kind kind, const ExprP &e, int whereIndex) {
     Site s;
     s.kind = kind;
@@ -422,6 +432,7 @@ private:
       line(a + " = pdl.apply_native_rewrite \"" + site.pdlName + "\"" + siteArgs(site) +
                " : !pdl.attribute",
            &pre);
+      addCheck(v, false);
       attrs.emplace_back(name, a);
     }
     std::string typeClause;

@@ -125,6 +125,16 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
             return success();
           });
       break;
+    case Site::Check:
+      pm.registerConstraintFunction(
+          site.pdlName, [s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
+            auto v = evaluate(*s->expr, bindings(*s, args), rw);
+            if (!v)
+              return failure();
+            return success(s->resultIsType ? bool(v->asType())
+                                           : bool(v->toAttribute(rw.getContext())));
+          });
+      break;
     case Site::Call:
       pm.registerRewriteFunction(
           site.pdlName, [s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
@@ -212,4 +222,40 @@ void RuleRuntime::notifyPatternEnd(const Pattern &pattern, LogicalResult status)
     ++applied[pattern.getDebugName().str()];
     log.push_back(pattern.getDebugName().str());
   }
+}
+
+namespace {
+/// A rule whose rewrite is `fn(...)`: matched by matchRule, then the native
+/// rewrite runs and may fail (leaving the IR untouched), which a C++ pattern
+/// can report and a PDL rewrite cannot.
+struct NativeCallPattern : public RewritePattern {
+  NativeCallPattern(const CompiledRule &rule, RuleRuntime &runtime, MLIRContext *ctx)
+      : RewritePattern(rule.rootOpName, rule.rule.benefit, ctx), rule(rule), runtime(runtime) {}
+  struct AnyOp {};
+  NativeCallPattern(const CompiledRule &rule, RuleRuntime &runtime, MLIRContext *ctx, AnyOp)
+      : RewritePattern(MatchAnyOpTypeTag(), rule.rule.benefit, ctx), rule(rule),
+        runtime(runtime) {}
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!runtime.brokenBy.empty())
+      return failure();
+    Env env;
+    if (!matchRule(rule, op, rewriter, env))
+      return failure();
+    runtime.begin(rule, op);
+    if (!evaluate(*rule.rule.rewriteCall, env, rewriter))
+      return failure();
+    return runtime.end(rule);
+  }
+  const CompiledRule &rule;
+  RuleRuntime &runtime;
+};
+} // namespace
+
+std::unique_ptr<RewritePattern> kiln::rules::makeNativeCallPattern(const CompiledRule &rule,
+                                                                   RuleRuntime &runtime,
+                                                                   MLIRContext *ctx) {
+  if (rule.rootOpName == "_")
+    return std::make_unique<NativeCallPattern>(rule, runtime, ctx, NativeCallPattern::AnyOp());
+  return std::make_unique<NativeCallPattern>(rule, runtime, ctx);
 }

@@ -10,6 +10,7 @@
 #ifndef KILN_RULES_RULERUNTIME_H
 #define KILN_RULES_RULERUNTIME_H
 
+#include "rules/Evaluator.h"
 #include "rules/RuleSet.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -44,14 +45,28 @@ public:
   void notifyOperationErased(mlir::Operation *op) override;
   void notifyPatternEnd(const mlir::Pattern &pattern, mlir::LogicalResult status) override;
 
-private:
+  /// Around each application (called from the PDL hooks and by native-call
+  /// patterns).
   void begin(const CompiledRule &rule, mlir::Operation *root);
   mlir::LogicalResult end(const CompiledRule &rule);
 
+private:
   const CompiledRule *current = nullptr;
   std::string before, where;
   std::vector<mlir::Operation *> touched;
 };
+
+/// Kiln's own matcher of a rule's DAG and `where` conditions at `op` (the
+/// root): used by --rule-explain and by rules that call a native rewrite
+/// (PDL rewrites may not fail under the greedy driver, so those rules are
+/// C++ patterns). On success `env` holds the bindings; else `why` says why.
+bool matchRule(const CompiledRule &rule, mlir::Operation *op, mlir::RewriterBase &rewriter,
+               Env &env, std::string *why = nullptr);
+
+/// A pattern for a rule whose rewrite is a native call.
+std::unique_ptr<mlir::RewritePattern> makeNativeCallPattern(const CompiledRule &rule,
+                                                            RuleRuntime &runtime,
+                                                            mlir::MLIRContext *ctx);
 
 /// --rule-explain: for every op under `scope` named like the rule's root,
 /// a remark saying which part of the match or which `where` condition fails.

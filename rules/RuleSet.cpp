@@ -128,9 +128,18 @@ bool RuleSet::isEnabled(const Rule &rule) const {
 std::string RuleSet::getPDL() const {
   std::string out = "module {\n";
   for (auto &r : rules)
-    if (isEnabled(r->rule))
+    if (isEnabled(r->rule) && !r->rule.rewriteCall)
       out += r->pdl;
   return out + "}\n";
+}
+
+std::string RuleSet::describe() const {
+  std::string out = getPDL();
+  for (auto &r : rules)
+    if (isEnabled(r->rule) && r->rule.rewriteCall)
+      out += "// rule '" + r->rule.name + "' calls native rewrite '" + r->rule.rewriteCall->name +
+             "': a C++ pattern with Kiln's matcher (a PDL rewrite may not fail)\n";
+  return out;
 }
 
 const CompiledRule *RuleSet::lookup(StringRef name) const {
@@ -141,14 +150,17 @@ const CompiledRule *RuleSet::lookup(StringRef name) const {
 }
 
 LogicalResult RuleSet::populate(RewritePatternSet &patterns) {
-  if (llvm::none_of(rules, [&](auto &r) { return isEnabled(r->rule); }))
+  for (auto &r : rules)
+    if (isEnabled(r->rule) && r->rule.rewriteCall)
+      patterns.add(makeNativeCallPattern(*r, *runtime, ctx));
+  if (llvm::none_of(rules, [&](auto &r) { return isEnabled(r->rule) && !r->rule.rewriteCall; }))
     return success();
   OwningOpRef<ModuleOp> mod = parseSourceString<ModuleOp>(getPDL(), ParserConfig(ctx));
   if (!mod)
     return emitError(UnknownLoc::get(ctx)) << "internal error: the rules' PDL does not parse";
   PDLPatternModule pm(std::move(mod));
   for (auto &r : rules)
-    if (isEnabled(r->rule))
+    if (isEnabled(r->rule) && !r->rule.rewriteCall)
       runtime->registerSites(*r, pm);
   patterns.add(std::move(pm));
   return success();

@@ -24,11 +24,11 @@ namespace kiln::rules {
 
 /// One native call that the generated PDL makes for a rule.
 struct Site {
-  enum Kind { Where, Value, Call, Begin, End, Infer } kind;
+  enum Kind { Where, Value, Call, Begin, End, Infer, Check } kind;
   ExprP expr;                         ///< null for Begin/End
   std::vector<std::string> argNames;  ///< "$x" captures, plain node names
   int whereIndex = -1;                ///< Where: position in `where` (-1: from match)
-  bool resultIsType = false;          ///< Value: computes a type, not an attribute
+  bool resultIsType = false;          ///< Value/Check: a type, not an attribute
   /// Infer: result types of `opName` from operands then attributes named
   /// `attrNames` (PDL's own inference skips op properties).
   std::string opName;
@@ -63,8 +63,10 @@ public:
   void setTags(llvm::StringRef spec);
   bool isEnabled(const Rule &rule) const;
 
-  /// The PDL module of the enabled rules.
+  /// The PDL module of the enabled rules that rewrite with PDL.
   std::string getPDL() const;
+  /// getPDL() plus, as comments, the rules run as C++ patterns (--dump-pdl).
+  std::string describe() const;
   /// Adds the enabled rules' patterns to `patterns`; failure if the
   /// generated PDL does not parse (a Kiln bug, reported with the rule).
   mlir::LogicalResult populate(mlir::RewritePatternSet &patterns);
