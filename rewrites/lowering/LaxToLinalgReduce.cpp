@@ -211,6 +211,18 @@ struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
     int64_t nlf = lt.getRank() - nb - nc, nrf = rt.getRank() - nb - nc;
     int64_t nLoops = nb + nlf + nrf + nc;
     MLIRContext *ctx = rewriter.getContext();
+    // Loop order (loops are emitted outer to inner in this order): batch,
+    // lhs free, then rhs free and contracting dims. When the rhs's innermost
+    // dim is free (B stored [.., K, N]) the contracting loops go before the
+    // rhs free ones (i-k-j), so the innermost loop walks B and C rows
+    // contiguously and vectorizes without reassociation; otherwise (B stored
+    // [.., N, K]) the contraction is innermost (i-j-k) and walks both
+    // operands contiguously.
+    bool rhsInnerFree = rt.getRank() > 0 &&
+                        !llvm::is_contained(rb, rt.getRank() - 1) &&
+                        !llvm::is_contained(rc, rt.getRank() - 1);
+    int64_t rfBase = rhsInnerFree ? nb + nlf + nc : nb + nlf;
+    int64_t cBase = rhsInnerFree ? nb + nlf : nb + nlf + nrf;
     auto operandMap = [&](RankedTensorType t, ArrayRef<int64_t> batch,
                           ArrayRef<int64_t> contract, int64_t freeBase) {
       SmallVector<AffineExpr> exprs;
@@ -220,21 +232,24 @@ struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
           exprs.push_back(getAffineDimExpr(it - batch.begin(), ctx));
         else if (auto *ct = llvm::find(contract, d); ct != contract.end())
           exprs.push_back(
-              getAffineDimExpr(nb + nlf + nrf + (ct - contract.begin()), ctx));
+              getAffineDimExpr(cBase + (ct - contract.begin()), ctx));
         else
           exprs.push_back(getAffineDimExpr(free++, ctx));
       }
       return AffineMap::get(nLoops, 0, exprs, ctx);
     };
     SmallVector<AffineExpr> outExprs;
-    for (int64_t d = 0; d < nb + nlf + nrf; ++d)
+    for (int64_t d = 0; d < nb + nlf; ++d)
       outExprs.push_back(getAffineDimExpr(d, ctx));
+    for (int64_t d = 0; d < nrf; ++d)
+      outExprs.push_back(getAffineDimExpr(rfBase + d, ctx));
     SmallVector<AffineMap> maps{operandMap(lt, lb, lc, nb),
-                                operandMap(rt, rb, rc, nb + nlf),
+                                operandMap(rt, rb, rc, rfBase),
                                 AffineMap::get(nLoops, 0, outExprs, ctx)};
-    SmallVector<utils::IteratorType> iters(nb + nlf + nrf,
+    SmallVector<utils::IteratorType> iters(nLoops,
                                            utils::IteratorType::parallel);
-    iters.append(nc, utils::IteratorType::reduction);
+    for (int64_t d = 0; d < nc; ++d)
+      iters[cBase + d] = utils::IteratorType::reduction;
     Value init = filledTensor(rewriter, loc, type,
                               scalarConstant(rewriter, loc, elt, 0));
     auto generic = linalg::GenericOp::create(
