@@ -129,6 +129,11 @@ private:
         return binary(op, l, parseAdd(), at);
     if (eatWord("in"))
       return binary("in", l, parseAdd(), at);
+    // `$axes contains 0` is `0 in $axes`.
+    if (eatWord("contains")) {
+      ExprP r = parseAdd();
+      return binary("in", r, l, at);
+    }
     return l;
   }
   ExprP parseAdd() {
