@@ -18,6 +18,7 @@
 #include "dialect/LaxDialect.h"
 #include "dialect/interpreter/Interpreter.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
