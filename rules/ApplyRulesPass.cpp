@@ -53,7 +53,8 @@ struct ApplyRulesPass : public PassWrapper<ApplyRulesPass, OperationPass<>> {
                             llvm::cl::init(0)};
 
   std::shared_ptr<RuleSet> rules;
-  std::shared_ptr<const FrozenRewritePatternSet> patterns;
+  /// One pattern set per phase (plugin C++ patterns run in phase 0).
+  std::vector<std::pair<int, std::shared_ptr<const FrozenRewritePatternSet>>> phases;
 
   LogicalResult initialize(MLIRContext *ctx) override {
     const RuleOptions &g = globalRuleOptions();
@@ -75,13 +76,54 @@ struct ApplyRulesPass : public PassWrapper<ApplyRulesPass, OperationPass<>> {
     RuleRuntime &rt = rules->getRuntime();
     rt.trace = g.trace;
     rt.verify = g.verify;
-    RewritePatternSet set(ctx);
-    if (failed(rules->populate(set)))
-      return failure();
-    for (auto &provider : g.patternProviders)
-      provider(set);
-    patterns = std::make_shared<FrozenRewritePatternSet>(std::move(set));
+    phases.clear();
+    for (int phase : rules->getPhases()) {
+      RewritePatternSet set(ctx);
+      if (failed(rules->populate(set, phase)))
+        return failure();
+      if (phase == 0)
+        for (auto &provider : g.patternProviders)
+          provider(set);
+      phases.emplace_back(phase, std::make_shared<FrozenRewritePatternSet>(std::move(set)));
+    }
     return success();
+  }
+
+  /// Runs one phase to a fixpoint; a verification failure or
+  /// non-convergence is an error.
+  LogicalResult runPhase(int phase, const FrozenRewritePatternSet &patterns, int iterations) {
+    const RuleOptions &g = globalRuleOptions();
+    Operation *op = getOperation();
+    RuleRuntime &rt = rules->getRuntime();
+    GreedyRewriteConfig config;
+    config.setListener(&rt);
+    config.setMaxIterations(iterations);
+    config.setMaxNumRewrites(g.maxRewrites);
+    bool converged = succeeded(applyPatternsGreedily(op, patterns, config));
+    if (!rt.brokenBy.empty())
+      return failure();
+    if (converged)
+      return success();
+    // One more bounded round: the rules that still fire are the culprits.
+    rt.log.clear();
+    config.setMaxIterations(1);
+    config.setMaxNumRewrites(1000);
+    (void)applyPatternsGreedily(op, patterns, config);
+    std::map<std::string, unsigned> counts;
+    for (const std::string &n : rt.log)
+      ++counts[n];
+    InFlightDiagnostic diag = op->emitError() << "rewrite rules did not converge after "
+                                              << iterations << " iterations";
+    if (phase)
+      diag << " in phase " << phase;
+    if (counts.empty()) {
+      diag << " (no rule fired in one more round; folding keeps changing the IR)";
+    } else {
+      diag << "; rules that kept firing:";
+      for (auto &[name, n] : counts)
+        diag << " '" << name << "' (" << n << "x)";
+    }
+    return failure();
   }
 
   void runOnOperation() override {
@@ -91,34 +133,9 @@ struct ApplyRulesPass : public PassWrapper<ApplyRulesPass, OperationPass<>> {
     rt.scope = op;
     rt.brokenBy.clear();
     int iterations = maxIterations ? int(maxIterations) : g.maxIterations;
-    GreedyRewriteConfig config;
-    config.setListener(&rt);
-    config.setMaxIterations(iterations);
-    config.setMaxNumRewrites(g.maxRewrites);
-    bool converged = succeeded(applyPatternsGreedily(op, *patterns, config));
-    if (!rt.brokenBy.empty())
-      return signalPassFailure();
-    if (!converged) {
-      // One more bounded round: the rules that still fire are the culprits.
-      rt.log.clear();
-      config.setMaxIterations(1);
-      config.setMaxNumRewrites(1000);
-      (void)applyPatternsGreedily(op, *patterns, config);
-      std::map<std::string, unsigned> counts;
-      for (const std::string &n : rt.log)
-        ++counts[n];
-      InFlightDiagnostic diag = op->emitError()
-                                << "rewrite rules did not converge after " << iterations
-                                << " iterations";
-      if (counts.empty()) {
-        diag << " (no rule fired in one more round; folding keeps changing the IR)";
-      } else {
-        diag << "; rules that kept firing:";
-        for (auto &[name, n] : counts)
-          diag << " '" << name << "' (" << n << "x)";
-      }
-      signalPassFailure();
-    }
+    for (auto &[phase, patterns] : phases)
+      if (failed(runPhase(phase, *patterns, iterations)))
+        return signalPassFailure();
     if (!g.explain.empty()) {
       const CompiledRule *r = rules->lookup(g.explain);
       explainRule(*r, rules->isEnabled(r->rule), op);

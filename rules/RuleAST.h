@@ -67,6 +67,8 @@ struct Node {
 struct Rule {
   std::string name, description;
   int benefit = 1;
+  /// Rules run phase by phase, each to a fixpoint, in increasing order.
+  int phase = 0;
   std::vector<std::string> tags;
   /// Match nodes whose two operands may come in either order.
   std::vector<std::string> anyOrder;

@@ -1,7 +1,7 @@
 //===- RuleParser.cpp - YAML rule files to Rules --------------------------===//
 //
 // Schema (see docs/rules.md): a file is a sequence of rules, each a mapping
-// with keys name, description, benefit, tags, any_order, match, where,
+// with keys name, description, benefit, phase, tags, any_order, match, where,
 // rewrite. match/rewrite map node names to expressions; rewrite may instead
 // be one native call.
 //
@@ -119,13 +119,14 @@ struct YamlRuleParser {
       return false;
     }
     static const std::set<std::string> known = {
-        "name", "description", "benefit", "tags", "any_order", "match", "where", "rewrite"};
+        "name", "description", "benefit", "phase", "tags", "any_order",
+        "match", "where", "rewrite"};
     for (auto it = n.begin(); it != n.end(); ++it) {
       std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
       if (!known.count(key)) {
         error(locOf(it->first),
               "unknown key '" + key +
-                  "' in rule (expected name, description, benefit, tags, any_order, "
+                  "' in rule (expected name, description, benefit, phase, tags, any_order, "
                   "match, where, rewrite)");
         return false;
       }
@@ -147,6 +148,17 @@ struct YamlRuleParser {
           return false;
         }
         rule.benefit = int(b);
+      } else if (key == "phase") {
+        std::string s;
+        if (!scalar(v, "phase", s))
+          return false;
+        char *end = nullptr;
+        long ph = strtol(s.c_str(), &end, 10);
+        if (s.empty() || *end || ph < 0 || ph > 1000) {
+          error(locOf(v, true), "'phase' must be an integer in [0, 1000]");
+          return false;
+        }
+        rule.phase = int(ph);
       } else if (key == "tags") {
         if (!strings(v, "tags", rule.tags))
           return false;

@@ -125,10 +125,10 @@ bool RuleSet::isEnabled(const Rule &rule) const {
          (!rule.tags.empty() || enabledTags.count("exact"));
 }
 
-std::string RuleSet::getPDL() const {
+std::string RuleSet::getPDL(std::optional<int> phase) const {
   std::string out = "module {\n";
   for (auto &r : rules)
-    if (isEnabled(r->rule) && !r->rule.rewriteCall)
+    if (isEnabled(r->rule) && !r->rule.rewriteCall && (!phase || r->rule.phase == *phase))
       out += r->pdl;
   return out + "}\n";
 }
@@ -149,18 +149,29 @@ const CompiledRule *RuleSet::lookup(StringRef name) const {
   return nullptr;
 }
 
-LogicalResult RuleSet::populate(RewritePatternSet &patterns) {
+std::vector<int> RuleSet::getPhases() const {
+  std::set<int> phases = {0};
   for (auto &r : rules)
-    if (isEnabled(r->rule) && r->rule.rewriteCall)
+    if (isEnabled(r->rule))
+      phases.insert(r->rule.phase);
+  return std::vector<int>(phases.begin(), phases.end());
+}
+
+LogicalResult RuleSet::populate(RewritePatternSet &patterns, std::optional<int> phase) {
+  auto inPhase = [&](const CompiledRule &r) {
+    return isEnabled(r.rule) && (!phase || r.rule.phase == *phase);
+  };
+  for (auto &r : rules)
+    if (inPhase(*r) && r->rule.rewriteCall)
       patterns.add(makeNativeCallPattern(*r, *runtime, ctx));
-  if (llvm::none_of(rules, [&](auto &r) { return isEnabled(r->rule) && !r->rule.rewriteCall; }))
+  if (llvm::none_of(rules, [&](auto &r) { return inPhase(*r) && !r->rule.rewriteCall; }))
     return success();
-  OwningOpRef<ModuleOp> mod = parseSourceString<ModuleOp>(getPDL(), ParserConfig(ctx));
+  OwningOpRef<ModuleOp> mod = parseSourceString<ModuleOp>(getPDL(phase), ParserConfig(ctx));
   if (!mod)
     return emitError(UnknownLoc::get(ctx)) << "internal error: the rules' PDL does not parse";
   PDLPatternModule pm(std::move(mod));
   for (auto &r : rules)
-    if (isEnabled(r->rule) && !r->rule.rewriteCall)
+    if (inPhase(*r) && !r->rule.rewriteCall)
       runtime->registerSites(*r, pm);
   patterns.add(std::move(pm));
   return success();

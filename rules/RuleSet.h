@@ -18,6 +18,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace kiln::rules {
@@ -64,12 +65,16 @@ public:
   bool isEnabled(const Rule &rule) const;
 
   /// The PDL module of the enabled rules that rewrite with PDL.
-  std::string getPDL() const;
+  std::string getPDL(std::optional<int> phase = std::nullopt) const;
   /// getPDL() plus, as comments, the rules run as C++ patterns (--dump-pdl).
   std::string describe() const;
   /// Adds the enabled rules' patterns to `patterns`; failure if the
   /// generated PDL does not parse (a Kiln bug, reported with the rule).
-  mlir::LogicalResult populate(mlir::RewritePatternSet &patterns);
+  /// With `phase`, only the rules of that phase.
+  mlir::LogicalResult populate(mlir::RewritePatternSet &patterns,
+                               std::optional<int> phase = std::nullopt);
+  /// The phases of the enabled rules, in order (always contains 0).
+  std::vector<int> getPhases() const;
 
   const std::vector<std::unique_ptr<CompiledRule>> &getRules() const { return rules; }
   const CompiledRule *lookup(llvm::StringRef name) const;
