@@ -79,12 +79,12 @@ TEST_F(InterpretStructureTest, BroadcastInDim) {
     })",
                 {makeTensor(context, "tensor<3xf32>", {1, 2, 3})}),
             (Values{1, 2, 3, 1, 2, 3}));
-  // [2, 1] -> [2, 3, 2]: dim 0 -> 2 (size-1 dim broadcast), dim 1 -> 0.
-  EXPECT_EQ(run(R"(func.func @f(%x: tensor<2x1xf32>) -> tensor<2x3x2xf32> {
-      %b = lax.broadcast_in_dim %x shape = [2, 3, 2] dims = [2, 1] : tensor<2x1xf32> -> tensor<2x3x2xf32>
+  // [1, 2] -> [2, 3, 2]: dim 0 (size 1, broadcast) -> 0, dim 1 -> 2.
+  EXPECT_EQ(run(R"(func.func @f(%x: tensor<1x2xf32>) -> tensor<2x3x2xf32> {
+      %b = lax.broadcast_in_dim %x shape = [2, 3, 2] dims = [0, 2] : tensor<1x2xf32> -> tensor<2x3x2xf32>
       return %b : tensor<2x3x2xf32>
     })",
-                {makeTensor(context, "tensor<2x1xf32>", {7, 8})}),
+                {makeTensor(context, "tensor<1x2xf32>", {7, 8})}),
             (Values{7, 8, 7, 8, 7, 8, 7, 8, 7, 8, 7, 8}));
   // A scalar to a matrix.
   EXPECT_EQ(run(R"(func.func @f(%x: tensor<i32>) -> tensor<2x2xi32> {
