@@ -72,8 +72,16 @@ struct Explainer {
       Value v = op->getOperand(i);
       std::string desc = "operand #" + std::to_string(i) + " of " + self;
       if (a.kind == Expr::Capture) {
-        if (a.variadic)
+        if (a.variadic) {
+          // `$xs...` takes the remaining operands.
+          Val rest;
+          rest.kind = Val::ValueList;
+          for (Value x : op->getOperands().drop_front(i))
+            rest.values.push_back(x);
+          if (!bindValue("$" + a.name, rest))
+            return false;
           break;
+        }
         if (!bindValue("$" + a.name, Val::ofValue(v)))
           return false;
       } else if (a.kind == Expr::Ref || a.kind == Expr::Op) {

@@ -84,6 +84,17 @@ LogicalResult inferTypes(const Site &s, PatternRewriter &rw, PDLResultList &resu
   return success();
 }
 
+/// file:line:col for file locations, MLIR's form otherwise.
+std::string formatLoc(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (auto l = dyn_cast<FileLineColLoc>(loc))
+    os << l.getFilename().getValue() << ":" << l.getLine() << ":" << l.getColumn();
+  else
+    os << loc;
+  return s;
+}
+
 std::string print(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -175,11 +186,7 @@ void RuleRuntime::begin(const CompiledRule &rule, Operation *root) {
   where.clear();
   if (trace) {
     before = print(root);
-    llvm::raw_string_ostream os(where);
-    if (auto l = dyn_cast<FileLineColLoc>(root->getLoc()))
-      os << l.getFilename().getValue() << ":" << l.getLine() << ":" << l.getColumn();
-    else
-      os << root->getLoc();
+    where = formatLoc(root->getLoc());
   }
 }
 
@@ -215,12 +222,28 @@ void RuleRuntime::notifyOperationModified(Operation *op) {
 void RuleRuntime::notifyOperationErased(Operation *op) {
   llvm::erase(touched, op);
 }
+void RuleRuntime::notifyPatternBegin(const Pattern &pattern, Operation *op) {
+  if (!pattern.getDebugName().empty() && trace) {
+    before = print(op);
+    where = formatLoc(op->getLoc());
+  }
+}
+
 void RuleRuntime::notifyPatternEnd(const Pattern &pattern, LogicalResult status) {
-  // C++ patterns (plugins) count under their debug name; PDL patterns were
-  // counted by their end hook.
-  if (succeeded(status) && !pattern.getDebugName().empty()) {
-    ++applied[pattern.getDebugName().str()];
-    log.push_back(pattern.getDebugName().str());
+  // C++ patterns (plugins) count, trace and verify under their debug name;
+  // PDL patterns and native-call rules do so in their end hook.
+  StringRef name = pattern.getDebugName();
+  if (failed(status) || name.empty())
+    return;
+  ++applied[name.str()];
+  log.push_back(name.str());
+  if (trace)
+    *os << "rule-trace: '" << name << "' (C++ pattern) at " << where << "\n  before: " << before
+        << "\n";
+  if (verify && scope && brokenBy.empty() && failed(mlir::verify(scope))) {
+    brokenBy = name.str();
+    emitError(scope->getLoc()) << "pattern '" << name
+                               << "' produced invalid IR (see the verifier error above)";
   }
 }
 

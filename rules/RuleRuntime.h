@@ -43,6 +43,7 @@ public:
   void notifyOperationInserted(mlir::Operation *op, mlir::OpBuilder::InsertPoint) override;
   void notifyOperationModified(mlir::Operation *op) override;
   void notifyOperationErased(mlir::Operation *op) override;
+  void notifyPatternBegin(const mlir::Pattern &pattern, mlir::Operation *op) override;
   void notifyPatternEnd(const mlir::Pattern &pattern, mlir::LogicalResult status) override;
 
   /// Around each application (called from the PDL hooks and by native-call
