@@ -66,9 +66,30 @@ Tensor dotGeneral(const Evaluator &ev, DotGeneralOp op, const Tensor &lhs, const
   for (int64_t b : rb)
     for (int64_t f : rf)
       rOuter.push_back(b + f);
-  std::vector<double> l = pack(lhs, lOuter, lk), r = pack(rhs, rOuter, rk);
   size_t K = lk.size(), LF = lf.size(), RF = rf.size();
   Tensor out = ev.make(op.getType());
+  if (!out.isFloat() && !lhs.isFloat() && !rhs.isFloat()) {
+    // Integers: exact 64-bit wrap-around products and sums, wrapped to the
+    // result type when stored (doubles would lose bits beyond 2^53).
+    std::vector<uint64_t> l, r;
+    for (int64_t o : lOuter)
+      for (int64_t k : lk)
+        l.push_back(uint64_t(lhs.getInt(o + k)));
+    for (int64_t o : rOuter)
+      for (int64_t k : rk)
+        r.push_back(uint64_t(rhs.getInt(o + k)));
+    int64_t flat = 0;
+    for (size_t b = 0; b < lb.size(); ++b)
+      for (size_t i = 0; i < LF; ++i)
+        for (size_t j = 0; j < RF; ++j, ++flat) {
+          uint64_t acc = 0;
+          for (size_t k = 0; k < K; ++k)
+            acc += l[(b * LF + i) * K + k] * r[(b * RF + j) * K + k];
+          out.setInt(flat, int64_t(acc));
+        }
+    return out;
+  }
+  std::vector<double> l = pack(lhs, lOuter, lk), r = pack(rhs, rOuter, rk);
   bool isFloat = out.isFloat();
   int64_t flat = 0;
   for (size_t b = 0; b < lb.size(); ++b)

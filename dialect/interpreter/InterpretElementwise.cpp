@@ -114,6 +114,11 @@ void convertElement(const Tensor &x, Tensor &r, int64_t i) {
   double hi = isUnsigned ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
   if (std::isnan(v))
     v = 0;
+  // 2^63 - 1 is not a double: saturate i64 explicitly (the cast would be UB).
+  if (width == 64 && v >= std::ldexp(1.0, 63)) {
+    r.setInt(i, std::numeric_limits<int64_t>::max());
+    return;
+  }
   r.setInt(i, int64_t(std::trunc(std::clamp(v, lo, hi))));
 }
 

@@ -85,6 +85,32 @@ TEST_F(InterpretContractionTest, PreferredElementType) {
             (Values{20000}));
 }
 
+TEST_F(InterpretContractionTest, IntegerProductsAreExactAndWrap) {
+  // i64: (2^40 + 1)(2^30 + 1) + 3 * 5 wraps modulo 2^64 to
+  // 2^40 + 2^30 + 16, which a double accumulator would round away.
+  module = parseModule(context, R"(func.func @f(%a: tensor<2xi64>, %b: tensor<2xi64>) -> tensor<i64> {
+      %d = lax.dot_general %a, %b contracting = [0] x [0] batch = [] x []
+          : (tensor<2xi64>, tensor<2xi64>) -> tensor<i64>
+      return %d : tensor<i64>
+    })");
+  ASSERT_TRUE(module);
+  SmallVector<Tensor> r = interpretOrFail(
+      *module, "f",
+      {makeTensor(context, "tensor<2xi64>", {std::ldexp(1.0, 40) + 1, 3}),
+       makeTensor(context, "tensor<2xi64>", {std::ldexp(1.0, 30) + 1, 5})});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].getInt(0), (int64_t(1) << 40) + (int64_t(1) << 30) + 16);
+  // i32: 2^30 * 4 + 1 wraps to 1.
+  EXPECT_EQ(run(R"(func.func @f(%a: tensor<1x2xi32>, %b: tensor<2x1xi32>) -> tensor<1x1xi32> {
+      %d = lax.dot_general %a, %b contracting = [1] x [0] batch = [] x []
+          : (tensor<1x2xi32>, tensor<2x1xi32>) -> tensor<1x1xi32>
+      return %d : tensor<1x1xi32>
+    })",
+                {makeTensor(context, "tensor<1x2xi32>", {std::ldexp(1.0, 30), 1}),
+                 makeTensor(context, "tensor<2x1xi32>", {4, 1})}),
+            (Values{1}));
+}
+
 /// result[b][i][j] (batch dims, lhs free, rhs free) by the definition, for
 /// lhs [K=3][B=2][I=4] and rhs [J=5][B=2][K=3] with batch (1 x 1) and
 /// contracting (0 x 2).

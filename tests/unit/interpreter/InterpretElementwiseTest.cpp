@@ -240,6 +240,18 @@ TEST_F(InterpretElementwiseTest, ConvertElementType) {
   EXPECT_EQ(unary("lax.convert_element_type %a : tensor<2xf32> -> tensor<2xui32>",
                   "tensor<2xf32>", {-5, 7.9}, "tensor<2xui32>"),
             (Values{0, 7}));
+  // i64 saturates at both ends (2^63 - 1 is not a double).
+  module = parseModule(context, R"(func.func @f(%a: tensor<3xf32>) -> tensor<3xi64> {
+      %r = lax.convert_element_type %a : tensor<3xf32> -> tensor<3xi64>
+      return %r : tensor<3xi64>
+    })");
+  ASSERT_TRUE(module);
+  SmallVector<Tensor> big =
+      interpretOrFail(*module, "f", {makeTensor(context, "tensor<3xf32>", {1e30, -1e30, -3.5})});
+  ASSERT_EQ(big.size(), 1u);
+  EXPECT_EQ(big[0].getInt(0), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(big[0].getInt(1), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(big[0].getInt(2), -3);
   // Int to int wraps; anything nonzero is true.
   EXPECT_EQ(unary("lax.convert_element_type %a : tensor<2xi32> -> tensor<2xi8>", "tensor<2xi32>",
                   {300, -129}, "tensor<2xi8>"),
