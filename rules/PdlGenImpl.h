@@ -330,6 +330,32 @@ private:
          &checks);
   }
 
+  /// When a rewrite op reads only match bindings, its result types are
+  /// inferred once already while matching: a rule whose op cannot be typed
+  /// (say a permutation of the wrong size) then does not match instead of
+  /// failing inside the rewrite.
+  void addInferCheck(const Expr &e) {
+    for (const ExprP &a : e.args) {
+      bool bound = (a->kind == Expr::Capture && !a->variadic && caps.count(a->name) &&
+                    caps[a->name].kind == CapKind::Value) ||
+                   (a->kind == Expr::Ref && matchNodes.count(a->name) && !rwSsa.count(a->name));
+      if (!bound)
+        return;
+    }
+    Site &check = addSite(Site::InferCheck, nullptr, -1);
+    check.opName = e.name;
+    check.operandExprs = e.args;
+    check.attrExprs = e.attrs;
+    std::vector<std::string> names;
+    for (const ExprP &a : e.args)
+      collect(a, names, false);
+    for (auto &[n, v] : e.attrs)
+      collect(v, names, false);
+    Site &site = out.sites.back();
+    site.argNames = names;
+    line("pdl.apply_native_constraint \"" + site.pdlName + "\"" + siteArgs(site, true), &checks);
+  }
+
   Site &addSite(Site::Kind kind, const ExprP &e, int whereIndex) {
     Site s;
     s.kind = kind;
@@ -461,6 +487,7 @@ private:
       line(t + " = pdl.apply_native_rewrite \"" + site.pdlName + "\"" +
            (vals.empty() ? "" : "(" + vals + " : " + tys + ")") + " : !pdl.range<type>");
       typeClause = " -> (" + t + " : !pdl.range<type>)";
+      addInferCheck(e);
     } else {
       if (replaced.empty() || nodeTypes[replaced].empty())
         return error(e.loc, "cannot infer the result types of '" + e.name +

@@ -45,15 +45,38 @@ Env bindings(const Site &site, ArrayRef<PDLValue> args) {
   return env;
 }
 
-/// Result types of a rewrite op, as its builder would infer them: the
-/// attributes are turned into properties first.
+/// Result types of an op, as its builder would infer them: the attributes
+/// are turned into properties first (PDL's own inference skips that).
+/// Silent; std::nullopt when they cannot be inferred.
+std::optional<SmallVector<Type>> inferResultTypes(MLIRContext *ctx, StringRef opName,
+                                                  ValueRange operands, DictionaryAttr dict) {
+  auto name = RegisteredOperationName::lookup(opName, ctx);
+  if (!name)
+    return std::nullopt;
+  auto *iface = name->getInterface<InferTypeOpInterface>();
+  if (!iface)
+    return std::nullopt;
+  ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
+  std::vector<std::max_align_t> storage(
+      (name->getOpPropertyByteSize() + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t) + 1);
+  OpaqueProperties props(storage.data());
+  name->initOpProperties(props, OpaqueProperties(nullptr));
+  LogicalResult ok = success();
+  if (name->getOpPropertyByteSize() > 0)
+    ok = name->setOpPropertiesFromAttribute(*name, props, dict,
+                                            [&] { return emitError(UnknownLoc::get(ctx)); });
+  SmallVector<Type> types;
+  if (succeeded(ok))
+    ok = iface->inferReturnTypes(ctx, std::nullopt, operands, dict, props, RegionRange(), types);
+  name->destroyOpProperties(props);
+  if (failed(ok))
+    return std::nullopt;
+  return types;
+}
+
 LogicalResult inferTypes(const Site &s, PatternRewriter &rw, PDLResultList &results,
                          ArrayRef<PDLValue> args) {
   MLIRContext *ctx = rw.getContext();
-  auto name = RegisteredOperationName::lookup(s.opName, ctx);
-  if (!name)
-    return failure();
-  auto *iface = name->getInterface<InferTypeOpInterface>();
   SmallVector<Value> operands;
   for (unsigned i = 0; i < s.numOperands && i < args.size(); ++i) {
     if (args[i].getKind() == PDLValue::Kind::ValueRange)
@@ -64,24 +87,42 @@ LogicalResult inferTypes(const Site &s, PatternRewriter &rw, PDLResultList &resu
   NamedAttrList attrs;
   for (unsigned i = 0; i < s.attrNames.size() && s.numOperands + i < args.size(); ++i)
     attrs.append(s.attrNames[i], args[s.numOperands + i].cast<Attribute>());
-  DictionaryAttr dict = attrs.getDictionary(ctx);
-  Location loc = rw.getUnknownLoc();
-  // Properties storage, aligned like any object.
-  std::vector<std::max_align_t> storage(
-      (name->getOpPropertyByteSize() + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t) + 1);
-  OpaqueProperties props(storage.data());
-  name->initOpProperties(props, OpaqueProperties(nullptr));
-  LogicalResult ok = success();
-  if (name->getOpPropertyByteSize() > 0)
-    ok = name->setOpPropertiesFromAttribute(*name, props, dict, [&] { return emitError(loc); });
-  SmallVector<Type> types;
-  if (succeeded(ok))
-    ok = iface->inferReturnTypes(ctx, loc, operands, dict, props, RegionRange(), types);
-  name->destroyOpProperties(props);
-  if (failed(ok))
+  auto types = inferResultTypes(ctx, s.opName, operands, attrs.getDictionary(ctx));
+  if (!types)
     return failure();
-  results.push_back(TypeRange(types));
+  results.push_back(TypeRange(*types));
   return success();
+}
+
+/// The InferCheck constraint: evaluates the operands and attributes from the
+/// match bindings and infers.
+LogicalResult checkInfer(const Site &s, PatternRewriter &rw, ArrayRef<PDLValue> args) {
+  Env env = bindings(s, args);
+  SmallVector<Value> operands;
+  for (const ExprP &e : s.operandExprs) {
+    auto it = env.find(e->kind == Expr::Capture ? "$" + e->name : e->name);
+    if (it == env.end())
+      return failure();
+    if (e->kind == Expr::Ref) {
+      Operation *op = it->second.asOp();
+      if (!op || unsigned(e->resultIndex) >= op->getNumResults())
+        return failure();
+      operands.push_back(op->getResult(e->resultIndex));
+    } else {
+      operands.push_back(it->second.asValue());
+    }
+  }
+  NamedAttrList attrs;
+  for (auto &[n, e] : s.attrExprs) {
+    auto v = evaluate(*e, env, rw);
+    Attribute a = v ? v->toAttribute(rw.getContext()) : Attribute();
+    if (!a)
+      return failure();
+    attrs.append(n, a);
+  }
+  return success(
+      inferResultTypes(rw.getContext(), s.opName, operands, attrs.getDictionary(rw.getContext()))
+          .has_value());
 }
 
 /// file:line:col for file locations, MLIR's form otherwise.
@@ -144,6 +185,12 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
               return failure();
             return success(s->resultIsType ? bool(v->asType())
                                            : bool(v->toAttribute(rw.getContext())));
+          });
+      break;
+    case Site::InferCheck:
+      pm.registerConstraintFunction(
+          site.pdlName, [s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
+            return checkInfer(*s, rw, args);
           });
       break;
     case Site::Call:

@@ -25,7 +25,7 @@ namespace kiln::rules {
 
 /// One native call that the generated PDL makes for a rule.
 struct Site {
-  enum Kind { Where, Value, Call, Begin, End, Infer, Check } kind;
+  enum Kind { Where, Value, Call, Begin, End, Infer, Check, InferCheck } kind;
   ExprP expr;                         ///< null for Begin/End
   std::vector<std::string> argNames;  ///< "$x" captures, plain node names
   int whereIndex = -1;                ///< Where: position in `where` (-1: from match)
@@ -35,6 +35,10 @@ struct Site {
   std::string opName;
   std::vector<std::string> attrNames;
   unsigned numOperands = 0;
+  /// InferCheck: the rewrite op's operands and attributes as expressions over
+  /// match bindings, so its result types are known to infer before rewriting.
+  std::vector<ExprP> operandExprs;
+  std::vector<std::pair<std::string, ExprP>> attrExprs;
   std::string pdlName;
 };
 

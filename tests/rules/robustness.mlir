@@ -27,5 +27,16 @@ func.func @f(%c0: tensor<4xf32>, %xs: tensor<3x4xf32>, %r: tensor<4xf32>)
 }
 
 // STATS: rev-out-of-range: 0
+// STATS: sign-to-transpose: 1
 // STATS: sink-elementwise-into-scan: 0
 // PDL: // rule 'sink-elementwise-into-scan' calls native rewrite 'sink_elementwise_into_scan': a C++ pattern
+
+// The transpose can be typed on the 2-D input only.
+// CHECK-LABEL: func.func @g
+// CHECK-NEXT: lax.sign %arg0 : tensor<4xf32>
+// CHECK-NEXT: lax.transpose %arg1 permutation = [1, 0] : tensor<3x3xf32> -> tensor<3x3xf32>
+func.func @g(%x: tensor<4xf32>, %y: tensor<3x3xf32>) -> (tensor<4xf32>, tensor<3x3xf32>) {
+  %0 = lax.sign %x : tensor<4xf32>
+  %1 = lax.sign %y : tensor<3x3xf32>
+  return %0, %1 : tensor<4xf32>, tensor<3x3xf32>
+}
