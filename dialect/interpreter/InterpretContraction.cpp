@@ -172,6 +172,19 @@ Tensor argReduce(const Evaluator &ev, Operation *op, const Tensor &x, int64_t ax
     for (int64_t d = 0; d < x.rank(); ++d)
       base += index[d] * strides[d];
     int64_t best = 0;
+    if (!x.isFloat()) {
+      // Integers compare exactly (i64 beyond 2^53 would tie as doubles).
+      int64_t bestInt = x.getInt(base);
+      for (int64_t i = 1; i < x.shape()[axis]; ++i) {
+        int64_t v = x.getInt(base + i * strides[axis]);
+        if (isMax ? v > bestInt : v < bestInt) {
+          best = i;
+          bestInt = v;
+        }
+      }
+      out.setInt(o, best);
+      continue;
+    }
     double bestValue = x.asDouble(base);
     for (int64_t i = 1; i < x.shape()[axis]; ++i) {
       double v = x.asDouble(base + i * strides[axis]);

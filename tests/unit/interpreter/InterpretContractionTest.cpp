@@ -246,6 +246,20 @@ TEST_F(InterpretContractionTest, ArgMaxArgMin) {
     })",
                 {x}),
             (Values{0, 1, 1}));
+  // i64 values 2^60 and 2^60 + 1 differ (they would tie as doubles).
+  module = parseModule(context, R"(func.func @f(%x: tensor<2xi64>) -> (tensor<i32>, tensor<i32>) {
+      %a = lax.argmax %x axes = [0] : tensor<2xi64> -> tensor<i32>
+      %b = lax.argmin %x axes = [0] : tensor<2xi64> -> tensor<i32>
+      return %a, %b : tensor<i32>, tensor<i32>
+    })");
+  ASSERT_TRUE(module);
+  Tensor big = makeTensor(context, "tensor<2xi64>", {0, 0});
+  big.setInt(0, int64_t(1) << 60);
+  big.setInt(1, (int64_t(1) << 60) + 1);
+  SmallVector<Tensor> r = interpretOrFail(*module, "f", {big});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].getInt(0), 1);
+  EXPECT_EQ(r[1].getInt(0), 0);
   EXPECT_EQ(run(R"(func.func @f(%x: tensor<3x4xf32>) -> tensor<4xi32> {
       %r = lax.argmax %x axes = [0] : tensor<3x4xf32> -> tensor<4xi32>
       return %r : tensor<4xi32>
