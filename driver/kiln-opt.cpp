@@ -24,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <set>
 
 namespace cl = llvm::cl;
 
@@ -62,6 +63,7 @@ static cl::list<std::string> plugins("plugin", cl::desc("Load a Kiln plugin (rep
 /// Plugins may register passes, so they are loaded before the command line
 /// is parsed: `--plugin=x`, `-plugin=x`, `--plugin x`.
 static bool loadPlugins(int argc, char **argv) {
+  std::set<std::string> loaded; // a plugin given twice registers once
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef arg(argv[i]);
     if (arg == "--")
@@ -72,6 +74,8 @@ static bool loadPlugins(int argc, char **argv) {
     else if ((arg == "--plugin" || arg == "-plugin") && i + 1 < argc)
       path = argv[++i];
     else
+      continue;
+    if (!loaded.insert(path).second)
       continue;
     std::string error;
     if (!kiln::rules::loadPlugin(path, error)) {

@@ -7,6 +7,7 @@
 // RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnTestPluginNoEntry.so %s 2>&1 | FileCheck %s --check-prefix=ENTRY
 // RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnTestPluginFailsToRegister.so %s 2>&1 | FileCheck %s --check-prefix=REGISTER
 // RUN: not kiln-opt --plugin=%t.missing.so %s 2>&1 | FileCheck %s --check-prefix=DLOPEN
+// RUN: kiln-opt --plugin=%kiln_obj/lib/libKilnExamplePlugin.so --plugin=%kiln_obj/lib/libKilnExamplePlugin.so %s --kiln-apply-rules | FileCheck %s
 
 // CHECK-LABEL: func.func @f
 // CHECK-NEXT: %[[P:.*]] = lax.integer_pow %arg0 y = 2
@@ -23,8 +24,8 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // STATS: plugin-rev-rev: 1
 // PASS: remark: example plugin: 7 ops
 // RUN: kiln-opt --plugin=%kiln_obj/lib/libKilnExamplePlugin.so %s --kiln-apply-rules --rule-trace -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRACE
-// TRACE-DAG: rule-trace: 'plugin-rev-rev' (C++ pattern) at {{.*}}plugins.mlir:18:8
-// TRACE-DAG: rule-trace: 'even-power-of-neg' at {{.*}}plugins.mlir:16:8
+// TRACE-DAG: rule-trace: 'plugin-rev-rev' (C++ pattern) at {{.*}}plugins.mlir:19:8
+// TRACE-DAG: rule-trace: 'even-power-of-neg' at {{.*}}plugins.mlir:17:8
 // VERSION: kiln-opt: error: plugin 'bad-version' was built for Kiln plugin API version 42, but this kiln-opt has version 1
 // ENTRY: kiln-opt: error: plugin '{{.*}}libKilnTestPluginNoEntry.so' has no entry point: it must export extern "C" KilnPluginInfo kilnGetPluginInfo()
 // REGISTER: kiln-opt: error: plugin 'fails' failed to register: the frobnicator is not configured
