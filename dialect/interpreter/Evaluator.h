@@ -47,6 +47,9 @@ private:
 
   mlir::ModuleOp module;
   InterpreterOptions options;
+  /// Nesting of func.call, bounded so that a recursive program fails with a
+  /// diagnostic instead of overflowing the stack.
+  unsigned callDepth = 0;
   llvm::SmallVector<llvm::DenseMap<mlir::Value, Tensor>> scopes;
 };
 

@@ -21,7 +21,7 @@ const Tensor &Evaluator::lookup(Value v) const {
 
 FailureOr<SmallVector<Tensor>> Evaluator::runBlock(Block &block, ArrayRef<Tensor> args) {
   scopes.emplace_back();
-  auto popScope = llvm::make_scope_exit([&] { scopes.pop_back(); });
+  llvm::scope_exit popScope([&] { scopes.pop_back(); });
   for (auto [arg, value] : llvm::zip(block.getArguments(), args))
     bind(arg, value);
   for (Operation &op : block.without_terminator())
@@ -58,6 +58,12 @@ FailureOr<SmallVector<Tensor>> Evaluator::call(Operation *callee, ArrayRef<Tenso
       t.isFloat() ? copy.setFloat(i, t.getFloat(i)) : copy.setInt(i, t.getInt(i));
     bound.push_back(std::move(copy));
   }
+  constexpr unsigned kMaxCallDepth = 256;
+  if (callDepth >= kMaxCallDepth)
+    return func.emitError("calls nest deeper than ")
+           << kMaxCallDepth << " (recursion is not supported)";
+  ++callDepth;
+  llvm::scope_exit leave([&] { --callDepth; });
   return runBlock(func.getBody().front(), bound);
 }
 

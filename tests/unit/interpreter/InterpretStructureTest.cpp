@@ -259,6 +259,10 @@ TEST_F(InterpretStructureTest, Errors) {
     func.func @h(%x: tensor<2xf32>) -> tensor<2xf32> {
       %y = arith.addf %x, %x : tensor<2xf32>
       return %y : tensor<2xf32>
+    }
+    func.func @rec(%x: tensor<2xf32>) -> tensor<2xf32> {
+      %y = func.call @rec(%x) : (tensor<2xf32>) -> tensor<2xf32>
+      return %y : tensor<2xf32>
     })");
   ASSERT_TRUE(module);
   Tensor x = makeTensor(context, "tensor<2xf32>", {1, 2});
@@ -272,6 +276,8 @@ TEST_F(InterpretStructureTest, Errors) {
       << wrongType;
   EXPECT_NE(interpretError(*module, "g", {x}).find("func.func with a body"), std::string::npos);
   EXPECT_NE(interpretError(*module, "h", {x}).find("the interpreter cannot evaluate 'arith.addf'"),
+            std::string::npos);
+  EXPECT_NE(interpretError(*module, "rec", {x}).find("calls nest deeper than 256"),
             std::string::npos);
   EXPECT_EQ(interpretError(*module, "f", {x}), "");
 }
