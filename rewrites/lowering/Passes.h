@@ -22,6 +22,12 @@ struct CpuPipelineOptions {
   int64_t runtimeGemmMinMacs = 32768;
   /// Turn small fixed-size allocations into stack allocations.
   bool promoteToStack = true;
+  /// Run batch-parallel scans as one parallel loop of scalar step loops
+  /// (kiln-scan-to-parallel-loops; exact).
+  bool parallelScans = true;
+  /// f32 sin/cos/exp/log/tanh as vectorizable polynomials
+  /// (kiln-approximate-math; a few ulp from libm).
+  bool approximateMath = true;
 };
 
 /// Appends the CPU pipeline (lax -> LLVM dialect) to `pm`: kiln-lax-to-linalg

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "rewrites/lowering/Passes.h"
+#include "rewrites/seed/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/InitAllPasses.h"
@@ -35,10 +36,17 @@ void addText(OpPassManager &pm, StringRef text) {
 
 void kiln::buildKilnLowerCpuPipeline(OpPassManager &pm,
                                      const CpuPipelineOptions &options) {
+  if (options.parallelScans) {
+    OpPassManager &funcPm = pm.nest<func::FuncOp>();
+    funcPm.addPass(createScanToParallelLoops());
+    funcPm.addPass(createCanonicalizerPass());
+  }
   KilnLaxToLinalgOptions laxOptions;
   laxOptions.useRuntimeGemm = options.useRuntimeGemm;
   laxOptions.runtimeGemmMinMacs = options.runtimeGemmMinMacs;
   pm.addPass(createKilnLaxToLinalg(laxOptions));
+  if (options.approximateMath)
+    pm.addPass(createApproximateMath());
   buildKilnLinalgToLLVMPipeline(pm, options);
 }
 
@@ -68,7 +76,9 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
               "canonicalize");
   addText(pm,
           "convert-linalg-to-loops,lower-affine,convert-scf-to-cf,canonicalize,"
-          "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+          "expand-strided-metadata,lower-affine,"
+          // Allocations go through Kiln's caching allocator (runtime/cpu).
+          "finalize-memref-to-llvm{use-generic-functions=1},"
           "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
           "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
           "reconcile-unrealized-casts,canonicalize,cse");

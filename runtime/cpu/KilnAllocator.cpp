@@ -1,0 +1,100 @@
+//===- KilnAllocator.cpp - buffer allocation for JIT-compiled code --------===//
+//
+// The CPU pipeline lowers memref.alloc/dealloc to `_mlir_memref_to_llvm_alloc`
+// and `_mlir_memref_to_llvm_free` (finalize-memref-to-llvm with
+// use-generic-functions), implemented here. Large temporaries (seed 003's
+// scratch rows, seed 002's stacked output) would otherwise go through
+// malloc/free on every call: glibc hands blocks that large to mmap/munmap, so
+// every call paid page faults on fresh zeroed pages. This allocator keeps
+// freed blocks in per-thread, per-size free lists and reuses them, so a
+// program called repeatedly with fixed shapes allocates nothing after its
+// first call.
+//
+// Blocks are 64-byte aligned (one cache line, the widest vector) and carry
+// a 64-byte header with their size class. A bounded amount of memory stays
+// cached per thread; the rest is returned to the system.
+//
+//===----------------------------------------------------------------------===//
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+constexpr size_t kAlign = 64;
+constexpr size_t kHeader = 64;
+constexpr size_t kMaxCachedBytes = size_t(1) << 30; // per thread
+
+struct Header {
+  size_t bytes;     // size class of the user part
+  void *raw;        // what aligned_alloc returned
+};
+static_assert(sizeof(Header) <= kHeader, "header fits its slot");
+
+struct ThreadCache {
+  std::unordered_map<size_t, std::vector<void *>> free;
+  size_t cachedBytes = 0;
+  ~ThreadCache() {
+    for (auto &[bytes, blocks] : free)
+      for (void *p : blocks)
+        std::free(reinterpret_cast<Header *>(static_cast<char *>(p) - kHeader)->raw);
+  }
+};
+
+ThreadCache &cache() {
+  thread_local ThreadCache c;
+  return c;
+}
+
+size_t sizeClass(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+void *allocate(size_t bytes, size_t alignment) {
+  size_t cls = sizeClass(bytes ? bytes : 1);
+  if (alignment <= kAlign) {
+    ThreadCache &c = cache();
+    auto it = c.free.find(cls);
+    if (it != c.free.end() && !it->second.empty()) {
+      void *p = it->second.back();
+      it->second.pop_back();
+      c.cachedBytes -= cls;
+      return p;
+    }
+  }
+  size_t align = alignment > kAlign ? alignment : kAlign;
+  // Room for the header before an `align`-aligned user block.
+  size_t total = cls + align + kHeader;
+  total = (total + align - 1) / align * align;
+  void *raw = std::aligned_alloc(align, total);
+  if (!raw)
+    return nullptr;
+  uintptr_t user = (reinterpret_cast<uintptr_t>(raw) + kHeader + align - 1) / align * align;
+  Header *h = reinterpret_cast<Header *>(user - kHeader);
+  h->bytes = alignment <= kAlign ? cls : 0; // over-aligned blocks are not cached
+  h->raw = raw;
+  return reinterpret_cast<void *>(user);
+}
+
+void release(void *p) {
+  if (!p)
+    return;
+  Header *h = reinterpret_cast<Header *>(static_cast<char *>(p) - kHeader);
+  ThreadCache &c = cache();
+  if (h->bytes == 0 || c.cachedBytes + h->bytes > kMaxCachedBytes) {
+    std::free(h->raw);
+    return;
+  }
+  c.free[h->bytes].push_back(p);
+  c.cachedBytes += h->bytes;
+}
+
+} // namespace
+
+extern "C" {
+void *_mlir_memref_to_llvm_alloc(size_t size) { return allocate(size, kAlign); }
+void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
+  return allocate(size, alignment);
+}
+void _mlir_memref_to_llvm_free(void *p) { release(p); }
+}
