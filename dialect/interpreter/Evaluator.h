@@ -22,10 +22,12 @@ public:
 
   mlir::FailureOr<llvm::SmallVector<Tensor>> call(mlir::Operation *callee,
                                                   llvm::ArrayRef<Tensor> args);
-  /// Runs `block` with its arguments bound to `args` in a new scope; returns
-  /// the operands of its terminator.
+  /// Runs `block` in a new scope with its arguments from `firstArg` on bound
+  /// to `args` (moved in; earlier arguments must be bound in an enclosing
+  /// scope); returns the operands of its terminator.
   mlir::FailureOr<llvm::SmallVector<Tensor>> runBlock(mlir::Block &block,
-                                                      llvm::ArrayRef<Tensor> args);
+                                                      llvm::SmallVector<Tensor> args,
+                                                      unsigned firstArg = 0);
 
   const Tensor &lookup(mlir::Value v) const;
   /// A zero tensor of `type` computed at this evaluator's precision.
@@ -36,6 +38,8 @@ public:
 private:
   mlir::LogicalResult evalOp(mlir::Operation *op);
   void bind(mlir::Value v, Tensor t) { scopes.back()[v] = std::move(t); }
+  void pushScope() { scopes.emplace_back(); }
+  void popScope() { scopes.pop_back(); }
 
   // Families (Interpret*.cpp). Each returns the op's results, or null
   // (nullopt) when the op is not of the family, or failure after a

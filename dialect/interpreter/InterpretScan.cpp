@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "dialect/interpreter/Evaluator.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::interp;
@@ -54,15 +56,13 @@ FailureOr<SmallVector<Tensor>> Evaluator::evalScan(ScanOp scan) {
   SmallVector<Tensor> carries;
   for (Value v : scan.getInits())
     carries.push_back(lookup(v));
-  SmallVector<Tensor> xsSlices;
   SmallVector<SmallVector<int64_t>> xsOffsets;
   SmallVector<int64_t> xsAxisStrides;
-  for (auto [j, arg] : llvm::enumerate(scan.getXSliceArgs())) {
-    const Tensor &x = lookup(scan.getXs()[j]);
+  for (auto [j, xs] : llvm::enumerate(scan.getXs())) {
+    const Tensor &x = lookup(xs);
     SliceAddressing a(x.shape(), x.strides(), scan.getXsAxis(j));
     xsOffsets.push_back(a.offsets());
     xsAxisStrides.push_back(a.axisStride);
-    xsSlices.push_back(make(arg.getType()));
   }
   SmallVector<Tensor> ys;
   SmallVector<SmallVector<int64_t>> ysOffsets;
@@ -73,27 +73,32 @@ FailureOr<SmallVector<Tensor>> Evaluator::evalScan(ScanOp scan) {
     ysOffsets.push_back(a.offsets());
     ysAxisStrides.push_back(a.axisStride);
   }
-  SmallVector<Tensor> consts;
-  for (Value v : scan.getConsts())
-    consts.push_back(lookup(v));
+  // The consts are bound once, in a scope around every step, rather than
+  // copied into each step's arguments.
+  pushScope();
+  llvm::scope_exit leave([&] { popScope(); });
+  for (auto [arg, v] : llvm::zip(scan.getConstArgs(), scan.getConsts()))
+    bind(arg, lookup(v));
 
   int64_t length = scan.getLength();
+  unsigned numConsts = scan.getNumConsts();
   for (int64_t step = 0; step < length; ++step) {
     int64_t i = scan.getReverse() ? length - 1 - step : step;
-    SmallVector<Tensor> args(consts);
-    llvm::append_range(args, carries);
-    for (auto [j, slice] : llvm::enumerate(xsSlices)) {
+    SmallVector<Tensor> args = std::move(carries);
+    for (auto [j, arg] : llvm::enumerate(scan.getXSliceArgs())) {
       const Tensor &x = lookup(scan.getXs()[j]);
+      Tensor slice = make(arg.getType());
       int64_t base = i * xsAxisStrides[j];
       for (auto [k, offset] : llvm::enumerate(xsOffsets[j]))
         slice.copyElement(k, x, base + offset);
-      args.push_back(slice);
+      args.push_back(std::move(slice));
     }
-    FailureOr<SmallVector<Tensor>> yielded = runBlock(scan.getBodyBlock(), args);
+    FailureOr<SmallVector<Tensor>> yielded =
+        runBlock(scan.getBodyBlock(), std::move(args), numConsts);
     if (failed(yielded))
       return failure();
-    for (int64_t k = 0; k < scan.getNumCarry(); ++k)
-      carries[k] = (*yielded)[k];
+    carries.assign(std::make_move_iterator(yielded->begin()),
+                   std::make_move_iterator(yielded->begin() + scan.getNumCarry()));
     for (auto [j, y] : llvm::enumerate(ys)) {
       const Tensor &slice = (*yielded)[scan.getNumCarry() + j];
       int64_t base = i * ysAxisStrides[j];

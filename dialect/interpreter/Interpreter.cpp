@@ -19,11 +19,12 @@ const Tensor &Evaluator::lookup(Value v) const {
   llvm::report_fatal_error("interpreter: value used before it was computed");
 }
 
-FailureOr<SmallVector<Tensor>> Evaluator::runBlock(Block &block, ArrayRef<Tensor> args) {
-  scopes.emplace_back();
-  llvm::scope_exit popScope([&] { scopes.pop_back(); });
-  for (auto [arg, value] : llvm::zip(block.getArguments(), args))
-    bind(arg, value);
+FailureOr<SmallVector<Tensor>> Evaluator::runBlock(Block &block, SmallVector<Tensor> args,
+                                                   unsigned firstArg) {
+  pushScope();
+  llvm::scope_exit leave([&] { popScope(); });
+  for (auto [arg, value] : llvm::zip(block.getArguments().drop_front(firstArg), args))
+    bind(arg, std::move(value));
   for (Operation &op : block.without_terminator())
     if (failed(evalOp(&op)))
       return failure();
@@ -64,7 +65,7 @@ FailureOr<SmallVector<Tensor>> Evaluator::call(Operation *callee, ArrayRef<Tenso
            << kMaxCallDepth << " (recursion is not supported)";
   ++callDepth;
   llvm::scope_exit leave([&] { --callDepth; });
-  return runBlock(func.getBody().front(), bound);
+  return runBlock(func.getBody().front(), std::move(bound));
 }
 
 LogicalResult Evaluator::evalOp(Operation *op) {

@@ -154,6 +154,33 @@ func.func @f(%k: tensor<f32>, %xs: tensor<2x3xf32>) -> (tensor<f32>, tensor<2x3x
   EXPECT_EQ(valuesOf(r[1]), (Values{4, 9, 15, 22, 30, 39}));
 }
 
+TEST_F(InterpretScanTest, BodyYieldsItsConstAndAnOuterValue) {
+  // The const block argument and an outer value flow straight to the
+  // results: carry = k after any step, ys[i] = outer + x[i].
+  OwningOpRef<ModuleOp> module = parseModule(context, R"(
+func.func @f(%k: tensor<2xf32>, %c0: tensor<2xf32>, %xs: tensor<3x2xf32>)
+    -> (tensor<2xf32>, tensor<3x2xf32>, tensor<3x2xf32>) {
+  %outer = lax.constant dense<[100.0, 200.0]> : tensor<2xf32>
+  %c, %ks, %ys = lax.scan length = 3 consts(%k) carry(%c0) xs(%xs)
+      : (tensor<2xf32>, tensor<2xf32>, tensor<3x2xf32>)
+        -> (tensor<2xf32>, tensor<3x2xf32>, tensor<3x2xf32>) {
+  ^bb0(%kk: tensor<2xf32>, %c: tensor<2xf32>, %x: tensor<2xf32>):
+    %y = lax.add %outer, %x : tensor<2xf32>
+    lax.yield %kk, %kk, %y : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+  }
+  return %c, %ks, %ys : tensor<2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
+})");
+  ASSERT_TRUE(module);
+  SmallVector<Tensor> r = interpretOrFail(
+      *module, "f",
+      {makeTensor(context, "tensor<2xf32>", {1, 2}), makeTensor(context, "tensor<2xf32>", {0, 0}),
+       makeTensor(context, "tensor<3x2xf32>", {1, 2, 3, 4, 5, 6})});
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(valuesOf(r[0]), (Values{1, 2}));
+  EXPECT_EQ(valuesOf(r[1]), (Values{1, 2, 1, 2, 1, 2}));
+  EXPECT_EQ(valuesOf(r[2]), (Values{101, 202, 103, 204, 105, 206}));
+}
+
 TEST_F(InterpretScanTest, LengthZeroReturnsTheInitialCarries) {
   OwningOpRef<ModuleOp> module = parseModule(context, R"(
 func.func @f(%c0: tensor<2xi32>, %xs: tensor<0x2xi32>) -> (tensor<2xi32>, tensor<0x2xi32>) {
