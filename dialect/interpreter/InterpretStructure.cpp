@@ -1,7 +1,7 @@
 //===- InterpretStructure.cpp - structural lax ops ------------------------===//
 //
 // Each op computes, for every result element, the operand element it comes
-// from. dynamic_slice and dynamic_update_slice clamp their start indices into
+// from; most are affine gathers (stridedGather). dynamic_slice and dynamic_update_slice clamp their start indices into
 // [0, dim - size], as JAX does.
 //
 //===----------------------------------------------------------------------===//
@@ -23,17 +23,35 @@ int64_t dot(ArrayRef<int64_t> index, ArrayRef<int64_t> strides) {
   return flat;
 }
 
-/// result[index] = operand[source(index)] for every result element.
-template <typename SourceFn>
-Tensor gather(const Evaluator &ev, Type resultType, const Tensor &operand, SourceFn source) {
+/// result[index] = operand[base + sum_d index[d] * srcStrides[d]] for every
+/// result element: broadcast (stride 0), transpose (permuted strides), rev
+/// (negative strides), slice and dynamic_slice (offset base) are all such
+/// affine gathers. An odometer walks the result in row-major order, the
+/// innermost dimension as a tight strided loop.
+Tensor stridedGather(const Evaluator &ev, Type resultType, const Tensor &operand, int64_t base,
+                     ArrayRef<int64_t> srcStrides) {
   Tensor r = ev.make(resultType);
-  SmallVector<int64_t> index, from;
-  SmallVector<int64_t> strides = operand.strides();
-  for (int64_t flat = 0; flat < r.size(); ++flat) {
-    unravel(flat, r.shape(), index);
-    from.assign(index.begin(), index.end());
-    source(from);
-    r.copyElement(flat, operand, dot(from, strides));
+  int64_t rank = r.rank();
+  if (r.size() == 0)
+    return r;
+  if (rank == 0) {
+    r.copyElement(0, operand, base);
+    return r;
+  }
+  ArrayRef<int64_t> shape = r.shape();
+  int64_t inner = shape[rank - 1], innerStride = srcStrides[rank - 1];
+  SmallVector<int64_t> index(rank, 0);
+  int64_t src = base;
+  for (int64_t flat = 0; flat < r.size(); flat += inner) {
+    for (int64_t k = 0; k < inner; ++k)
+      r.copyElement(flat + k, operand, src + k * innerStride);
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      src += srcStrides[d];
+      if (++index[d] < shape[d])
+        break;
+      src -= srcStrides[d] * shape[d];
+      index[d] = 0;
+    }
   }
   return r;
 }
@@ -68,13 +86,11 @@ std::optional<FailureOr<Tensor>> Evaluator::evalStructure(Operation *op) {
       })
       .Case([&](BroadcastInDimOp b) -> R {
         const Tensor &x = lookup(b.getOperand());
-        ArrayRef<int64_t> dims = b.getBroadcastDimensions();
-        return gather(*this, resultType, x, [&](SmallVectorImpl<int64_t> &from) {
-          SmallVector<int64_t> src;
-          for (auto [i, d] : llvm::enumerate(dims))
-            src.push_back(x.shape()[i] == 1 ? 0 : from[d]);
-          from.assign(src.begin(), src.end());
-        });
+        SmallVector<int64_t> strides = x.strides();
+        SmallVector<int64_t> src(cast<RankedTensorType>(resultType).getRank(), 0);
+        for (auto [i, d] : llvm::enumerate(b.getBroadcastDimensions()))
+          src[d] = x.shape()[i] == 1 ? 0 : strides[i];
+        return stridedGather(*this, resultType, x, 0, src);
       })
       .Case<ReshapeOp, SqueezeOp, ExpandDimsOp>([&](Operation *) -> R {
         // Row-major order is unchanged: same data, new shape.
@@ -82,36 +98,37 @@ std::optional<FailureOr<Tensor>> Evaluator::evalStructure(Operation *op) {
       })
       .Case([&](TransposeOp t) -> R {
         const Tensor &x = lookup(t.getOperand());
-        ArrayRef<int64_t> perm = t.getPermutation();
-        return gather(*this, resultType, x, [&](SmallVectorImpl<int64_t> &from) {
-          SmallVector<int64_t> src(perm.size());
-          for (auto [i, p] : llvm::enumerate(perm))
-            src[p] = from[i];
-          from.assign(src.begin(), src.end());
-        });
+        SmallVector<int64_t> strides = x.strides(), src;
+        for (int64_t p : t.getPermutation())
+          src.push_back(strides[p]);
+        return stridedGather(*this, resultType, x, 0, src);
       })
       .Case([&](RevOp rev) -> R {
         const Tensor &x = lookup(rev.getOperand());
-        return gather(*this, resultType, x, [&](SmallVectorImpl<int64_t> &from) {
-          for (int64_t d : rev.getDimensions())
-            from[d] = x.shape()[d] - 1 - from[d];
-        });
+        SmallVector<int64_t> src = x.strides();
+        int64_t base = 0;
+        for (int64_t d : rev.getDimensions()) {
+          base += (x.shape()[d] - 1) * src[d];
+          src[d] = -src[d];
+        }
+        return stridedGather(*this, resultType, x, base, src);
       })
       .Case([&](SliceOp s) -> R {
         const Tensor &x = lookup(s.getOperand());
-        return gather(*this, resultType, x, [&](SmallVectorImpl<int64_t> &from) {
-          for (size_t d = 0; d < from.size(); ++d)
-            from[d] = s.getStartIndices()[d] + from[d] * s.getStrides()[d];
-        });
+        SmallVector<int64_t> src = x.strides();
+        int64_t base = 0;
+        for (int64_t d = 0; d < x.rank(); ++d) {
+          base += s.getStartIndices()[d] * src[d];
+          src[d] *= s.getStrides()[d];
+        }
+        return stridedGather(*this, resultType, x, base, src);
       })
       .Case([&](DynamicSliceOp s) -> R {
         const Tensor &x = lookup(s.getOperand());
         SmallVector<int64_t> starts =
             clampedStarts(*this, s.getStartIndices(), x.shape(), s.getSliceSizes());
-        return gather(*this, resultType, x, [&](SmallVectorImpl<int64_t> &from) {
-          for (size_t d = 0; d < from.size(); ++d)
-            from[d] += starts[d];
-        });
+        SmallVector<int64_t> strides = x.strides();
+        return stridedGather(*this, resultType, x, dot(starts, strides), strides);
       })
       .Case([&](DynamicUpdateSliceOp s) -> R {
         const Tensor &x = lookup(s.getOperand());
