@@ -108,7 +108,9 @@ int main(int argc, char **argv) {
   ruleOptions.maxRewrites = ruleMaxRewrites;
 
   mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
-  bool wantRules = kiln::rules::rulesRequested() || dumpPdl || !ruleExplain.empty();
+  // Plugins' patterns and rule files run when the pipeline names
+  // --kiln-apply-rules (or --rules is given), never behind the user's back.
+  bool wantRules = !rulePaths.empty() || dumpPdl || !ruleExplain.empty();
   if (wantRules) {
     // Append --kiln-apply-rules unless the pipeline already runs it.
     mlir::MlirOptMainConfig base = config;

@@ -28,8 +28,7 @@ struct RuleOptions {
 };
 RuleOptions &globalRuleOptions();
 
-/// True when kiln-opt should run the rule pass even if the pipeline does not
-/// name it (rule files or plugin patterns were given).
+/// True when rule files or plugin patterns were registered.
 bool rulesRequested();
 
 std::unique_ptr<mlir::Pass> createApplyRulesPass();

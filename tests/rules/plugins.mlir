@@ -2,7 +2,8 @@
 // YAML rule, a C++ pattern and a pass; broken plugins are refused clearly.
 // RUN: kiln-opt --plugin=%kiln_obj/lib/libKilnExamplePlugin.so %s --kiln-apply-rules --rule-stats 2>%t.err | FileCheck %s
 // RUN: FileCheck %s --check-prefix=STATS < %t.err
-// RUN: kiln-opt --plugin %kiln_obj/lib/libKilnExamplePlugin.so %s --example-count-ops -o /dev/null 2>&1 | FileCheck %s --check-prefix=PASS
+// RUN: kiln-opt --plugin %kiln_obj/lib/libKilnExamplePlugin.so %s --example-count-ops -o %t.out 2>&1 | FileCheck %s --check-prefix=PASS
+// RUN: FileCheck %s --check-prefix=KEEP < %t.out
 // RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnTestPluginBadVersion.so %s 2>&1 | FileCheck %s --check-prefix=VERSION
 // RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnTestPluginNoEntry.so %s 2>&1 | FileCheck %s --check-prefix=ENTRY
 // RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnTestPluginFailsToRegister.so %s 2>&1 | FileCheck %s --check-prefix=REGISTER
@@ -23,9 +24,13 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // STATS: even-power-of-neg: 1
 // STATS: plugin-rev-rev: 1
 // PASS: remark: example plugin: 7 ops
+// Without --kiln-apply-rules the plugin's patterns do not run.
+// KEEP: lax.neg
+// KEEP: lax.rev
+// KEEP: lax.rev
 // RUN: kiln-opt --plugin=%kiln_obj/lib/libKilnExamplePlugin.so %s --kiln-apply-rules --rule-trace -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRACE
-// TRACE-DAG: rule-trace: 'plugin-rev-rev' (C++ pattern) at {{.*}}plugins.mlir:19:8
-// TRACE-DAG: rule-trace: 'even-power-of-neg' at {{.*}}plugins.mlir:17:8
+// TRACE-DAG: rule-trace: 'plugin-rev-rev' (C++ pattern) at {{.*}}plugins.mlir:20:8
+// TRACE-DAG: rule-trace: 'even-power-of-neg' at {{.*}}plugins.mlir:18:8
 // VERSION: kiln-opt: error: plugin 'bad-version' was built for Kiln plugin API version 42, but this kiln-opt has version 1
 // ENTRY: kiln-opt: error: plugin '{{.*}}libKilnTestPluginNoEntry.so' has no entry point: it must export extern "C" KilnPluginInfo kilnGetPluginInfo()
 // REGISTER: kiln-opt: error: plugin 'fails' failed to register: the frobnicator is not configured
