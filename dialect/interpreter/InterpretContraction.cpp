@@ -128,12 +128,19 @@ Tensor reduce(const Evaluator &ev, Operation *op, const Tensor &x, ArrayRef<int6
                                (x.getElementType().isUnsignedInteger() ? 0 : 1)) - 1;
   std::vector<double> acc(out.size(), init);
   std::vector<int64_t> intAcc(out.size(), int64_t(init));
-  SmallVector<int64_t> index;
+  // Walk the operand in row-major order; `o` (its output element) follows
+  // incrementally, odometer-style.
+  SmallVector<int64_t> index(x.rank(), 0);
+  int64_t o = 0;
   for (int64_t flat = 0; flat < x.size(); ++flat) {
-    unravel(flat, x.shape(), index);
-    int64_t o = 0;
-    for (int64_t d = 0; d < x.rank(); ++d)
-      o += index[d] * outStrides[d];
+    if (flat > 0)
+      for (int64_t d = x.rank() - 1; d >= 0; --d) {
+        o += outStrides[d];
+        if (++index[d] < x.shape()[d])
+          break;
+        o -= outStrides[d] * x.shape()[d];
+        index[d] = 0;
+      }
     if (isFloat) {
       double v = x.getFloat(flat);
       double &a = acc[o];

@@ -191,6 +191,23 @@ TEST_F(InterpretContractionTest, Reductions) {
   EXPECT_EQ(reduce("reduce_prod", "[0, 1]", "tensor<f32>"), (Values{720}));
 }
 
+TEST_F(InterpretContractionTest, ReductionOverAMiddleAxis) {
+  // x[a][b][c] = 6a + 2b + c; sum over b.
+  EXPECT_EQ(run(R"(func.func @f(%x: tensor<2x3x2xi32>) -> tensor<2x2xi32> {
+      %r = lax.reduce_sum %x axes = [1] : tensor<2x3x2xi32> -> tensor<2x2xi32>
+      return %r : tensor<2x2xi32>
+    })",
+                {makeTensor(context, "tensor<2x3x2xi32>", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})}),
+            (Values{6, 9, 24, 27}));
+  // Over the outer and inner axes: 0+1+6+7, 2+3+8+9, 4+5+10+11.
+  EXPECT_EQ(run(R"(func.func @f(%x: tensor<2x3x2xi32>) -> tensor<3xi32> {
+      %r = lax.reduce_sum %x axes = [0, 2] : tensor<2x3x2xi32> -> tensor<3xi32>
+      return %r : tensor<3xi32>
+    })",
+                {makeTensor(context, "tensor<2x3x2xi32>", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})}),
+            (Values{14, 22, 30}));
+}
+
 TEST_F(InterpretContractionTest, ReductionEdgeCases) {
   // NaN propagates through max and min.
   Values r = run(R"(func.func @f(%x: tensor<2x2xf32>) -> tensor<2xf32> {
