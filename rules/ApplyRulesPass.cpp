@@ -32,11 +32,14 @@ bool kiln::rules::rulesRequested() {
 }
 
 namespace {
-struct ApplyRulesPass : public PassWrapper<ApplyRulesPass, OperationPass<>> {
+// On builtin.module only: the rules' trace/stats state is shared by the
+// pattern set, so the pass must not run on several functions in parallel.
+struct ApplyRulesPass : public PassWrapper<ApplyRulesPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ApplyRulesPass)
 
   ApplyRulesPass() = default;
-  ApplyRulesPass(const ApplyRulesPass &other) : PassWrapper(other) {}
+  ApplyRulesPass(const ApplyRulesPass &other)
+      : PassWrapper(other), rules(other.rules), phases(other.phases) {}
 
   StringRef getArgument() const override { return "kiln-apply-rules"; }
   StringRef getDescription() const override {
