@@ -72,6 +72,9 @@ std::optional<FailureOr<Tensor>> Evaluator::evalStructure(Operation *op) {
   Type resultType = op->getNumResults() == 1 ? op->getResult(0).getType() : Type();
   return TypeSwitch<Operation *, R>(op)
       .Case([&](ConstantOp c) -> R {
+        if (!isa<DenseElementsAttr>(c.getValue()))
+          return FailureOr<Tensor>(
+              op->emitError("the interpreter evaluates dense constants only"));
         return Tensor::fromAttr(c.getValue(), !options.f64Reference);
       })
       .Case([&](IotaOp iota) -> R {

@@ -92,9 +92,9 @@ LogicalResult Evaluator::evalOp(Operation *op) {
     return success();
   }
   if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-    auto elements = dyn_cast<ElementsAttr>(constant.getValue());
+    auto elements = dyn_cast<DenseElementsAttr>(constant.getValue());
     if (!elements)
-      return op->emitError("the interpreter evaluates tensors only");
+      return op->emitError("the interpreter evaluates dense tensor constants only");
     bind(op->getResult(0), Tensor::fromAttr(elements, !options.f64Reference));
     return success();
   }

@@ -260,6 +260,15 @@ TEST_F(InterpretStructureTest, Errors) {
       %y = arith.addf %x, %x : tensor<2xf32>
       return %y : tensor<2xf32>
     }
+    func.func @resource() -> tensor<2xf32> {
+      %c = lax.constant dense_resource<blob> : tensor<2xf32>
+      return %c : tensor<2xf32>
+    }
+    func.func @scalar() -> tensor<2xf32> {
+      %s = arith.constant 1.0 : f32
+      %c = lax.constant dense<1.0> : tensor<2xf32>
+      return %c : tensor<2xf32>
+    }
     func.func @rec(%x: tensor<2xf32>) -> tensor<2xf32> {
       %y = func.call @rec(%x) : (tensor<2xf32>) -> tensor<2xf32>
       return %y : tensor<2xf32>
@@ -276,6 +285,10 @@ TEST_F(InterpretStructureTest, Errors) {
       << wrongType;
   EXPECT_NE(interpretError(*module, "g", {x}).find("func.func with a body"), std::string::npos);
   EXPECT_NE(interpretError(*module, "h", {x}).find("the interpreter cannot evaluate 'arith.addf'"),
+            std::string::npos);
+  EXPECT_NE(interpretError(*module, "resource", {}).find("dense constants only"),
+            std::string::npos);
+  EXPECT_NE(interpretError(*module, "scalar", {}).find("dense tensor constants only"),
             std::string::npos);
   EXPECT_NE(interpretError(*module, "rec", {x}).find("calls nest deeper than 256"),
             std::string::npos);
