@@ -186,3 +186,30 @@ TEST_F(RuleEngineTest, ErrorsRejectTheWholeFile) {
   EXPECT_NE(messages[0].find("loc(\"bad.yaml\":11:7): unknown native function 'nope'"), std::string::npos)
       << messages[0];
 }
+
+TEST_F(RuleEngineTest, TagsPhasesAndAnyOrderVariants) {
+  RuleSet rules(&ctx);
+  ASSERT_TRUE(succeeded(rules.loadString(R"(
+- name: late
+  phase: 2
+  tags: [exact, experimental]
+  any_order: [root]
+  match:
+    root: lax.max($x, lax.neg($x))
+  rewrite:
+    root: lax.abs($x)
+)", "unit.yaml")));
+  const CompiledRule *late = rules.lookup("late");
+  ASSERT_TRUE(late);
+  EXPECT_EQ(late->rule.phase, 2);
+  EXPECT_FALSE(rules.isEnabled(late->rule));
+  rules.setTags("+experimental");
+  EXPECT_TRUE(rules.isEnabled(late->rule));
+  EXPECT_EQ(rules.getPhases(), (std::vector<int>{0, 2}));
+  // Two operand orders: two patterns.
+  EXPECT_NE(late->pdl.find("@\"late\""), std::string::npos);
+  EXPECT_NE(late->pdl.find("@\"late#1\""), std::string::npos);
+  EXPECT_EQ(rules.getPDL(0), "module {\n}\n");
+  rules.setTags("-exact");
+  EXPECT_FALSE(rules.isEnabled(late->rule));
+}
