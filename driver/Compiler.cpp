@@ -415,6 +415,11 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   SmallVector<StringRef> libs;
   if (!rt.empty())
     libs.push_back(rt);
+#ifdef KILN_ASYNC_RUNTIME_PATH
+  // Parallel loops (batch-parallel scans) call MLIR's async runtime.
+  if (options_.loadAsyncRuntime)
+    libs.push_back(KILN_ASYNC_RUNTIME_PATH);
+#endif
   ExecutionEngineOptions eo;
   eo.llvmModuleBuilder = builder;
   eo.transformer = transformer;

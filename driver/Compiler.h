@@ -57,6 +57,8 @@ struct CompileOptions {
   /// Path of libKilnRuntimeCpu.so; empty: $KILN_RUNTIME_CPU, else the one
   /// built beside this library.
   std::string runtimeLibrary;
+  /// Load MLIR's async runtime, which parallel loops call.
+  bool loadAsyncRuntime = true;
   /// Keep the lowered LLVM-dialect module text (Executable::loweredIR()).
   bool keepLoweredIR = false;
 };

@@ -10,3 +10,9 @@ if(TARGET KilnRuntimeCpu)
     KILN_RUNTIME_CPU_PATH="$<TARGET_FILE:KilnRuntimeCpu>")
 endif()
 set_property(GLOBAL APPEND PROPERTY KILN_LIBRARIES KilnCompiler)
+
+# Parallel loops lower to MLIR's async runtime; the JIT loads it beside ours.
+find_library(KILN_MLIR_ASYNC_RUNTIME mlir_async_runtime PATHS ${LLVM_LIBRARY_DIR} NO_DEFAULT_PATH)
+if(KILN_MLIR_ASYNC_RUNTIME)
+  target_compile_definitions(KilnCompiler PRIVATE KILN_ASYNC_RUNTIME_PATH="${KILN_MLIR_ASYNC_RUNTIME}")
+endif()

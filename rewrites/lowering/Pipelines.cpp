@@ -74,8 +74,15 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
               "buffer-deallocation-simplification,bufferization-lower-"
               "deallocations,cse,"
               "canonicalize");
+  if (options.parallelScans)
+    // scf.parallel (the batch-parallel scans) runs on all cores through
+    // MLIR's async runtime (libmlir_async_runtime, loaded by the JIT).
+    addText(pm, "async-parallel-for{async-dispatch=1 num-workers=-1 min-task-size=256},"
+                "async-to-async-runtime,async-runtime-ref-counting,"
+                "async-runtime-ref-counting-opt,arith-expand");
   addText(pm,
           "convert-linalg-to-loops,lower-affine,convert-scf-to-cf,canonicalize,"
+          "convert-async-to-llvm,"
           "expand-strided-metadata,lower-affine,"
           // Allocations go through Kiln's caching allocator (runtime/cpu).
           "finalize-memref-to-llvm{use-generic-functions=1},"
