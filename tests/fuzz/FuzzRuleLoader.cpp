@@ -1,0 +1,63 @@
+//===- FuzzRuleLoader.cpp - libFuzzer target: YAML rule files -------------===//
+//
+// Any byte string as a rule file must load (and compile to PDL and to
+// patterns) or produce diagnostics: never crash, hang or leak. Loaded rules
+// are also applied once to a small lax module, which must still verify.
+//
+//===----------------------------------------------------------------------===//
+#include "driver/Registration.h"
+#include "rules/RuleSet.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cstdlib>
+#include <string>
+
+static const char *kModule = R"(
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> (tensor<4x2xf32>, tensor<2x3xf32>) {
+  %t = lax.transpose %a permutation = [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  %u = lax.transpose %t permutation = [1, 0] : tensor<3x2xf32> -> tensor<2x3xf32>
+  %d = lax.dot_general %u, %b contracting = [1] x [0] batch = [] x [] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %e = lax.transpose %d permutation = [1, 0] : tensor<2x4xf32> -> tensor<4x2xf32>
+  %n = lax.neg %u : tensor<2x3xf32>
+  %m = lax.neg %n : tensor<2x3xf32>
+  return %e, %m : tensor<4x2xf32>, tensor<2x3xf32>
+})";
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static mlir::MLIRContext *context = [] {
+    mlir::DialectRegistry registry;
+    kiln::registerAllKilnDialects(registry);
+    kiln::registerAllKilnPasses();
+    auto *ctx = new mlir::MLIRContext(registry, mlir::MLIRContext::Threading::DISABLED);
+    ctx->loadAllAvailableDialects();
+    return ctx;
+  }();
+  mlir::ScopedDiagnosticHandler ignore(context, [](mlir::Diagnostic &) {
+    return mlir::success();
+  });
+  kiln::rules::RuleSet rules(context);
+  if (failed(rules.loadString(std::string(reinterpret_cast<const char *>(data), size),
+                              "fuzz.yaml")))
+    return 0;
+  rules.setTags("+reassociates-float");
+  mlir::RewritePatternSet patterns(context);
+  if (failed(rules.populate(patterns)))
+    return 0;
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(kModule, context);
+  if (!module)
+    std::abort();
+  mlir::FrozenRewritePatternSet frozen(std::move(patterns));
+  mlir::GreedyRewriteConfig config;
+  config.setMaxIterations(4);
+  (void)mlir::applyPatternsGreedily(*module, frozen, config);
+  if (failed(mlir::verify(*module)))
+    std::abort(); // a rule produced invalid IR
+  return 0;
+}
