@@ -4,7 +4,10 @@
 //  - a native constraint `is_even(int)`, used by plugin_rules.yaml;
 //  - that YAML rule file (integer_pow(neg(x), even n) -> integer_pow(x, n));
 //  - a C++ RewritePattern: rev(rev(x, d), d) -> x, named "plugin-rev-rev";
-//  - a pass, --example-count-ops, remarking how many ops a function has.
+//  - a pass, --example-count-ops, remarking how many ops a function has;
+//  - seed 002's push-up as a C++ pattern, "plugin-scan-pushup", composed from
+//    Kiln's native building blocks looked up by name (exact steps only: the
+//    float sums that would regroup are left alone).
 //
 //===----------------------------------------------------------------------===//
 #include "rules/KilnPlugin.h"
@@ -33,6 +36,31 @@ struct RevOfRev : public RewritePattern {
   }
 };
 
+/// The push-up as a plugin pattern: Kiln's building blocks are native
+/// functions of the rule registry, so a plugin calls them by name like a YAML
+/// rule does. Each leaves the IR untouched when it does not apply.
+struct ScanPushUp : public RewritePattern {
+  ScanPushUp(MLIRContext *ctx, const kiln::rules::NativeFunction *sink,
+             const kiln::rules::NativeFunction *push,
+             const kiln::rules::NativeFunction *regroups)
+      : RewritePattern(MatchAnyOpTypeTag(), 1, ctx), sink(sink), push(push),
+        regroups(regroups) {
+    setDebugName("plugin-scan-pushup");
+  }
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    using kiln::rules::Val;
+    llvm::SmallVector<Val> arg = {Val::ofOp(op)};
+    if (op->getName().getStringRef().starts_with("lax.reduce_")) {
+      std::optional<Val> reassociates = regroups->fn(rewriter, arg);
+      if (reassociates && reassociates->asBool().value_or(true))
+        return failure(); // float sum/product: regrouping is not exact
+      return success(push->fn(rewriter, arg).has_value());
+    }
+    return success(sink->fn(rewriter, arg).has_value());
+  }
+  const kiln::rules::NativeFunction *sink, *push, *regroups;
+};
+
 struct CountOpsPass : public PassWrapper<CountOpsPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CountOpsPass)
   StringRef getArgument() const override { return "example-count-ops"; }
@@ -51,6 +79,17 @@ bool registerPlugin(kiln::PluginRegistrar *registrar) {
       "is_even", {ArgKind::Int}, [](llvm::ArrayRef<Val> a) { return *a[0].asInt() % 2 == 0; },
       "the integer is even");
   registrar->addPatterns([](RewritePatternSet &set) { set.add<RevOfRev>(set.getContext()); });
+  const kiln::rules::NativeFunction *sink =
+      registrar->natives().lookup("sink_elementwise_into_scan");
+  const kiln::rules::NativeFunction *push =
+      registrar->natives().lookup("push_reduction_into_scan");
+  const kiln::rules::NativeFunction *regroups =
+      registrar->natives().lookup("reduction_reassociates");
+  if (!sink || !push || !regroups)
+    return false; // this Kiln lacks the building blocks: refuse clearly
+  registrar->addPatterns([=](RewritePatternSet &set) {
+    set.add<ScanPushUp>(set.getContext(), sink, push, regroups);
+  });
   registrar->addRuleFile(KILN_EXAMPLE_PLUGIN_RULES);
   PassRegistration<CountOpsPass>();
   return true;

@@ -35,4 +35,29 @@ endforeach()
 if(out MATCHES "lax.neg|lax.rev")
   message(FATAL_ERROR "neg/rev left in:\n${out}")
 endif()
+# The plugin's push-up pattern: the elementwise consumer and the (exact)
+# max reduction of a scan's stacked output move into the scan.
+file(WRITE ${tmp}/scan.mlir [[
+func.func @g(%c0: tensor<3xf32>, %xs: tensor<5x3xf32>) -> tensor<3xf32> {
+  %c, %ys = lax.scan length = 5 carry(%c0) xs(%xs) : (tensor<3xf32>, tensor<5x3xf32>) -> (tensor<3xf32>, tensor<5x3xf32>) {
+  ^bb0(%a: tensor<3xf32>, %x: tensor<3xf32>):
+    %s = lax.add %a, %x : tensor<3xf32>
+    lax.yield %s, %s : tensor<3xf32>, tensor<3xf32>
+  }
+  %e = lax.exp %ys : tensor<5x3xf32>
+  %r = lax.reduce_max %e axes = [0] : tensor<5x3xf32> -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+]])
+run(${tmp}/prefix/bin/kiln-opt --plugin=${tmp}/build/libKilnExamplePlugin.so
+    --kiln-apply-rules --canonicalize --rule-stats ${tmp}/scan.mlir)
+foreach(expected "plugin-scan-pushup: 2" "lax.exp" "lax.max")
+  string(FIND "${out}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "expected '${expected}' in:\n${out}")
+  endif()
+endforeach()
+if(out MATCHES "lax.reduce_max|tensor<5x3xf32> -> tensor<3xf32>")
+  message(FATAL_ERROR "the reduction was not pushed into the scan:\n${out}")
+endif()
 message(STATUS "plugin example OK")
