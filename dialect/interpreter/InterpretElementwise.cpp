@@ -70,18 +70,7 @@ Tensor binary(const Evaluator &ev, Operation *op, const Tensor &a, const Tensor 
   return r;
 }
 
-bool compare(ComparisonDirection d, double a, double b) {
-  switch (d) {
-  case ComparisonDirection::EQ: return a == b;
-  case ComparisonDirection::NE: return a != b;
-  case ComparisonDirection::LT: return a < b;
-  case ComparisonDirection::LE: return a <= b;
-  case ComparisonDirection::GT: return a > b;
-  case ComparisonDirection::GE: return a >= b;
-  }
-  return false;
-}
-bool compare(ComparisonDirection d, int64_t a, int64_t b) {
+template <typename T> bool compare(ComparisonDirection d, T a, T b) {
   switch (d) {
   case ComparisonDirection::EQ: return a == b;
   case ComparisonDirection::NE: return a != b;
@@ -191,7 +180,7 @@ std::optional<FailureOr<Tensor>> Evaluator::evalElementwise(Operation *op) {
           if (a.isFloat())
             v = compare(c.getDirection(), a.getFloat(i), b.getFloat(i));
           else if (isUnsigned)
-            v = compare(c.getDirection(), double(uint64_t(a.getInt(i))), double(uint64_t(b.getInt(i))));
+            v = compare(c.getDirection(), uint64_t(a.getInt(i)), uint64_t(b.getInt(i)));
           else
             v = compare(c.getDirection(), a.getInt(i), b.getInt(i));
           r.setInt(i, v);
