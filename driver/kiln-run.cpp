@@ -38,33 +38,36 @@ using namespace mlir;
 using namespace kiln;
 using interp::Tensor;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir|file.jaxpr>"),
+// Only these options show in --help (LLVM's own are under --help-hidden).
+static cl::OptionCategory runCategory("kiln-run options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::cat(runCategory), cl::desc("<file.mlir|file.jaxpr>"),
                                       cl::Required);
-static cl::opt<std::string> entryName("entry", cl::desc("Function to run (default: the only public one)"));
-static cl::opt<std::string> inputs("inputs", cl::desc("Comma-separated .npy files, one per argument"));
-static cl::opt<bool> randomInputsFlag("random-inputs", cl::desc("Run on deterministic random inputs"));
-static cl::opt<unsigned> seed("seed", cl::desc("Seed of --random-inputs"), cl::init(0));
+static cl::opt<std::string> entryName("entry", cl::cat(runCategory), cl::desc("Function to run (default: the only public one)"));
+static cl::opt<std::string> inputs("inputs", cl::cat(runCategory), cl::desc("Comma-separated .npy files, one per argument"));
+static cl::opt<bool> randomInputsFlag("random-inputs", cl::cat(runCategory), cl::desc("Run on deterministic random inputs"));
+static cl::opt<unsigned> seed("seed", cl::cat(runCategory), cl::desc("Seed of --random-inputs"), cl::init(0));
 static cl::opt<bool> positiveInputs("positive-inputs",
-                                    cl::desc("Random floats in [0.5, 1.5] instead of [-1, 1]"));
-static cl::opt<bool> interpretFlag("interpret", cl::desc("Run the reference interpreter instead of the JIT"));
+                                    cl::cat(runCategory), cl::desc("Random floats in [0.5, 1.5] instead of [-1, 1]"));
+static cl::opt<bool> interpretFlag("interpret", cl::cat(runCategory), cl::desc("Run the reference interpreter instead of the JIT"));
 static cl::opt<bool> f64Reference("f64-reference",
-                                  cl::desc("Interpreter: compute every float op in double"));
-static cl::opt<bool> check("check", cl::desc("Also run the interpreter and compare the JIT's results"));
-static cl::opt<double> relTol("rtol", cl::desc("--check relative tolerance"), cl::init(1e-4));
-static cl::opt<double> absTol("atol", cl::desc("--check absolute tolerance"), cl::init(1e-5));
-static cl::opt<int> repeat("repeat", cl::desc("JIT: time this many calls"), cl::init(0));
-static cl::opt<int> warmup("warmup", cl::desc("JIT: untimed calls before timing"), cl::init(1));
-static cl::opt<bool> timeJson("time-json", cl::desc("Print the timings as one JSON line"));
-static cl::opt<std::string> outputsDir("outputs", cl::desc("Write out<i>.npy into this directory"));
-static cl::opt<std::string> passes("passes", cl::desc("Pass pipeline to run first, e.g. "
+                                  cl::cat(runCategory), cl::desc("Interpreter: compute every float op in double"));
+static cl::opt<bool> check("check", cl::cat(runCategory), cl::desc("Also run the interpreter and compare the JIT's results"));
+static cl::opt<double> relTol("rtol", cl::cat(runCategory), cl::desc("--check relative tolerance"), cl::init(1e-4));
+static cl::opt<double> absTol("atol", cl::cat(runCategory), cl::desc("--check absolute tolerance"), cl::init(1e-5));
+static cl::opt<int> repeat("repeat", cl::cat(runCategory), cl::desc("JIT: time this many calls"), cl::init(0));
+static cl::opt<int> warmup("warmup", cl::cat(runCategory), cl::desc("JIT: untimed calls before timing"), cl::init(1));
+static cl::opt<bool> timeJson("time-json", cl::cat(runCategory), cl::desc("Print the timings as one JSON line"));
+static cl::opt<std::string> outputsDir("outputs", cl::cat(runCategory), cl::desc("Write out<i>.npy into this directory"));
+static cl::opt<std::string> passes("passes", cl::cat(runCategory), cl::desc("Pass pipeline to run first, e.g. "
                                                       "'builtin.module(kiln-optimize)'"));
-static cl::list<std::string> rulePaths("rules", cl::desc("YAML rule file or directory (repeatable)"));
-static cl::list<std::string> ruleTags("rule-tags", cl::desc("Enable/disable rule tags: +tag,-tag"),
+static cl::list<std::string> rulePaths("rules", cl::cat(runCategory), cl::desc("YAML rule file or directory (repeatable)"));
+static cl::list<std::string> ruleTags("rule-tags", cl::cat(runCategory), cl::desc("Enable/disable rule tags: +tag,-tag"),
                                       cl::CommaSeparated);
-static cl::list<std::string> plugins("plugin", cl::desc("Load a Kiln plugin (repeatable)"));
-static cl::opt<bool> printIR("print-ir-after-all", cl::desc("Print the IR after every pass"));
+static cl::list<std::string> plugins("plugin", cl::cat(runCategory), cl::desc("Load a Kiln plugin (repeatable)"));
+static cl::opt<bool> printIR("print-ir-after-all", cl::cat(runCategory), cl::desc("Print the IR after every pass"));
 static cl::opt<std::string> jaxprInputTypes("jaxpr-input-types",
-                                            cl::desc("Input types of an untyped .jaxpr"));
+                                            cl::cat(runCategory), cl::desc("Input types of an untyped .jaxpr"));
 
 namespace {
 
@@ -180,6 +183,7 @@ int main(int argc, char **argv) {
   registerAllKilnPasses();
   if (!loadPlugins(argc, argv))
     return 1;
+  cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv, "Kiln: run a lax program (LLVM JIT or interpreter)\n");
   if (inputs.empty() == !randomInputsFlag) {
     llvm::errs() << "kiln-run: error: give exactly one of --inputs and --random-inputs\n";
