@@ -121,6 +121,8 @@ void RuleSet::setTags(StringRef spec) {
 }
 
 bool RuleSet::isEnabled(const Rule &rule) const {
+  if (!onlyRule.empty())
+    return rule.name == onlyRule;
   return llvm::all_of(rule.tags, [&](const std::string &t) { return enabledTags.count(t); }) &&
          (!rule.tags.empty() || enabledTags.count("exact"));
 }

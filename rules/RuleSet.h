@@ -66,6 +66,9 @@ public:
   /// default: `exact`. A rule runs iff all its tags are enabled (no tags
   /// means exact).
   void setTags(llvm::StringRef spec);
+  /// Enables only the rule named `name` (empty: every rule), whatever its
+  /// tags: kiln-verify-rules checks one rule at a time.
+  void restrictTo(llvm::StringRef name) { onlyRule = name.str(); }
   bool isEnabled(const Rule &rule) const;
 
   /// The PDL module of the enabled rules that rewrite with PDL.
@@ -91,6 +94,7 @@ private:
   mlir::MLIRContext *ctx;
   std::vector<std::unique_ptr<CompiledRule>> rules;
   std::set<std::string> enabledTags = {"exact"};
+  std::string onlyRule;
   std::unique_ptr<RuleRuntime> runtime;
   unsigned uid;
 };

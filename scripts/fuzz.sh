@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Builds Kiln's libFuzzer targets with clang-22 (ASan+UBSan+libFuzzer) and runs
 # each for a bounded time, seeded with examples/ and the lit inputs.
-#   scripts/fuzz.sh [seconds-per-target]   (default 60)
+#   scripts/fuzz.sh [--with-tests] [seconds-per-target]   (default 60)
+# --with-tests also builds the whole test suite in that sanitized build and
+# runs it first (ctest): the ASan+UBSan stage of scripts/test.sh.
 # A crash leaves its input in build-fuzz/findings/<target>/ and fails the run;
 # turn each finding into a regression test under tests/.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+with_tests=0
+if [ "${1:-}" = "--with-tests" ]; then with_tests=1; shift; fi
 seconds="${1:-60}"
 build="${KILN_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 
@@ -28,7 +32,16 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 targets=(kiln-fuzz-jaxpr kiln-fuzz-rewrites)
 [ -f "$root/tests/fuzz/FuzzRuleLoader.cpp" ] && targets+=(kiln-fuzz-rules)
-cmake --build "$build" -j"${KILN_JOBS:-$(nproc)}" --target "${targets[@]}"
+if ((with_tests)); then
+  cmake --build "$build" -j"${KILN_JOBS:-$(nproc)}"
+  echo "== sanitized test suite (ASan + UBSan, clang)"
+  # LeakSanitizer stays on for the fuzzers below; in the suite, MLIR's own
+  # uninstrumented singletons would be reported at exit.
+  (cd "$build" && ASAN_OPTIONS="detect_leaks=0" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+    ctest --output-on-failure -j"${KILN_JOBS:-$(nproc)}")
+else
+  cmake --build "$build" -j"${KILN_JOBS:-$(nproc)}" --target "${targets[@]}"
+fi
 
 seed_corpus() { # target -> corpus dir seeded from the repository
   local dir="$build/corpus/$1"; mkdir -p "$dir"

@@ -19,7 +19,7 @@ config.substitutions.append(("%examples", os.path.join(config.kiln_src_root, "ex
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
-tools = ["kiln-opt", "kiln-translate", "kiln-run", "mlir-opt", "FileCheck", "not", "split-file"]
+tools = ["kiln-opt", "kiln-translate", "kiln-run", "kiln-verify-rules", "mlir-opt", "FileCheck", "not", "split-file"]
 llvm_config.add_tool_substitutions([t for t in tools], tool_dirs)
 
 # GPU compile-only tests need the CUDA Toolkit's ptxas (not a GPU).

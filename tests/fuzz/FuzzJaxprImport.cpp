@@ -4,7 +4,7 @@
 // diagnostics; never crash, hang or leak (ASan/UBSan/LSan watch).
 //
 //===----------------------------------------------------------------------===//
-#include "dialect/LaxDialect.h"
+#include "tests/fuzz/FuzzContext.h"
 #include "dialect/importer/JaxprImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,19 +16,13 @@
 #include <cstdint>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static mlir::MLIRContext *context = [] {
-    auto *ctx = new mlir::MLIRContext(mlir::MLIRContext::Threading::DISABLED);
-    ctx->loadDialect<kiln::lax::LaxDialect, mlir::func::FuncDialect>();
-    return ctx;
-  }();
+  mlir::MLIRContext *context = &kiln::fuzz::context();
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(
           llvm::StringRef(reinterpret_cast<const char *>(data), size), "fuzz.jaxpr"),
       llvm::SMLoc());
-  mlir::ScopedDiagnosticHandler ignore(context, [](mlir::Diagnostic &) {
-    return mlir::success();
-  });
+  kiln::fuzz::IgnoreDiagnostics ignore(*context);
   kiln::JaxprImportOptions options;
   // Untyped jaxprs need input types; give a few plausible ones.
   if (size > 0 && (data[0] & 1))

@@ -6,8 +6,8 @@
 // report or IR that no longer verifies is a finding.
 //
 //===----------------------------------------------------------------------===//
-#include "driver/Registration.h"
 
+#include "tests/fuzz/FuzzContext.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -21,17 +21,8 @@
 #include <cstdint>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static mlir::MLIRContext *context = [] {
-    mlir::DialectRegistry registry;
-    kiln::registerAllKilnDialects(registry);
-    kiln::registerAllKilnPasses();
-    auto *ctx = new mlir::MLIRContext(registry, mlir::MLIRContext::Threading::DISABLED);
-    ctx->loadAllAvailableDialects();
-    return ctx;
-  }();
-  mlir::ScopedDiagnosticHandler ignore(context, [](mlir::Diagnostic &) {
-    return mlir::success();
-  });
+  mlir::MLIRContext *context = &kiln::fuzz::context();
+  kiln::fuzz::IgnoreDiagnostics ignore(*context);
   // The MLIR lexer expects a NUL-terminated buffer: copy into a std::string.
   std::string text(reinterpret_cast<const char *>(data), size);
   mlir::OwningOpRef<mlir::ModuleOp> module =

@@ -5,7 +5,7 @@
 // are also applied once to a small lax module, which must still verify.
 //
 //===----------------------------------------------------------------------===//
-#include "driver/Registration.h"
+#include "tests/fuzz/FuzzContext.h"
 #include "rules/RuleSet.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -31,17 +31,8 @@ func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> (tensor<4x2xf32>, tens
 })";
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static mlir::MLIRContext *context = [] {
-    mlir::DialectRegistry registry;
-    kiln::registerAllKilnDialects(registry);
-    kiln::registerAllKilnPasses();
-    auto *ctx = new mlir::MLIRContext(registry, mlir::MLIRContext::Threading::DISABLED);
-    ctx->loadAllAvailableDialects();
-    return ctx;
-  }();
-  mlir::ScopedDiagnosticHandler ignore(context, [](mlir::Diagnostic &) {
-    return mlir::success();
-  });
+  mlir::MLIRContext *context = &kiln::fuzz::context();
+  kiln::fuzz::IgnoreDiagnostics ignore(*context);
   kiln::rules::RuleSet rules(context);
   if (failed(rules.loadString(std::string(reinterpret_cast<const char *>(data), size),
                               "fuzz.yaml")))
