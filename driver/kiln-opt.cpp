@@ -60,37 +60,11 @@ static cl::opt<long long> ruleMaxRewrites("rule-max-rewrites",
 static cl::list<std::string> plugins("plugin", cl::desc("Load a Kiln plugin (repeatable)"),
                                      cl::value_desc("lib.so"), cl::cat(ruleCategory));
 
-/// Plugins may register passes, so they are loaded before the command line
-/// is parsed: `--plugin=x`, `-plugin=x`, `--plugin x`.
-static bool loadPlugins(int argc, char **argv) {
-  std::set<std::string> loaded; // a plugin given twice registers once
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef arg(argv[i]);
-    if (arg == "--")
-      break;
-    std::string path;
-    if (arg.consume_front("--plugin=") || arg.consume_front("-plugin="))
-      path = arg.str();
-    else if ((arg == "--plugin" || arg == "-plugin") && i + 1 < argc)
-      path = argv[++i];
-    else
-      continue;
-    if (!loaded.insert(path).second)
-      continue;
-    std::string error;
-    if (!kiln::rules::loadPlugin(path, error)) {
-      llvm::errs() << "kiln-opt: error: " << error << "\n";
-      return false;
-    }
-  }
-  return true;
-}
-
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   kiln::registerAllKilnDialects(registry);
   kiln::registerAllKilnPasses();
-  if (!loadPlugins(argc, argv))
+  if (!kiln::rules::loadPluginsFromArgs(argc, argv, "kiln-opt"))
     return 1;
 
   auto [inputFilename, outputFilename] =

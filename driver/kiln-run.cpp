@@ -135,26 +135,6 @@ Tensor tensorOf(RankedTensorType type, const std::vector<char> &bytes) {
   return t;
 }
 
-/// Plugins may register passes: load them before parsing the command line.
-bool loadPlugins(int argc, char **argv) {
-  for (int i = 1; i < argc; ++i) {
-    StringRef arg(argv[i]);
-    std::string path;
-    if (arg.consume_front("--plugin=") || arg.consume_front("-plugin="))
-      path = arg.str();
-    else if ((arg == "--plugin" || arg == "-plugin") && i + 1 < argc)
-      path = argv[++i];
-    else
-      continue;
-    std::string error;
-    if (!rules::loadPlugin(path, error)) {
-      llvm::errs() << "kiln-run: error: " << error << "\n";
-      return false;
-    }
-  }
-  return true;
-}
-
 /// --passes, then the rules (when --rules or plugin patterns ask for them).
 LogicalResult rewrite(ModuleOp module, MLIRContext &context) {
   rules::RuleOptions &ruleOptions = rules::globalRuleOptions();
@@ -181,7 +161,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerAllKilnDialects(registry);
   registerAllKilnPasses();
-  if (!loadPlugins(argc, argv))
+  if (!rules::loadPluginsFromArgs(argc, argv, "kiln-run"))
     return 1;
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv, "Kiln: run a lax program (LLVM JIT or interpreter)\n");

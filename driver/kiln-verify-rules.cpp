@@ -116,16 +116,8 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerAllKilnDialects(registry);
   registerAllKilnPasses();
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef arg(argv[i]);
-    if (!arg.consume_front("--plugin="))
-      continue;
-    std::string error;
-    if (!rules::loadPlugin(arg.str(), error)) {
-      llvm::errs() << "kiln-verify-rules: error: " << error << "\n";
-      return 1;
-    }
-  }
+  if (!rules::loadPluginsFromArgs(argc, argv, "kiln-verify-rules"))
+    return 1;
   cl::ParseCommandLineOptions(argc, argv, "Kiln: check rewrite rules with the interpreter\n");
   MLIRContext context(registry);
   context.loadAllAvailableDialects();

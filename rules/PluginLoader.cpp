@@ -1,6 +1,11 @@
 //===- PluginLoader.cpp - loading kiln-opt plugins ------------------------===//
 #include "rules/PluginLoader.h"
 
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+
 #include "rules/ApplyRules.h"
 #include "rules/KilnPlugin.h"
 
@@ -60,6 +65,30 @@ bool kiln::rules::loadPlugin(const std::string &path, std::string &error) {
     error = "plugin '" + name + "' failed to register" +
             (registrar.errors.empty() ? "" : ": " + registrar.errors);
     return false;
+  }
+  return true;
+}
+
+bool kiln::rules::loadPluginsFromArgs(int argc, char **argv, const char *tool) {
+  std::set<std::string> loaded; // a plugin given twice registers once
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (arg == "--")
+      break;
+    std::string path;
+    if (arg.consume_front("--plugin=") || arg.consume_front("-plugin="))
+      path = arg.str();
+    else if ((arg == "--plugin" || arg == "-plugin") && i + 1 < argc)
+      path = argv[++i];
+    else
+      continue;
+    if (!loaded.insert(path).second)
+      continue;
+    std::string error;
+    if (!loadPlugin(path, error)) {
+      llvm::errs() << tool << ": error: " << error << "\n";
+      return false;
+    }
   }
   return true;
 }
