@@ -15,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "driver/Compiler.h"
+#include "driver/CompileCache.h"
+#include "driver/HostJit.h"
 
 #include "dialect/LaxDialect.h"
 #include "driver/Registration.h"
@@ -24,26 +26,23 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/Host.h"
+#include "llvm/Config/llvm-config.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
-#include <mutex>
+#include <optional>
 
 #ifndef KILN_RUNTIME_CPU_PATH
 #define KILN_RUNTIME_CPU_PATH ""
@@ -138,12 +137,39 @@ std::optional<TensorSpec> specOf(Type t) {
       std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end()), *kind};
 }
 
-void initLLVMOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
+/// Identity of the binary that holds `address` (path, size, modification
+/// time): a rebuilt Kiln changes it, so stale cache entries are not reused
+/// even when the version number stays the same.
+std::string binaryIdentity(const void *address) {
+  Dl_info info;
+  if (!dladdr(address, &info) || !info.dli_fname)
+    return "?";
+  std::string id = info.dli_fname;
+  struct stat st;
+  if (stat(info.dli_fname, &st) == 0)
+    id += ":" + std::to_string(st.st_size) + ":" +
+          std::to_string(st.st_mtim.tv_sec) + "." +
+          std::to_string(st.st_mtim.tv_nsec);
+  return id;
+}
+
+/// Everything the compiled object depends on, as text (hashed into the
+/// cache key): the module after rewrites (without locations), the entry,
+/// the options that change code, Kiln's build, LLVM and the host CPU.
+std::string cacheKeyText(ModuleOp module, const std::string &entry,
+                         const CompileOptions &options) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "kiln-cache-v1\nentry " << entry << "\nopt " << options.optLevel
+     << "\ngemm " << options.useRuntimeGemm << " "
+     << options.runtimeGemmMinMacs << "\nasync " << options.loadAsyncRuntime
+     << "\nllvm " << LLVM_VERSION_STRING << "\nkiln "
+     << binaryIdentity(reinterpret_cast<const void *>(&cacheKeyText)) << " "
+     << binaryIdentity(
+            reinterpret_cast<const void *>(&buildKilnLinalgToLLVMPipeline))
+     << "\nhost " << hostTargetDescription() << "\n";
+  module.print(os, OpPrintingFlags().useLocalScope());
+  return text;
 }
 
 std::string runtimePath(const CompileOptions &options) {
@@ -238,9 +264,10 @@ LogicalResult addRawEntry(ModuleOp module, ArrayRef<TensorSpec> specs) {
 } // namespace
 
 struct Executable::Impl {
-  std::unique_ptr<ExecutionEngine> engine;
+  std::unique_ptr<LoadedObject> code;
   std::vector<TensorSpec> inputs, outputs;
   std::string loweredIR;
+  std::string cacheStatus;
 };
 
 Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -252,6 +279,9 @@ const std::vector<TensorSpec> &Executable::outputs() const {
   return impl_->outputs;
 }
 const std::string &Executable::loweredIR() const { return impl_->loweredIR; }
+const std::string &Executable::cacheStatus() const {
+  return impl_->cacheStatus;
+}
 
 bool Executable::call(const std::vector<BufferView> &inputs,
                       const std::vector<BufferView> &outputs,
@@ -359,6 +389,30 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
       return fail("@" + entry + ": results must be statically shaped tensors");
     impl->outputs.push_back(*s);
   }
+  // The compile cache: the key names everything the object depends on.
+  std::optional<CompileCache> cache;
+  std::string key;
+  if (!options_.cacheDir.empty() && !options_.keepLoweredIR) {
+    cache.emplace(options_.cacheDir);
+    key = CompileCache::digest(cacheKeyText(*clone, entry, options_));
+    std::string object, reason;
+    switch (cache->load(key, object, reason)) {
+    case CompileCache::Lookup::Hit: {
+      impl->cacheStatus = "hit " + cache->entryPath(key);
+      std::string why;
+      if (auto exe = link(std::move(impl), object, why))
+        return exe;
+      return fail(why);
+    }
+    case CompileCache::Lookup::Invalid:
+      impl->cacheStatus = "rebuilt " + cache->entryPath(key) + ": " + reason;
+      break;
+    case CompileCache::Lookup::Miss:
+      impl->cacheStatus = "miss " + cache->entryPath(key);
+      break;
+    }
+  }
+
   // lax -> linalg first: unsigned types become signless in every
   // signature, so the wrapper is built on the lowered entry's types.
   PassManager laxPm(ctx);
@@ -388,56 +442,37 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
     clone->print(ir);
   }
 
-  initLLVMOnce();
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb)
-    return fail("no host target: " + llvm::toString(jtmb.takeError()));
-  jtmb->setCodeGenOptLevel(options_.optLevel >= 3
-                               ? llvm::CodeGenOptLevel::Aggressive
-                               : llvm::CodeGenOptLevel::Default);
-  auto tm = jtmb->createTargetMachine();
-  if (!tm)
-    return fail("no target machine: " + llvm::toString(tm.takeError()));
-  std::string cpu = llvm::sys::getHostCPUName().str();
-  std::string features = (*tm)->getTargetFeatureString().str();
-  auto transformer = makeOptimizingTransformer(options_.optLevel, 0, tm->get());
-  auto builder = [&](Operation *op, llvm::LLVMContext &llvmCtx) {
-    std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(op, llvmCtx);
-    if (m)
-      for (llvm::Function &f : *m)
-        if (!f.isDeclaration()) {
-          f.addFnAttr("target-cpu", cpu);
-          f.addFnAttr("target-features", features);
-        }
-    return m;
-  };
-  std::string rt = runtimePath(options_);
-  SmallVector<StringRef> libs;
-  if (!rt.empty())
+  std::string object, why;
+  if (!compileToHostObject(*clone, options_.optLevel, object, &why))
+    return fail("code generation for @" + entry + " failed: " + why);
+  if (cache && !cache->store(key, object, &why))
+    impl->cacheStatus += " (not stored: " + why + ")";
+  if (auto exe = link(std::move(impl), object, why))
+    return exe;
+  return fail(why);
+}
+
+std::unique_ptr<Executable>
+Compiler::link(std::unique_ptr<Executable::Impl> impl,
+               const std::string &object, std::string &why) const {
+  std::vector<std::string> libs;
+  if (std::string rt = runtimePath(options_); !rt.empty())
     libs.push_back(rt);
 #ifdef KILN_ASYNC_RUNTIME_PATH
   // Parallel loops (batch-parallel scans) call MLIR's async runtime.
   if (options_.loadAsyncRuntime)
     libs.push_back(KILN_ASYNC_RUNTIME_PATH);
 #endif
-  ExecutionEngineOptions eo;
-  eo.llvmModuleBuilder = builder;
-  eo.transformer = transformer;
-  eo.jitCodeGenOptLevel = options_.optLevel >= 3
-                              ? llvm::CodeGenOptLevel::Aggressive
-                              : llvm::CodeGenOptLevel::Default;
-  eo.sharedLibPaths = libs;
-  eo.enableGDBNotificationListener = false;
-  eo.enablePerfNotificationListener = false;
-  auto engine = ExecutionEngine::create(*clone, eo, std::move(*tm));
-  if (!engine)
-    return fail("JIT failed: " + llvm::toString(engine.takeError()));
-  (*engine)->initialize();
-  auto sym = (*engine)->lookup("__kiln_call");
-  if (!sym)
-    return fail("JIT lookup failed: " + llvm::toString(sym.takeError()));
-  impl->engine = std::move(*engine);
-  void *raw = *sym;
+  impl->code = LoadedObject::load(object, libs, &why);
+  if (!impl->code) {
+    why = "JIT failed: " + why;
+    return nullptr;
+  }
+  void *raw = impl->code->lookup("__kiln_call", &why);
+  if (!raw) {
+    why = "JIT lookup failed: " + why;
+    return nullptr;
+  }
   std::unique_ptr<Executable> exe(new Executable(std::move(impl)));
   exe->fn_ = reinterpret_cast<void (*)(void *const *)>(raw);
   return exe;

@@ -60,7 +60,11 @@ struct CompileOptions {
   /// Load MLIR's async runtime, which parallel loops call.
   bool loadAsyncRuntime = true;
   /// Keep the lowered LLVM-dialect module text (Executable::loweredIR()).
+  /// Bypasses the compile cache (a cached entry has no IR to show).
   bool keepLoweredIR = false;
+  /// Directory of the persistent compile cache (CompileCache.h); empty: no
+  /// cache. defaultCompileCacheDir() gives the user's cache directory.
+  std::string cacheDir;
 };
 
 class Executable {
@@ -72,6 +76,10 @@ public:
   const std::vector<TensorSpec> &inputs() const;
   const std::vector<TensorSpec> &outputs() const;
   const std::string &loweredIR() const;
+  /// What the compile cache did: "" (no cache), "hit PATH", "miss PATH" or
+  /// "rebuilt PATH: REASON" (an invalid entry was replaced), optionally
+  /// followed by " (not stored: WHY)".
+  const std::string &cacheStatus() const;
 
   /// Runs the function: reads `inputs`, writes `outputs` (all caller-owned).
   /// Checks counts, shapes and element kinds; returns false and sets
@@ -113,6 +121,10 @@ public:
   static void prepareContext(mlir::MLIRContext &context);
 
 private:
+  /// Links `object` into a new Executable; null with `why` on failure.
+  std::unique_ptr<Executable> link(std::unique_ptr<Executable::Impl> impl,
+                                   const std::string &object,
+                                   std::string &why) const;
   CompileOptions options_;
 };
 
@@ -141,6 +153,8 @@ struct JitRunResult {
   /// Row-major bytes of each output.
   std::vector<std::vector<char>> outputs;
   double compileSeconds = 0;
+  /// Executable::cacheStatus() of the compiled function.
+  std::string cacheStatus;
   CallTimings timings; // repeat == 0: not timed
 };
 bool runJit(mlir::ModuleOp module, const std::string &entry,

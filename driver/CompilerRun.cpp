@@ -67,6 +67,7 @@ bool runJit(ModuleOp module, const std::string &entry,
     return false;
   result.compileSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
+  result.cacheStatus = exe->cacheStatus();
   result.outputSpecs = exe->outputs();
   result.outputs.clear();
   std::vector<BufferView> outs;
@@ -101,7 +102,10 @@ std::string formatTimings(const JitRunResult &r) {
                 r.timings.minSeconds * 1e6, r.timings.medianSeconds * 1e6,
                 r.timings.callOverheadSeconds * 1e6, r.timings.repeat,
                 r.compileSeconds * 1e3);
-  return line;
+  std::string text = line;
+  if (r.cacheStatus.rfind("hit", 0) == 0)
+    text += " (cache hit)";
+  return text;
 }
 
 namespace {

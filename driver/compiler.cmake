@@ -1,7 +1,9 @@
 # KilnCompiler: kiln::Compiler / kiln::Executable (lax -> JIT). Linked
 # explicitly by its users (kiln-run); unit tests get it via KILN_LIBRARIES.
 add_library(KilnCompiler ${CMAKE_CURRENT_LIST_DIR}/Compiler.cpp
-            ${CMAKE_CURRENT_LIST_DIR}/CompilerRun.cpp)
+            ${CMAKE_CURRENT_LIST_DIR}/CompilerRun.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/CompileCache.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/HostJit.cpp)
 target_link_libraries(KilnCompiler PUBLIC KilnRegistration MLIRExecutionEngineShared
                       ${KILN_MLIR_LIBS})
 if(TARGET KilnRuntimeCpu)

@@ -11,6 +11,7 @@
 // and compares. Rules, plugins and --passes apply before either.
 //
 //===----------------------------------------------------------------------===//
+#include "driver/CompileCache.h"
 #include "driver/Compiler.h"
 #include "driver/Registration.h"
 #include "driver/RunSupport.h"
@@ -66,6 +67,12 @@ static cl::list<std::string> ruleTags("rule-tags", cl::cat(runCategory), cl::des
                                       cl::CommaSeparated);
 static cl::list<std::string> plugins("plugin", cl::cat(runCategory), cl::desc("Load a Kiln plugin (repeatable)"));
 static cl::opt<bool> printIR("print-ir-after-all", cl::cat(runCategory), cl::desc("Print the IR after every pass"));
+static cl::opt<std::string> cacheDir("cache-dir", cl::cat(runCategory),
+                                     cl::desc("Compile cache directory (default: $KILN_CACHE_DIR, "
+                                              "else ~/.cache/kiln)"));
+static cl::opt<bool> noCache("no-cache", cl::cat(runCategory), cl::desc("Do not use the compile cache"));
+static cl::opt<bool> cacheStats("cache-stats", cl::cat(runCategory),
+                                cl::desc("Print what the compile cache did (hit, miss, rebuilt)"));
 static cl::opt<std::string> jaxprInputTypes("jaxpr-input-types",
                                             cl::cat(runCategory), cl::desc("Input types of an untyped .jaxpr"));
 
@@ -204,10 +211,19 @@ int main(int argc, char **argv) {
     }
     JitRunResult jit;
     std::string error;
-    if (!runJit(*module, *entry, views, warmup, repeat, jit, &error)) {
+    CompileOptions compileOptions;
+    if (!noCache)
+      compileOptions.cacheDir = cacheDir.empty() ? defaultCompileCacheDir() : cacheDir;
+    if (!runJit(*module, *entry, views, warmup, repeat, jit, &error, compileOptions)) {
       llvm::errs() << "kiln-run: error: " << error << "\n";
       return 1;
     }
+    llvm::StringRef status = jit.cacheStatus;
+    if (status.starts_with("rebuilt "))
+      llvm::errs() << "kiln-run: warning: compile cache entry "
+                   << status.drop_front(strlen("rebuilt ")) << "; recompiled it\n";
+    if (cacheStats)
+      llvm::errs() << "compile cache: " << (status.empty() ? "off" : status) << "\n";
     auto entryFunc = cast<func::FuncOp>(SymbolTable::lookupSymbolIn(*module, *entry));
     for (auto [type, bytes] : llvm::zip(entryFunc.getResultTypes(), jit.outputs))
       results.push_back(tensorOf(cast<RankedTensorType>(type), bytes));
@@ -215,9 +231,10 @@ int main(int argc, char **argv) {
       if (timeJson)
         llvm::outs() << llvm::formatv(
             "{{\"min_s\": {0}, \"median_s\": {1}, \"call_overhead_s\": {2}, \"repeat\": {3}, "
-            "\"compile_s\": {4}}\n",
+            "\"compile_s\": {4}, \"cache\": \"{5}\"}\n",
             jit.timings.minSeconds, jit.timings.medianSeconds, jit.timings.callOverheadSeconds,
-            jit.timings.repeat, jit.compileSeconds);
+            jit.timings.repeat, jit.compileSeconds,
+            status.empty() ? "off" : status.take_until([](char c) { return c == ' '; }));
       else
         llvm::outs() << formatTimings(jit) << "\n";
     }

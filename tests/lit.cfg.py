@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -12,12 +13,15 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kiln_obj_root, "tests")
 
 config.substitutions.append(("%kiln_src", config.kiln_src_root))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%kiln_lib", config.kiln_lib_dir))
 config.substitutions.append(("%kiln_obj", config.kiln_obj_root))
 config.substitutions.append(("%examples", os.path.join(config.kiln_src_root, "examples")))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
+# kiln-run caches compiled code; tests keep theirs inside the build tree.
+config.environment["KILN_CACHE_DIR"] = os.path.join(config.kiln_obj_root, "tests", "compile-cache")
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = ["kiln-opt", "kiln-translate", "kiln-run", "kiln-verify-rules", "mlir-opt", "FileCheck", "not", "split-file"]
 llvm_config.add_tool_substitutions([t for t in tools], tool_dirs)

@@ -5,7 +5,10 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
+#include <filesystem>
 #include <thread>
+
+#include <unistd.h>
 
 using namespace kiln;
 using namespace kiln::test;
@@ -65,9 +68,9 @@ TEST(Executable, MissingEntryIsAnError) {
   EXPECT_NE(error.find("@nope"), std::string::npos) << error;
 }
 
-TEST(Executable, ManyCallsFromManyThreads) {
-  auto exe = jit(kMlp, "mlp");
-  ASSERT_TRUE(exe);
+/// Calls the compiled MLP from 8 threads at once, 200 times each, and checks
+/// every result against mlpRef.
+void expectMlpCorrectFromThreads(const Executable &exe) {
   auto w1 = randomFloats(256, 1), b1 = randomFloats(64, 2),
        w2 = randomFloats(128, 3), b2 = randomFloats(2, 4);
   std::vector<std::thread> threads;
@@ -81,14 +84,14 @@ TEST(Executable, ManyCallsFromManyThreads) {
         void *bufs[] = {x.data(),  w1.data(), b1.data(),
                         w2.data(), b2.data(), out.data()};
         if (it % 2)
-          exe->callRaw(bufs);
+          exe.callRaw(bufs);
         else
-          exe->call({{x.data(), {4}, ElementKind::F32},
-                     {w1.data(), {64, 4}, ElementKind::F32},
-                     {b1.data(), {64}, ElementKind::F32},
-                     {w2.data(), {2, 64}, ElementKind::F32},
-                     {b2.data(), {2}, ElementKind::F32}},
-                    {{out.data(), {2}, ElementKind::F32}});
+          exe.call({{x.data(), {4}, ElementKind::F32},
+                    {w1.data(), {64, 4}, ElementKind::F32},
+                    {b1.data(), {64}, ElementKind::F32},
+                    {w2.data(), {2, 64}, ElementKind::F32},
+                    {b2.data(), {2}, ElementKind::F32}},
+                   {{out.data(), {2}, ElementKind::F32}});
         for (int i = 0; i < 2; ++i)
           if (std::fabs(out[i] - want[i]) > 1e-4f * (1 + std::fabs(want[i])))
             ++failures[t];
@@ -98,6 +101,35 @@ TEST(Executable, ManyCallsFromManyThreads) {
     th.join();
   for (int t = 0; t < 8; ++t)
     EXPECT_EQ(failures[t], 0) << "thread " << t;
+}
+
+TEST(Executable, ManyCallsFromManyThreads) {
+  auto exe = jit(kMlp, "mlp");
+  ASSERT_TRUE(exe);
+  EXPECT_EQ(exe->cacheStatus(), "");
+  expectMlpCorrectFromThreads(*exe);
+}
+
+/// The second compile of the same source is a cache hit, and the linked
+/// cached object computes the same results (from many threads too).
+TEST(Executable, CompileCacheHit) {
+  CompileOptions o;
+  o.cacheDir = ::testing::TempDir() + "kiln-executable-test-cache-" +
+               std::to_string(::getpid());
+  auto first = jit(kMlp, "mlp", o);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->cacheStatus().rfind("miss ", 0), 0u) << first->cacheStatus();
+  auto second = jit(kMlp, "mlp", o);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->cacheStatus().rfind("hit ", 0), 0u)
+      << second->cacheStatus();
+  expectMlpCorrectFromThreads(*second);
+  // Other options are another entry.
+  o.optLevel = 2;
+  auto third = jit(kMlp, "mlp", o);
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->cacheStatus().rfind("miss ", 0), 0u) << third->cacheStatus();
+  std::filesystem::remove_all(o.cacheDir);
 }
 
 TEST(Executable, MultipleResultsAndInputsUntouched) {

@@ -1,0 +1,203 @@
+//===- HostJit.cpp - host object code: emit and link ----------------------===//
+//
+// Emission follows mlir::ExecutionEngine (translate, set the host triple and
+// data layout, optimise with makeOptimizingTransformer) but stops at an
+// object file, which the compile cache can keep. Linking uses a plain ORC
+// LLJIT: a cached object is linked exactly like a fresh one, so a cache hit
+// runs the same code as a miss.
+//
+//===----------------------------------------------------------------------===//
+#include "driver/HostJit.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <mutex>
+
+namespace kiln {
+
+namespace {
+
+void initLLVMOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+template <typename T>
+bool take(llvm::Expected<T> &value, const char *what, std::string *error) {
+  if (value)
+    return true;
+  if (error)
+    *error = std::string(what) + ": " + llvm::toString(value.takeError());
+  return false;
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+hostTargetMachine(unsigned optLevel) {
+  initLLVMOnce();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return jtmb.takeError();
+  jtmb->setCodeGenOptLevel(optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
+                           : optLevel == 0 ? llvm::CodeGenOptLevel::None
+                                           : llvm::CodeGenOptLevel::Default);
+  return jtmb->createTargetMachine();
+}
+
+} // namespace
+
+std::string hostTargetDescription() {
+  auto tm = hostTargetMachine(3);
+  if (!tm) {
+    llvm::consumeError(tm.takeError());
+    return "unknown-host";
+  }
+  return (*tm)->getTargetTriple().str() + " " +
+         llvm::sys::getHostCPUName().str() + " " +
+         (*tm)->getTargetFeatureString().str();
+}
+
+bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel,
+                         std::string &object, std::string *error) {
+  auto tm = hostTargetMachine(optLevel);
+  if (!take(tm, "no host target machine", error))
+    return false;
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule) {
+    if (error)
+      *error = "translation to LLVM IR failed";
+    return false;
+  }
+  llvmModule->setDataLayout((*tm)->createDataLayout());
+  llvmModule->setTargetTriple((*tm)->getTargetTriple());
+  // Function attributes for the host CPU, so the optimiser's cost models and
+  // the vectoriser see AVX2/AVX-512 where the machine has them.
+  std::string cpu = llvm::sys::getHostCPUName().str();
+  std::string features = (*tm)->getTargetFeatureString().str();
+  for (llvm::Function &f : *llvmModule)
+    if (!f.isDeclaration()) {
+      f.addFnAttr("target-cpu", cpu);
+      f.addFnAttr("target-features", features);
+    }
+  auto optimize =
+      mlir::makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, tm->get());
+  if (llvm::Error e = optimize(llvmModule.get())) {
+    if (error)
+      *error = "LLVM optimisation failed: " + llvm::toString(std::move(e));
+    return false;
+  }
+  llvm::orc::SimpleCompiler compile(**tm);
+  auto buffer = compile(*llvmModule);
+  if (!take(buffer, "code generation failed", error))
+    return false;
+  object.assign((*buffer)->getBufferStart(), (*buffer)->getBufferSize());
+  return true;
+}
+
+LoadedObject::LoadedObject() = default;
+LoadedObject::~LoadedObject() = default;
+
+std::unique_ptr<LoadedObject>
+LoadedObject::load(const std::string &object,
+                   const std::vector<std::string> &sharedLibraries,
+                   std::string *error) {
+  auto tm = hostTargetMachine(3);
+  if (!take(tm, "no host target machine", error))
+    return nullptr;
+  const llvm::DataLayout layout = (*tm)->createDataLayout();
+  const char prefix = layout.getGlobalPrefix();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!take(jtmb, "no host target", error))
+    return nullptr;
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .setDataLayout(layout)
+                 .create();
+  if (!take(jit, "cannot create the JIT", error))
+    return nullptr;
+  llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
+
+  // Libraries with MLIR's init protocol (the async runtime) hand over the
+  // symbols they want visible; the others are searched by name. Libraries
+  // stay loaded for the life of the process (getPermanentLibrary), so their
+  // destroy hooks are not called: other executables may still use them.
+  llvm::StringMap<void *> exported;
+  for (const std::string &path : sharedLibraries) {
+    std::string why;
+    auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &why);
+    if (!lib.isValid()) {
+      if (error)
+        *error = "cannot load runtime library '" + path + "': " + why;
+      return nullptr;
+    }
+    if (void *init = lib.getAddressOfSymbol(
+            mlir::ExecutionEngine::kLibraryInitFnName)) {
+      reinterpret_cast<mlir::ExecutionEngine::LibraryInitFn>(init)(exported);
+      continue;
+    }
+    main.addGenerator(std::make_unique<llvm::orc::DynamicLibrarySearchGenerator>(
+        lib, prefix));
+  }
+  if (!exported.empty()) {
+    llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), layout);
+    llvm::orc::SymbolMap symbols;
+    for (auto &entry : exported)
+      symbols[mangle(entry.getKey())] = {
+          llvm::orc::ExecutorAddr::fromPtr(entry.getValue()),
+          llvm::JITSymbolFlags::Exported};
+    if (llvm::Error e = main.define(llvm::orc::absoluteSymbols(symbols))) {
+      if (error)
+        *error = "cannot define runtime symbols: " + llvm::toString(std::move(e));
+      return nullptr;
+    }
+  }
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!take(process, "cannot search the process", error))
+    return nullptr;
+  main.addGenerator(std::move(*process));
+
+  if (llvm::Error e = (*jit)->addObjectFile(
+          llvm::MemoryBuffer::getMemBufferCopy(object, "kiln-object"))) {
+    if (error)
+      *error = "cannot link the object: " + llvm::toString(std::move(e));
+    return nullptr;
+  }
+  if (llvm::Error e = (*jit)->initialize(main)) {
+    if (error)
+      *error = "JIT initialisation failed: " + llvm::toString(std::move(e));
+    return nullptr;
+  }
+  std::unique_ptr<LoadedObject> loaded(new LoadedObject());
+  loaded->jit_ = std::move(*jit);
+  return loaded;
+}
+
+void *LoadedObject::lookup(const std::string &symbol, std::string *error) const {
+  auto address = jit_->lookup(symbol);
+  if (!take(address, ("no symbol '" + symbol + "'").c_str(), error))
+    return nullptr;
+  return address->toPtr<void *>();
+}
+
+} // namespace kiln
