@@ -10,7 +10,10 @@
 // reported per rule. A rule whose differences exceed what its tags allow —
 // exact: 1e-6 relative; reassociates-float: 1e-4; changes-precision: 1e-2 —
 // or whose rewrite breaks the IR is reported UNSOUND with the instance, and
-// the tool exits 1.
+// the tool exits 1. Each instance is checked after one rewrite (one step of
+// the rule) and after the rule is applied to a fixpoint; a rule still
+// rewriting after 1000 rewrites of one function (it matches its own output)
+// is reported DOES NOT CONVERGE and the tool exits 1 too.
 //
 //===----------------------------------------------------------------------===//
 #include "driver/Registration.h"
@@ -42,6 +45,10 @@ using namespace kiln;
 static cl::list<std::string> corpus(cl::Positional, cl::desc("<corpus.mlir>..."), cl::OneOrMore);
 static cl::list<std::string> rulePaths("rules", cl::desc("YAML rule file or directory"), cl::OneOrMore);
 static cl::list<std::string> plugins("plugin", cl::desc("Load a Kiln plugin (repeatable)"));
+/// Bound of the fixpoint application of one rule to one function (per
+/// greedy iteration; at most 10 iterations).
+static constexpr int64_t kMaxRewrites = 1000;
+
 static cl::opt<unsigned> seeds("seeds", cl::desc("Random input sets per instance"), cl::init(3));
 
 namespace {
@@ -84,29 +91,86 @@ struct RuleReport {
   std::string unsound; // the first failing instance
 };
 
-/// Applies only `ruleName` to a copy of `module`; null when nothing changed.
-OwningOpRef<ModuleOp> rewriteWithRule(ModuleOp module, llvm::StringRef ruleName,
-                                      MLIRContext &context, bool &broken) {
-  rules::RuleSet set(&context);
+/// Rewrites of one rule, applied to one function of a copy of the module.
+struct Rewritten {
+  OwningOpRef<ModuleOp> module;
+  bool broken = false;    // the rewritten IR does not verify
+  bool converged = true;  // the greedy driver reached a fixpoint
+  bool changed = false;   // the function differs from the original
+};
+
+/// The patterns of one rule alone (the other rules are off), with the rule
+/// set whose run-time state their native functions use.
+struct RulePatterns {
+  std::unique_ptr<rules::RuleSet> set;
+  FrozenRewritePatternSet patterns;
+};
+std::optional<RulePatterns> patternsOf(llvm::StringRef ruleName, MLIRContext &context) {
+  auto set = std::make_unique<rules::RuleSet>(&context);
   for (const std::string &path : rulePaths)
-    if (failed(set.loadPath(path)))
-      return nullptr;
-  set.restrictTo(ruleName);
+    if (failed(set->loadPath(path)))
+      return std::nullopt;
+  set->restrictTo(ruleName);
   RewritePatternSet patterns(&context);
-  if (failed(set.populate(patterns)))
-    return nullptr;
-  OwningOpRef<ModuleOp> copy = module.clone();
+  if (failed(set->populate(patterns)))
+    return std::nullopt;
+  return RulePatterns{std::move(set), FrozenRewritePatternSet(std::move(patterns))};
+}
+
+/// Applies `patterns` inside @`func` of a copy of `module`, at most
+/// `maxRewrites` times. One rewrite
+/// checks a single step of the rule; the bounded fixpoint checks repeated
+/// application, and a rule that keeps matching its own output (it
+/// oscillates) stops at the bound instead of running forever.
+Rewritten rewriteFunction(ModuleOp module, llvm::StringRef func,
+                                         const FrozenRewritePatternSet &patterns,
+                                         int64_t maxRewrites) {
+  Rewritten result{module.clone()};
+  auto target = result.module->lookupSymbol<func::FuncOp>(func);
   std::string before;
-  llvm::raw_string_ostream(before) << *copy;
+  llvm::raw_string_ostream(before) << target;
   GreedyRewriteConfig config;
-  config.setMaxIterations(10);
-  (void)applyPatternsGreedily(*copy, FrozenRewritePatternSet(std::move(patterns)), config);
+  // The bound on rewrites holds per iteration: one step is one iteration.
+  config.setMaxIterations(maxRewrites == 1 ? 1 : 10).setMaxNumRewrites(maxRewrites);
+  result.converged = succeeded(applyPatternsGreedily(target, patterns, config));
   std::string after;
-  llvm::raw_string_ostream(after) << *copy;
-  if (before == after)
-    return nullptr;
-  broken = failed(verify(*copy));
-  return copy;
+  llvm::raw_string_ostream(after) << target;
+  result.changed = before != after;
+  result.broken = result.changed && failed(verify(*result.module));
+  return result;
+}
+
+/// Runs @`func` before and after on `seeds` random input sets and folds the
+/// differences into `report`; sets report.unsound at the first violation.
+void compareOnRandomInputs(ModuleOp before, ModuleOp after, llvm::StringRef func,
+                           const std::string &where, double allowed, RuleReport &report) {
+  for (unsigned seed = 0; seed < seeds && report.unsound.empty(); ++seed) {
+    auto inputs = interp::randomInputs(before, func, seed, /*positive=*/true);
+    if (failed(inputs))
+      return;
+    auto want = interp::interpret(before, func, *inputs);
+    auto got = interp::interpret(after, func, *inputs);
+    if (failed(want) || failed(got)) {
+      report.unsound = where + ": the interpreter failed on the rewritten function";
+      return;
+    }
+    for (auto [b, a] : llvm::zip(*want, *got))
+      for (int64_t i = 0; i < b.size(); ++i) {
+        double x = b.asDouble(i), y = a.asDouble(i);
+        double abs = std::fabs(x - y), rel = abs / std::max(std::fabs(x), 1e-30);
+        if (std::isnan(x) != std::isnan(y))
+          abs = rel = INFINITY;
+        if (std::isnan(x) && std::isnan(y))
+          abs = rel = 0;
+        report.maxAbs = std::max(report.maxAbs, abs);
+        report.maxRel = std::max(report.maxRel, abs == 0 ? 0.0 : rel);
+        if (b.isFloat())
+          report.maxUlp = std::max(report.maxUlp, ulps(x, y, b.getElementType()));
+        if (report.unsound.empty() && abs > 1e-12 && rel > allowed)
+          report.unsound =
+              where + llvm::formatv(", seed {0}, element {1}: {2} became {3}", seed, i, x, y).str();
+      }
+  }
 }
 
 } // namespace
@@ -139,56 +203,37 @@ int main(int argc, char **argv) {
       return 1;
   }
 
-  bool anyUnsound = false;
+  bool anyUnsound = false, anyNonConverging = false;
   for (const auto &compiled : all.getRules()) {
     const rules::Rule &rule = compiled->rule;
     RuleReport report;
     double allowed = allowedRelative(rule);
+    std::optional<RulePatterns> patterns = patternsOf(rule.name, context);
+    if (!patterns)
+      return 1;
+    std::string nonConverging;
     for (auto [path, module] : llvm::zip(corpus, modules)) {
-      bool broken = false;
-      OwningOpRef<ModuleOp> rewritten = rewriteWithRule(*module, rule.name, context, broken);
-      if (!rewritten)
-        continue;
       for (auto func : module->getOps<func::FuncOp>()) {
-        auto changed = rewritten->lookupSymbol<func::FuncOp>(func.getSymName());
-        std::string a, b;
-        llvm::raw_string_ostream(a) << func;
-        if (changed)
-          llvm::raw_string_ostream(b) << changed;
-        if (!func.isPublic() || a == b)
-          continue; // not an instance of this rule
+        if (!func.isPublic() || func.isExternal() || !report.unsound.empty())
+          continue;
         std::string where = path + ": @" + func.getSymName().str();
+        // One step, then the bounded fixpoint (when it differs).
+        Rewritten step = rewriteFunction(*module, func.getSymName(), patterns->patterns, 1);
+        if (!step.changed)
+          continue; // not an instance of this rule
         ++report.instances;
-        if (broken) {
-          report.unsound = where + ": the rewritten IR does not verify";
-          break;
-        }
-        for (unsigned seed = 0; seed < seeds && report.unsound.empty(); ++seed) {
-          auto inputs = interp::randomInputs(*module, func.getSymName(), seed, /*positive=*/true);
-          if (failed(inputs))
-            break;
-          auto before = interp::interpret(*module, func.getSymName(), *inputs);
-          auto after = interp::interpret(*rewritten, func.getSymName(), *inputs);
-          if (failed(before) || failed(after)) {
-            report.unsound = where + ": the interpreter failed on the rewritten function";
-            break;
+        Rewritten fixpoint =
+            rewriteFunction(*module, func.getSymName(), patterns->patterns, kMaxRewrites);
+        if (!fixpoint.converged && nonConverging.empty())
+          nonConverging = where;
+        for (Rewritten *r : {&step, &fixpoint}) {
+          if (!r->changed || !report.unsound.empty())
+            continue;
+          if (r->broken) {
+            report.unsound = where + ": the rewritten IR does not verify";
+            continue;
           }
-          for (auto [b, a] : llvm::zip(*before, *after))
-            for (int64_t i = 0; i < b.size(); ++i) {
-              double x = b.asDouble(i), y = a.asDouble(i);
-              double abs = std::fabs(x - y), rel = abs / std::max(std::fabs(x), 1e-30);
-              if (std::isnan(x) != std::isnan(y))
-                abs = rel = INFINITY;
-              if (std::isnan(x) && std::isnan(y))
-                abs = rel = 0;
-              report.maxAbs = std::max(report.maxAbs, abs);
-              report.maxRel = std::max(report.maxRel, abs == 0 ? 0.0 : rel);
-              if (b.isFloat())
-                report.maxUlp = std::max(report.maxUlp, ulps(x, y, b.getElementType()));
-              if (report.unsound.empty() && abs > 1e-12 && rel > allowed)
-                report.unsound = where + llvm::formatv(", seed {0}, element {1}: {2} became {3}",
-                                                       seed, i, x, y).str();
-            }
+          compareOnRandomInputs(*module, *r->module, func.getSymName(), where, allowed, report);
         }
       }
     }
@@ -199,13 +244,19 @@ int main(int argc, char **argv) {
     if (report.instances)
       llvm::outs() << llvm::format(", max abs %.3g, max rel %.3g, max ulp %.0f", report.maxAbs,
                                    report.maxRel, report.maxUlp);
+    anyNonConverging |= !nonConverging.empty();
+    if (!nonConverging.empty())
+      llvm::outs() << ": DOES NOT CONVERGE (still rewriting after " << kMaxRewrites
+                   << " rewrites at " << nonConverging << ")";
     if (!report.unsound.empty()) {
       llvm::outs() << ": UNSOUND (allowed relative " << allowed << ") at " << report.unsound
                    << "\n";
       anyUnsound = true;
     } else {
-      llvm::outs() << (report.instances ? ": ok\n" : ": no instance in the corpus\n");
+      llvm::outs() << (!nonConverging.empty() ? "\n"
+                       : report.instances ? ": ok\n"
+                                          : ": no instance in the corpus\n");
     }
   }
-  return anyUnsound ? 1 : 0;
+  return anyUnsound || anyNonConverging ? 1 : 0;
 }
