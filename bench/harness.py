@@ -138,7 +138,8 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default=str(ROOT / "build"))
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller W2")
-    parser.add_argument("--only", default="", help="comma-separated workloads (W1..W4)")
+    parser.add_argument("--only", default="",
+                        help="comma-separated workloads (W1..W4, COMPILE)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--write-docs", metavar="PATH",
                         help="also write the table as markdown (docs/performance.md)")
@@ -152,13 +153,46 @@ def main():
         if only and name not in only:
             continue
         fn(bench)
+    if not only or "COMPILE" in only:
+        compile_times(bench)
 
     report(bench, args)
 
 
+def compile_times(bench):
+    """Compile time of each seed program through kiln-run, with an empty
+    compile cache (cold) and again with the entry the first run stored (warm)."""
+    print("\nCompile: kiln-run, cold (empty cache) vs warm (cached object)", flush=True)
+    programs = [("seed 004 MLP (eqx)", "seed004_mlp_eqx.mlir", []),
+                ("seed 000 f2", "seed000_f2.mlir", []),
+                ("seed 002 MSE, push-up rules", "seed002_mse_before.mlir",
+                 ["--rules", str(ROOT / "examples" / "rules")]),
+                ("seed 003 TDMA", "seed003_tdma.mlir", ["--positive-inputs"])]
+    cache = Path(tempfile.mkdtemp(prefix="kiln-bench-cache-"))
+    bench.compile_rows = []
+    for label, path, extra in programs:
+        row = [label]
+        for _ in ("cold", "warm"):
+            proc = subprocess.run(
+                [str(bench.bin / "kiln-run"), str(ROOT / "examples" / "seeds" / path),
+                 "--random-inputs", "--repeat", "1", "--time-json",
+                 f"--cache-dir={cache}", *extra], capture_output=True, text=True)
+            if proc.returncode != 0:
+                row.append(None)
+                continue
+            data = json.loads(next(l for l in proc.stdout.splitlines() if l.startswith("{")))
+            row.append(data["compile_s"])
+        bench.compile_rows.append(row)
+        cold, warm = row[1], row[2]
+        if cold and warm:
+            print(f"  {label:<40} cold {cold * 1e3:9.1f} ms  warm {warm * 1e3:7.1f} ms  "
+                  f"({cold / warm:.0f}x)", flush=True)
+
+
 def report(bench, args):
     from report import write_report
-    write_report(bench.results, args, ROOT / "bench" / "results")
+    write_report(bench.results, args, ROOT / "bench" / "results",
+                 getattr(bench, "compile_rows", []))
 
 
 if __name__ == "__main__":

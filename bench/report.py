@@ -25,7 +25,7 @@ def fmt(seconds):
     return f"{seconds / 1e-9:8.3f} ns"
 
 
-def write_report(results, args, outdir):
+def write_report(results, args, outdir, compile_rows=()):
     outdir.mkdir(parents=True, exist_ok=True)
     groups = OrderedDict()
     for r in results:
@@ -45,10 +45,12 @@ def write_report(results, args, outdir):
     print("(vs Kiln: the peer's median time divided by Kiln's best median; > 1 means Kiln is faster)")
 
     if getattr(args, "write_docs", None):
-        write_markdown(groups, args, args.write_docs)
+        write_markdown(groups, args, args.write_docs, compile_rows)
 
     payload = {"machine": machine(), "threads": args.threads, "quick": args.quick,
-               "results": [r.as_dict() for r in results]}
+               "results": [r.as_dict() for r in results],
+               "compile": [{"program": r[0], "cold_s": r[1], "warm_s": r[2]}
+                           for r in compile_rows]}
     (outdir / "latest.json").write_text(json.dumps(payload, indent=1))
     try:
         import matplotlib
@@ -72,7 +74,7 @@ def write_report(results, args, outdir):
         print(f"wrote {outdir / 'latest.json'} (no matplotlib: no chart)")
 
 
-def write_markdown(groups, args, path):
+def write_markdown(groups, args, path, compile_rows=()):
     """The same table as markdown, for docs/performance.md."""
     m = machine()
     lines = ["# Performance", "",
@@ -91,6 +93,17 @@ def write_markdown(groups, args, path):
             check = "ok" if r.ok else f"wrong ({r.error:.1e})"
             lines.append(f"| {r.peer} | {fmt(r.median).strip()} | {fmt(min(r.times)).strip()} | "
                          f"{fmt(max(r.times)).strip()} | {r.threads} | {ratio} | {check} |")
+        lines.append("")
+    if compile_rows:
+        lines += ["## Compile time: cold vs warm compile cache", "",
+                  "`kiln-run FILE --random-inputs --repeat 1 --time-json --cache-dir=DIR`, twice:",
+                  "the first run compiles (lowering, LLVM -O3, code generation) and stores the",
+                  "object, the second links the cached object.", "",
+                  "| program | cold | warm | cold / warm |", "|---|---|---|---|"]
+        for label, cold, warm in compile_rows:
+            ratio = f"{cold / warm:.0f}x" if cold and warm else "-"
+            lines.append(f"| {label} | {fmt(cold).strip() if cold else '-'} | "
+                         f"{fmt(warm).strip() if warm else '-'} | {ratio} |")
         lines.append("")
     with open(path, "w") as f:
         f.write("\n".join(lines))

@@ -19,6 +19,8 @@
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/DynamicLibrary.h"
@@ -62,6 +64,37 @@ hostTargetMachine(unsigned optLevel) {
   return jtmb->createTargetMachine();
 }
 
+/// Replaces llvm.global_ctors / llvm.global_dtors (the GPU module load and
+/// unload of gpu.binary) by two plain functions, `__kiln_init` and
+/// `__kiln_fini`, that LoadedObject calls: an object file linked by LLJIT
+/// without an ORC platform runtime would not run .init_array entries.
+void lowerGlobalCtorsToFunctions(llvm::Module &module) {
+  for (auto [global, name] : {std::pair{"llvm.global_ctors", "__kiln_init"},
+                              std::pair{"llvm.global_dtors", "__kiln_fini"}}) {
+    llvm::GlobalVariable *list = module.getGlobalVariable(global);
+    if (!list)
+      continue;
+    std::vector<std::pair<uint64_t, llvm::Function *>> entries;
+    if (auto *array = llvm::dyn_cast<llvm::ConstantArray>(list->getInitializer()))
+      for (llvm::Use &u : array->operands())
+        if (auto *entry = llvm::dyn_cast<llvm::ConstantStruct>(u.get()))
+          if (auto *fn = llvm::dyn_cast<llvm::Function>(entry->getOperand(1)))
+            entries.push_back(
+                {llvm::cast<llvm::ConstantInt>(entry->getOperand(0))->getZExtValue(), fn});
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](auto &a, auto &b) { return a.first < b.first; });
+    list->eraseFromParent();
+    llvm::LLVMContext &ctx = module.getContext();
+    auto *fn = llvm::Function::Create(
+        llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+        llvm::GlobalValue::ExternalLinkage, name, module);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    for (auto &[priority, callee] : entries)
+      b.CreateCall(callee);
+    b.CreateRetVoid();
+  }
+}
+
 } // namespace
 
 std::string hostTargetDescription() {
@@ -99,6 +132,7 @@ bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel,
       f.addFnAttr("target-cpu", cpu);
       f.addFnAttr("target-features", features);
     }
+  lowerGlobalCtorsToFunctions(*llvmModule);
   auto optimize =
       mlir::makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, tm->get());
   if (llvm::Error e = optimize(llvmModule.get())) {
@@ -115,7 +149,10 @@ bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel,
 }
 
 LoadedObject::LoadedObject() = default;
-LoadedObject::~LoadedObject() = default;
+LoadedObject::~LoadedObject() {
+  if (fini_)
+    fini_();
+}
 
 std::unique_ptr<LoadedObject>
 LoadedObject::load(const std::string &object,
@@ -190,6 +227,14 @@ LoadedObject::load(const std::string &object,
   }
   std::unique_ptr<LoadedObject> loaded(new LoadedObject());
   loaded->jit_ = std::move(*jit);
+  if (auto init = loaded->jit_->lookup("__kiln_init"))
+    init->toPtr<void (*)()>()();
+  else
+    llvm::consumeError(init.takeError());
+  if (auto fini = loaded->jit_->lookup("__kiln_fini"))
+    loaded->fini_ = fini->toPtr<void (*)()>();
+  else
+    llvm::consumeError(fini.takeError());
   return loaded;
 }
 

@@ -41,7 +41,9 @@ public:
   ~LoadedObject();
   /// Links `object`; undefined symbols resolve against `sharedLibraries`
   /// (those exporting MLIR's `__mlir_execution_engine_init` contribute the
-  /// symbols it returns) and then the process.
+  /// symbols it returns) and then the process. Runs the object's
+  /// `__kiln_init` (its global constructors), if any; the destructor runs
+  /// `__kiln_fini`.
   static std::unique_ptr<LoadedObject>
   load(const std::string &object,
        const std::vector<std::string> &sharedLibraries, std::string *error);
@@ -51,6 +53,7 @@ public:
 private:
   LoadedObject();
   std::unique_ptr<llvm::orc::LLJIT> jit_;
+  void (*fini_)() = nullptr; // __kiln_fini: the global destructors
 };
 
 } // namespace kiln

@@ -130,7 +130,7 @@ struct YamlRuleParser {
                   "match, where, rewrite)");
         return false;
       }
-      const YAML::Node &v = it->second;
+      YAML::Node v = it->second; // a copy: it->second is a temporary proxy
       if (key == "name") {
         if (!scalar(v, "name", rule.name))
           return false;

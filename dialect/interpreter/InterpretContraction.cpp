@@ -120,14 +120,23 @@ Tensor reduce(const Evaluator &ev, Operation *op, const Tensor &x, ArrayRef<int6
   double init = combine == Combine::Sum ? 0 : combine == Combine::Prod ? 1
                 : combine == Combine::Max ? -INFINITY : INFINITY;
   bool isFloat = x.isFloat();
-  if (!isFloat && combine == Combine::Max)
-    init = x.getElementType().isUnsignedInteger() || x.getElementType().isInteger(1)
-               ? 0 : -std::ldexp(1.0, x.getElementType().getIntOrFloatBitWidth() - 1);
-  if (!isFloat && combine == Combine::Min)
-    init = std::ldexp(1.0, x.getElementType().getIntOrFloatBitWidth() -
-                               (x.getElementType().isUnsignedInteger() ? 0 : 1)) - 1;
+  // Integer identities are computed in integers: INT64_MAX does not round-trip
+  // through a double, and a float identity (+-inf) has no integer value.
+  int64_t intInit = combine == Combine::Prod ? 1 : 0;
+  if (!isFloat && (combine == Combine::Max || combine == Combine::Min)) {
+    Type t = x.getElementType();
+    unsigned bits = t.getIntOrFloatBitWidth();
+    bool isUnsigned = t.isUnsignedInteger() || t.isInteger(1);
+    int64_t signedMax = bits >= 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
+    int64_t unsignedMax = bits >= 63 ? INT64_MAX : (int64_t(1) << bits) - 1;
+    if (combine == Combine::Max)
+      intInit = isUnsigned ? 0 : -signedMax - 1;
+    else
+      intInit = isUnsigned ? unsignedMax : signedMax;
+    init = double(intInit);
+  }
   std::vector<double> acc(out.size(), init);
-  std::vector<int64_t> intAcc(out.size(), int64_t(init));
+  std::vector<int64_t> intAcc(out.size(), intInit);
   // Walk the operand in row-major order; `o` (its output element) follows
   // incrementally, odometer-style.
   SmallVector<int64_t> index(x.rank(), 0);

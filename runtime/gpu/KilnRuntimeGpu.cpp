@@ -1,0 +1,426 @@
+//===- KilnRuntimeGpu.cpp - CUDA driver API and cuBLAS behind dlopen ------===//
+//
+// Every entry makes device 0's primary context current, calls the driver and
+// records the first failure (kiln_gpu_take_error); nothing aborts. The
+// driver and cuBLAS are resolved by name at first use: the library has no
+// link-time dependency on CUDA.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/gpu/KilnRuntimeGpu.h"
+#include "runtime/cpu/KilnRuntimeCpu.h"
+
+#include <cublas_v2.h>
+#include <cuda.h>
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+namespace {
+
+#define KILN_STR(x) #x
+#define KILN_XSTR(x) KILN_STR(x) // expands cuda.h's _v2 renames first
+
+/// The driver entry points Kiln uses.
+struct Driver {
+  decltype(&::cuInit) init = nullptr;
+  decltype(&::cuGetErrorName) errorName = nullptr;
+  decltype(&::cuDeviceGetCount) deviceCount = nullptr;
+  decltype(&::cuDeviceGet) deviceGet = nullptr;
+  decltype(&::cuDeviceGetName) deviceName = nullptr;
+  decltype(&::cuDeviceGetAttribute) deviceAttribute = nullptr;
+  decltype(&::cuDevicePrimaryCtxRetain) primaryCtxRetain = nullptr;
+  decltype(&::cuCtxSetCurrent) ctxSetCurrent = nullptr;
+  decltype(&::cuCtxSynchronize) ctxSynchronize = nullptr;
+  decltype(&::cuModuleLoadData) moduleLoadData = nullptr;
+  decltype(&::cuModuleLoadDataEx) moduleLoadDataEx = nullptr;
+  decltype(&::cuModuleUnload) moduleUnload = nullptr;
+  decltype(&::cuModuleGetFunction) moduleGetFunction = nullptr;
+  decltype(&::cuLaunchKernel) launchKernel = nullptr;
+  decltype(&::cuStreamCreate) streamCreate = nullptr;
+  decltype(&::cuStreamDestroy) streamDestroy = nullptr;
+  decltype(&::cuStreamSynchronize) streamSynchronize = nullptr;
+  decltype(&::cuStreamWaitEvent) streamWaitEvent = nullptr;
+  decltype(&::cuEventCreate) eventCreate = nullptr;
+  decltype(&::cuEventDestroy) eventDestroy = nullptr;
+  decltype(&::cuEventSynchronize) eventSynchronize = nullptr;
+  decltype(&::cuEventRecord) eventRecord = nullptr;
+  decltype(&::cuMemAlloc) memAlloc = nullptr;
+  decltype(&::cuMemAllocManaged) memAllocManaged = nullptr;
+  decltype(&::cuMemFree) memFree = nullptr;
+  decltype(&::cuMemcpyAsync) memcpyAsync = nullptr;
+  decltype(&::cuMemsetD32Async) memsetD32Async = nullptr;
+  decltype(&::cuMemsetD16Async) memsetD16Async = nullptr;
+
+  CUcontext context = nullptr;
+  std::string status; // empty: usable
+  std::string name, chip;
+};
+
+struct Blas {
+  decltype(&::cublasCreate) create = nullptr;
+  decltype(&::cublasSetStream) setStream = nullptr;
+  decltype(&::cublasSgemmStridedBatched) sgemm = nullptr;
+  decltype(&::cublasDgemmStridedBatched) dgemm = nullptr;
+  cublasHandle_t handle = nullptr;
+  std::string status;
+};
+
+std::mutex errorMutex;
+std::string firstError, takenError;
+std::atomic<uint64_t> launches{0};
+
+void recordError(const std::string &message) {
+  std::lock_guard<std::mutex> lock(errorMutex);
+  if (firstError.empty())
+    firstError = message;
+}
+
+template <typename F> bool resolve(void *lib, const char *name, F &fn, std::string &missing) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  if (!fn && missing.empty())
+    missing = name;
+  return fn != nullptr;
+}
+
+Driver &driver() {
+  static Driver d;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char *why = dlerror();
+      d.status = std::string("no CUDA driver: ") + (why ? why : "libcuda.so.1 not found");
+      return;
+    }
+    std::string missing;
+#define KILN_LOAD(field, fn) resolve(lib, KILN_XSTR(fn), d.field, missing)
+    KILN_LOAD(init, cuInit);
+    KILN_LOAD(errorName, cuGetErrorName);
+    KILN_LOAD(deviceCount, cuDeviceGetCount);
+    KILN_LOAD(deviceGet, cuDeviceGet);
+    KILN_LOAD(deviceName, cuDeviceGetName);
+    KILN_LOAD(deviceAttribute, cuDeviceGetAttribute);
+    KILN_LOAD(primaryCtxRetain, cuDevicePrimaryCtxRetain);
+    KILN_LOAD(ctxSetCurrent, cuCtxSetCurrent);
+    KILN_LOAD(ctxSynchronize, cuCtxSynchronize);
+    KILN_LOAD(moduleLoadData, cuModuleLoadData);
+    KILN_LOAD(moduleLoadDataEx, cuModuleLoadDataEx);
+    KILN_LOAD(moduleUnload, cuModuleUnload);
+    KILN_LOAD(moduleGetFunction, cuModuleGetFunction);
+    KILN_LOAD(launchKernel, cuLaunchKernel);
+    KILN_LOAD(streamCreate, cuStreamCreate);
+    KILN_LOAD(streamDestroy, cuStreamDestroy);
+    KILN_LOAD(streamSynchronize, cuStreamSynchronize);
+    KILN_LOAD(streamWaitEvent, cuStreamWaitEvent);
+    KILN_LOAD(eventCreate, cuEventCreate);
+    KILN_LOAD(eventDestroy, cuEventDestroy);
+    KILN_LOAD(eventSynchronize, cuEventSynchronize);
+    KILN_LOAD(eventRecord, cuEventRecord);
+    KILN_LOAD(memAlloc, cuMemAlloc);
+    KILN_LOAD(memAllocManaged, cuMemAllocManaged);
+    KILN_LOAD(memFree, cuMemFree);
+    KILN_LOAD(memcpyAsync, cuMemcpyAsync);
+    KILN_LOAD(memsetD32Async, cuMemsetD32Async);
+    KILN_LOAD(memsetD16Async, cuMemsetD16Async);
+#undef KILN_LOAD
+    if (!missing.empty()) {
+      d.status = "the CUDA driver lacks " + missing;
+      return;
+    }
+    auto failed = [&](CUresult r, const char *what) {
+      if (r == CUDA_SUCCESS)
+        return false;
+      const char *name = nullptr;
+      d.errorName(r, &name);
+      d.status = std::string(what) + " failed: " + (name ? name : "unknown error");
+      return true;
+    };
+    int count = 0;
+    CUdevice device = 0;
+    if (failed(d.init(0), "cuInit") || failed(d.deviceCount(&count), "cuDeviceGetCount"))
+      return;
+    if (count == 0) {
+      d.status = "no CUDA device";
+      return;
+    }
+    if (failed(d.deviceGet(&device, 0), "cuDeviceGet") ||
+        failed(d.primaryCtxRetain(&d.context, device), "cuDevicePrimaryCtxRetain"))
+      return;
+    char name[256] = {0};
+    d.deviceName(name, sizeof(name), device);
+    d.name = name;
+    int major = 0, minor = 0;
+    d.deviceAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
+    d.deviceAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
+    d.chip = "sm_" + std::to_string(major) + std::to_string(minor);
+  });
+  return d;
+}
+
+/// The driver with device 0's context current, or null (error recorded).
+Driver *ready(const char *entry) {
+  Driver &d = driver();
+  if (!d.status.empty()) {
+    recordError(std::string(entry) + ": " + d.status);
+    return nullptr;
+  }
+  d.ctxSetCurrent(d.context);
+  return &d;
+}
+
+bool check(CUresult r, const char *what) {
+  if (r == CUDA_SUCCESS)
+    return true;
+  const char *name = nullptr;
+  driver().errorName(r, &name);
+  recordError(std::string(what) + " failed: " + (name ? name : "unknown error"));
+  return false;
+}
+
+Blas *blas(CUstream stream) {
+  static Blas b;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void *lib = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+      lib = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      b.status = "no cuBLAS (libcublas.so.13)";
+      return;
+    }
+    std::string missing;
+    resolve(lib, KILN_XSTR(cublasCreate), b.create, missing);
+    resolve(lib, KILN_XSTR(cublasSetStream), b.setStream, missing);
+    resolve(lib, KILN_XSTR(cublasSgemmStridedBatched), b.sgemm, missing);
+    resolve(lib, KILN_XSTR(cublasDgemmStridedBatched), b.dgemm, missing);
+    if (!missing.empty()) {
+      b.status = "cuBLAS lacks " + missing;
+      return;
+    }
+    if (b.create(&b.handle) != CUBLAS_STATUS_SUCCESS)
+      b.status = "cublasCreate failed";
+  });
+  if (!b.status.empty()) {
+    recordError(b.status);
+    return nullptr;
+  }
+  b.setStream(b.handle, stream);
+  return &b;
+}
+
+/// Row-major C[b] = op(A[b]) op(B[b]) as the column-major product
+/// C^T = op(B)^T op(A)^T, which is what cuBLAS computes without copies:
+/// a row-major [r, c] matrix with row stride ld is a column-major [c, r]
+/// one with leading dimension ld.
+template <typename T>
+void gemm(KilnMemRef3<T> *a, KilnMemRef3<T> *b, KilnMemRef3<T> *c,
+          int64_t transA, int64_t transB) {
+  Driver *d = ready("kiln_rt_gemm");
+  if (!d)
+    return;
+  // cuBLAS runs on the legacy default stream, which does not order with the
+  // non-blocking streams of the generated code: synchronise around it.
+  check(d->ctxSynchronize(), "cuCtxSynchronize");
+  Blas *cublas = blas(nullptr);
+  if (!cublas)
+    return;
+  if (a->strides[2] != 1 || b->strides[2] != 1 || c->strides[2] != 1) {
+    recordError("kiln_rt_gemm: the innermost stride must be 1 on the GPU");
+    return;
+  }
+  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2];
+  int64_t k = transA ? a->sizes[1] : a->sizes[2];
+  T one = 1, zero = 0;
+  auto batchStride = [](const KilnMemRef3<T> *x) {
+    return x->sizes[0] == 1 ? 0 : x->strides[0];
+  };
+  cublasStatus_t s;
+  auto fn = [&](auto gemmFn) {
+    return gemmFn(cublas->handle, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+         transA ? CUBLAS_OP_T : CUBLAS_OP_N, int(n), int(m), int(k), &one,
+         b->aligned + b->offset, int(b->strides[1]), batchStride(b),
+         a->aligned + a->offset, int(a->strides[1]), batchStride(a), &zero,
+         c->aligned + c->offset, int(c->strides[1]), c->strides[0], int(batch));
+  };
+  if constexpr (sizeof(T) == 4)
+    s = fn(cublas->sgemm);
+  else
+    s = fn(cublas->dgemm);
+  if (s != CUBLAS_STATUS_SUCCESS)
+    recordError("cuBLAS gemm failed with status " + std::to_string(int(s)));
+  check(d->ctxSynchronize(), "cuCtxSynchronize");
+}
+
+} // namespace
+
+extern "C" {
+
+const char *kiln_gpu_status() {
+  Driver &d = driver();
+  return d.status.empty() ? nullptr : d.status.c_str();
+}
+
+const char *kiln_gpu_take_error() {
+  std::lock_guard<std::mutex> lock(errorMutex);
+  if (firstError.empty())
+    return nullptr;
+  takenError = firstError;
+  firstError.clear();
+  return takenError.c_str();
+}
+
+const char *kiln_gpu_device_name() { return driver().name.c_str(); }
+const char *kiln_gpu_chip() { return driver().chip.c_str(); }
+uint64_t kiln_gpu_launch_count() { return launches.load(); }
+
+void *mgpuModuleLoad(void *data, size_t) {
+  CUmodule module = nullptr;
+  if (Driver *d = ready("mgpuModuleLoad"))
+    check(d->moduleLoadData(&module, data), "cuModuleLoadData");
+  return module;
+}
+
+void *mgpuModuleLoadJIT(void *data, int optLevel) {
+  CUmodule module = nullptr;
+  if (Driver *d = ready("mgpuModuleLoadJIT")) {
+    CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
+    void *values[] = {reinterpret_cast<void *>(intptr_t(optLevel))};
+    check(d->moduleLoadDataEx(&module, data, 1, options, values), "cuModuleLoadDataEx (PTX JIT)");
+  }
+  return module;
+}
+
+void mgpuModuleUnload(void *module) {
+  if (module)
+    if (Driver *d = ready("mgpuModuleUnload"))
+      check(d->moduleUnload(static_cast<CUmodule>(module)), "cuModuleUnload");
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  CUfunction function = nullptr;
+  if (!module)
+    return nullptr; // the load failed and said so
+  if (Driver *d = ready("mgpuModuleGetFunction"))
+    check(d->moduleGetFunction(&function, static_cast<CUmodule>(module), name),
+          "cuModuleGetFunction");
+  return function;
+}
+
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+                      intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem,
+                      void *stream, void **params, void **extra, size_t) {
+  if (!function)
+    return;
+  if (Driver *d = ready("mgpuLaunchKernel")) {
+    launches.fetch_add(1);
+    check(d->launchKernel(static_cast<CUfunction>(function), gridX, gridY, gridZ, blockX,
+                          blockY, blockZ, smem, static_cast<CUstream>(stream), params, extra),
+          "cuLaunchKernel");
+  }
+}
+
+void *mgpuStreamCreate() {
+  CUstream stream = nullptr;
+  if (Driver *d = ready("mgpuStreamCreate"))
+    check(d->streamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  return stream;
+}
+
+void mgpuStreamDestroy(void *stream) {
+  if (stream)
+    if (Driver *d = ready("mgpuStreamDestroy"))
+      check(d->streamDestroy(static_cast<CUstream>(stream)), "cuStreamDestroy");
+}
+
+void mgpuStreamSynchronize(void *stream) {
+  if (Driver *d = ready("mgpuStreamSynchronize"))
+    check(d->streamSynchronize(static_cast<CUstream>(stream)), "cuStreamSynchronize");
+}
+
+void mgpuStreamWaitEvent(void *stream, void *event) {
+  if (Driver *d = ready("mgpuStreamWaitEvent"))
+    check(d->streamWaitEvent(static_cast<CUstream>(stream), static_cast<CUevent>(event), 0),
+          "cuStreamWaitEvent");
+}
+
+void *mgpuEventCreate() {
+  CUevent event = nullptr;
+  if (Driver *d = ready("mgpuEventCreate"))
+    check(d->eventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  return event;
+}
+
+void mgpuEventDestroy(void *event) {
+  if (event)
+    if (Driver *d = ready("mgpuEventDestroy"))
+      check(d->eventDestroy(static_cast<CUevent>(event)), "cuEventDestroy");
+}
+
+void mgpuEventSynchronize(void *event) {
+  if (Driver *d = ready("mgpuEventSynchronize"))
+    check(d->eventSynchronize(static_cast<CUevent>(event)), "cuEventSynchronize");
+}
+
+void mgpuEventRecord(void *event, void *stream) {
+  if (Driver *d = ready("mgpuEventRecord"))
+    check(d->eventRecord(static_cast<CUevent>(event), static_cast<CUstream>(stream)),
+          "cuEventRecord");
+}
+
+void *mgpuMemAlloc(uint64_t sizeBytes, void *, bool isHostShared) {
+  CUdeviceptr ptr = 0;
+  if (Driver *d = ready("mgpuMemAlloc")) {
+    if (sizeBytes == 0)
+      sizeBytes = 1;
+    if (isHostShared)
+      check(d->memAllocManaged(&ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
+    else
+      check(d->memAlloc(&ptr, sizeBytes), "cuMemAlloc");
+  }
+  return reinterpret_cast<void *>(ptr);
+}
+
+void mgpuMemFree(void *ptr, void *) {
+  if (ptr)
+    if (Driver *d = ready("mgpuMemFree"))
+      check(d->memFree(reinterpret_cast<CUdeviceptr>(ptr)), "cuMemFree");
+}
+
+void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
+  if (!dst || !src)
+    return;
+  if (Driver *d = ready("mgpuMemcpy"))
+    check(d->memcpyAsync(reinterpret_cast<CUdeviceptr>(dst), reinterpret_cast<CUdeviceptr>(src),
+                         sizeBytes, static_cast<CUstream>(stream)),
+          "cuMemcpyAsync");
+}
+
+void mgpuMemset32(void *dst, unsigned int value, size_t count, void *stream) {
+  if (Driver *d = ready("mgpuMemset32"))
+    check(d->memsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
+                            static_cast<CUstream>(stream)),
+          "cuMemsetD32Async");
+}
+
+void mgpuMemset16(void *dst, unsigned short value, size_t count, void *stream) {
+  if (Driver *d = ready("mgpuMemset16"))
+    check(d->memsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
+                            static_cast<CUstream>(stream)),
+          "cuMemsetD16Async");
+}
+
+void _mlir_ciface_kiln_rt_sgemm(KilnMemRef3<float> *a, KilnMemRef3<float> *b,
+                                KilnMemRef3<float> *c, int64_t transA, int64_t transB) {
+  gemm(a, b, c, transA, transB);
+}
+
+void _mlir_ciface_kiln_rt_dgemm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
+                                KilnMemRef3<double> *c, int64_t transA, int64_t transB) {
+  gemm(a, b, c, transA, transB);
+}
+
+} // extern "C"
