@@ -38,6 +38,10 @@ std::string Gen::variant(unsigned index) {
   std::string root = matchNode(rootName, rule.loc);
   if (failed)
     return "";
+  // Matching stops once a rewrite broke the IR (--rule-verify): a PDL
+  // rewrite cannot fail, so the stop has to be a constraint.
+  Site &guard = addSite(Site::Guard, nullptr, -1);
+  line("pdl.apply_native_constraint \"" + guard.pdlName + "\"(" + root + " : !pdl.operation)");
   for (size_t i = 0; i < rule.where.size(); ++i)
     wheres.emplace_back(rule.where[i], int(i));
   for (auto &[e, idx] : wheres) {

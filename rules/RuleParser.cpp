@@ -76,18 +76,20 @@ struct YamlRuleParser {
       return false;
     }
     for (auto it = n.begin(); it != n.end(); ++it) {
+      // Copies: `it->` yields a temporary proxy whose members die with it.
+      YAML::Node key = it->first, value = it->second;
       Node node;
-      node.loc = locOf(it->first);
-      if (!scalar(it->first, what, node.name))
+      node.loc = locOf(key);
+      if (!scalar(key, what, node.name))
         return false;
-      if (allowLists && it->second.IsSequence()) {
-        for (const YAML::Node &v : it->second) {
+      if (allowLists && value.IsSequence()) {
+        for (const YAML::Node &v : value) {
           ExprP e = expr(v, what);
           if (!e)
             return false;
           node.values.push_back(e);
         }
-      } else if (!(node.expr = expr(it->second, what))) {
+      } else if (!(node.expr = expr(value, what))) {
         return false;
       }
       out.push_back(std::move(node));
@@ -122,9 +124,10 @@ struct YamlRuleParser {
         "name", "description", "benefit", "phase", "tags", "any_order",
         "match", "where", "rewrite"};
     for (auto it = n.begin(); it != n.end(); ++it) {
-      std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
+      YAML::Node keyNode = it->first; // a copy, as in nodes()
+      std::string key = keyNode.IsScalar() ? keyNode.Scalar() : "";
       if (!known.count(key)) {
-        error(locOf(it->first),
+        error(locOf(keyNode),
               "unknown key '" + key +
                   "' in rule (expected name, description, benefit, phase, tags, any_order, "
                   "match, where, rewrite)");

@@ -206,12 +206,16 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
             return inferTypes(*s, rw, results, args);
           });
       break;
+    case Site::Guard:
+      pm.registerConstraintFunction(
+          site.pdlName, [this](PatternRewriter &, PDLResultList &, ArrayRef<PDLValue>) {
+            // After a verification failure nothing more matches.
+            return success(brokenBy.empty());
+          });
+      break;
     case Site::Begin:
       pm.registerRewriteFunction(
           site.pdlName, [this, r](PatternRewriter &, PDLResultList &, ArrayRef<PDLValue> args) {
-            // After a verification failure nothing more is rewritten.
-            if (!brokenBy.empty())
-              return failure();
             begin(*r, args[0].cast<Operation *>());
             return success();
           });

@@ -25,7 +25,7 @@ namespace kiln::rules {
 
 /// One native call that the generated PDL makes for a rule.
 struct Site {
-  enum Kind { Where, Value, Call, Begin, End, Infer, Check, InferCheck } kind;
+  enum Kind { Where, Value, Call, Begin, End, Infer, Check, InferCheck, Guard } kind;
   ExprP expr;                         ///< null for Begin/End
   std::vector<std::string> argNames;  ///< "$x" captures, plain node names
   int whereIndex = -1;                ///< Where: position in `where` (-1: from match)

@@ -5,7 +5,8 @@
 # --with-tests also builds the whole test suite in that sanitized build and
 # runs it first (ctest): the ASan+UBSan stage of scripts/test.sh.
 # A crash leaves its input in build-fuzz/findings/<target>/ and fails the run;
-# turn each finding into a regression test under tests/.
+# fix it and keep the input as tests/fuzz/regressions/<kind>-<what>.<ext>
+# (kind: jaxpr, rewrites or rules): ctest runs it again in the sanitized build.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 with_tests=0
@@ -53,6 +54,7 @@ seed_corpus() { # target -> corpus dir seeded from the repository
     kiln-fuzz-rewrites) find "$root/examples" "$root/tests/dialect" "$root/tests/rewrites" -name '*.mlir' -exec cp {} "$dir" \; ;;
     kiln-fuzz-rules) find "$root/rules" "$root/examples" "$root/tests/rules" -name '*.yaml' -exec cp {} "$dir" \; 2>/dev/null || true ;;
   esac
+  find "$root/tests/fuzz/regressions" -name "${1#kiln-fuzz-}-*" -exec cp {} "$dir" \; 2>/dev/null || true
   echo "$dir"
 }
 
