@@ -6,7 +6,10 @@
 //===----------------------------------------------------------------------===//
 #include "rules/ExprParser.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cctype>
+#include <cmath>
 #include <cstring>
 
 using namespace kiln::rules;
@@ -236,11 +239,12 @@ private:
           ++pos;
       }
       ExprP e = make(isFloat ? Expr::Float : Expr::Int, at);
-      std::string num = s.substr(b, pos - b);
-      if (isFloat)
-        e->fval = std::stod(num);
-      else
-        e->ival = std::stoll(num);
+      llvm::StringRef num = llvm::StringRef(s).substr(b, pos - b);
+      // getAsInteger/getAsDouble fail (rather than throw) on overflow and on
+      // trailing junk such as "1e+".
+      if (isFloat ? num.getAsDouble(e->fval) || !std::isfinite(e->fval)
+                  : num.getAsInteger(10, e->ival))
+        return fail("malformed or out-of-range number '" + num.str() + "'");
       return e;
     }
     if (c == '"') {
