@@ -60,14 +60,20 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
+  // Rules and builders may pass incomplete attributes: check them first.
+  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+    return failure();
   RankedTensorType lhs = rankedOf(adaptor.getLhs());
   types.push_back(RankedTensorType::get(lhs.getShape(), IntegerType::get(ctx, 1)));
   return success();
 }
 
-LogicalResult SelectNOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult SelectNOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
+  // Rules and builders may pass incomplete attributes: check them first.
+  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+    return failure();
   if (adaptor.getCases().empty())
     return emitOptionalError(loc, "select_n needs at least one case");
   Type caseType = adaptor.getCases().front().getType();
@@ -87,9 +93,12 @@ LogicalResult SelectNOp::inferReturnTypes(MLIRContext *, std::optional<Location>
   return success();
 }
 
-LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
+  // Rules and builders may pass incomplete attributes: check them first.
+  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+    return failure();
   auto type = dyn_cast<RankedTensorType>(adaptor.getValue().getType());
   if (!type)
     return emitOptionalError(loc, "value must have a ranked tensor type");
@@ -97,10 +106,13 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, std::optional<Location
   return success();
 }
 
-LogicalResult BroadcastInDimOp::inferReturnTypes(MLIRContext *,
+LogicalResult BroadcastInDimOp::inferReturnTypes(MLIRContext *ctx,
                                                  std::optional<Location> loc,
                                                  Adaptor adaptor,
                                                  SmallVectorImpl<Type> &types) {
+  // Rules and builders may pass incomplete attributes: check them first.
+  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+    return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   ArrayRef<int64_t> shape = adaptor.getShape();
   ArrayRef<int64_t> dims = adaptor.getBroadcastDimensions();
@@ -123,9 +135,12 @@ LogicalResult BroadcastInDimOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
+  // Rules and builders may pass incomplete attributes: check them first.
+  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+    return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   ArrayRef<int64_t> perm = adaptor.getPermutation();
   if ((int64_t)perm.size() != operand.getRank())
@@ -140,9 +155,12 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, std::optional<Locatio
   return success();
 }
 
-LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
+  // Rules and builders may pass incomplete attributes: check them first.
+  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+    return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   ArrayRef<int64_t> start = adaptor.getStartIndices();
   ArrayRef<int64_t> limit = adaptor.getLimitIndices();
@@ -167,10 +185,13 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   return success();
 }
 
-LogicalResult DynamicSliceOp::inferReturnTypes(MLIRContext *,
+LogicalResult DynamicSliceOp::inferReturnTypes(MLIRContext *ctx,
                                                std::optional<Location> loc,
                                                Adaptor adaptor,
                                                SmallVectorImpl<Type> &types) {
+  // Rules and builders may pass incomplete attributes: check them first.
+  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+    return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   ArrayRef<int64_t> sizes = adaptor.getSliceSizes();
   if ((int64_t)adaptor.getStartIndices().size() != operand.getRank() ||
@@ -185,10 +206,13 @@ LogicalResult DynamicSliceOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult DynamicUpdateSliceOp::inferReturnTypes(MLIRContext *,
+LogicalResult DynamicUpdateSliceOp::inferReturnTypes(MLIRContext *ctx,
                                                      std::optional<Location> loc,
                                                      Adaptor adaptor,
                                                      SmallVectorImpl<Type> &types) {
+  // Rules and builders may pass incomplete attributes: check them first.
+  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+    return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   RankedTensorType update = rankedOf(adaptor.getUpdate());
   if (update.getElementType() != operand.getElementType())
@@ -206,10 +230,13 @@ LogicalResult DynamicUpdateSliceOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *,
+LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *ctx,
                                               std::optional<Location> loc,
                                               Adaptor adaptor,
                                               SmallVectorImpl<Type> &types) {
+  // Rules and builders may pass incomplete attributes: check them first.
+  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+    return failure();
   if (adaptor.getInputs().empty())
     return emitOptionalError(loc, "concatenate needs at least one input");
   RankedTensorType first = rankedOf(adaptor.getInputs().front());
@@ -237,9 +264,12 @@ LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
+  // Rules and builders may pass incomplete attributes: check them first.
+  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+    return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   ArrayRef<int64_t> dims = adaptor.getDimensions();
   if (failed(checkAxes(loc, dims, operand.getRank(), "dimensions")))
@@ -258,9 +288,12 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
   return success();
 }
 
-LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &types) {
+  // Rules and builders may pass incomplete attributes: check them first.
+  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+    return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   ArrayRef<int64_t> dims = adaptor.getDimensions();
   int64_t rank = operand.getRank() + dims.size();
@@ -274,9 +307,12 @@ LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *, std::optional<Locati
   return success();
 }
 
-LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &types) {
+  // Rules and builders may pass incomplete attributes: check them first.
+  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+    return failure();
   RankedTensorType lhs = rankedOf(adaptor.getLhs());
   RankedTensorType rhs = rankedOf(adaptor.getRhs());
   ArrayRef<int64_t> lc = adaptor.getLhsContractingDimensions();
@@ -339,8 +375,10 @@ static LogicalResult inferReduce(std::optional<Location> loc, Value operand,
 }
 
 #define KILN_REDUCE_INFERENCE(Op)                                              \
-  LogicalResult Op::inferReturnTypes(MLIRContext *, std::optional<Location> loc, \
+  LogicalResult Op::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc, \
                                      Adaptor adaptor, SmallVectorImpl<Type> &types) { \
+    if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))             \
+      return failure();                                                        \
     return inferReduce(loc, adaptor.getOperand(), adaptor.getAxes(), types);  \
   }
 KILN_REDUCE_INFERENCE(ReduceSumOp)
