@@ -267,7 +267,7 @@ struct Executable::Impl {
   std::unique_ptr<LoadedObject> code;
   std::vector<TensorSpec> inputs, outputs;
   std::string loweredIR;
-  std::string cacheStatus;
+  CacheOutcome cache;
 };
 
 Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -279,8 +279,31 @@ const std::vector<TensorSpec> &Executable::outputs() const {
   return impl_->outputs;
 }
 const std::string &Executable::loweredIR() const { return impl_->loweredIR; }
-const std::string &Executable::cacheStatus() const {
-  return impl_->cacheStatus;
+const CacheOutcome &Executable::cacheOutcome() const { return impl_->cache; }
+
+const char *CacheOutcome::kindName() const {
+  switch (kind) {
+  case Off:
+    return "off";
+  case Hit:
+    return "hit";
+  case Miss:
+    return "miss";
+  case Rebuilt:
+    return "rebuilt";
+  }
+  return "?";
+}
+
+std::string CacheOutcome::describe() const {
+  std::string text = kindName();
+  if (kind != Off)
+    text += " " + entry;
+  if (kind == Rebuilt)
+    text += ": " + invalid;
+  if (!notStored.empty())
+    text += " (not stored: " + notStored + ")";
+  return text;
 }
 
 bool Executable::call(const std::vector<BufferView> &inputs,
@@ -395,20 +418,21 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   if (!options_.cacheDir.empty() && !options_.keepLoweredIR) {
     cache.emplace(options_.cacheDir);
     key = CompileCache::digest(cacheKeyText(*clone, entry, options_));
-    std::string object, reason;
-    switch (cache->load(key, object, reason)) {
+    std::string object;
+    impl->cache.entry = cache->entryPath(key);
+    switch (cache->load(key, object, impl->cache.invalid)) {
     case CompileCache::Lookup::Hit: {
-      impl->cacheStatus = "hit " + cache->entryPath(key);
+      impl->cache.kind = CacheOutcome::Hit;
       std::string why;
       if (auto exe = link(std::move(impl), object, why))
         return exe;
       return fail(why);
     }
     case CompileCache::Lookup::Invalid:
-      impl->cacheStatus = "rebuilt " + cache->entryPath(key) + ": " + reason;
+      impl->cache.kind = CacheOutcome::Rebuilt;
       break;
     case CompileCache::Lookup::Miss:
-      impl->cacheStatus = "miss " + cache->entryPath(key);
+      impl->cache.kind = CacheOutcome::Miss;
       break;
     }
   }
@@ -446,7 +470,7 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   if (!compileToHostObject(*clone, options_.optLevel, object, &why))
     return fail("code generation for @" + entry + " failed: " + why);
   if (cache && !cache->store(key, object, &why))
-    impl->cacheStatus += " (not stored: " + why + ")";
+    impl->cache.notStored = why;
   if (auto exe = link(std::move(impl), object, why))
     return exe;
   return fail(why);

@@ -67,6 +67,19 @@ struct CompileOptions {
   std::string cacheDir;
 };
 
+/// What the compile cache did for one compile.
+struct CacheOutcome {
+  enum Kind { Off, Hit, Miss, Rebuilt } kind = Off;
+  std::string entry;     ///< the entry's file (all but Off)
+  std::string invalid;   ///< Rebuilt: why the old entry was not used
+  std::string notStored; ///< Miss, Rebuilt: why the new entry was not written
+  /// "off", "hit", "miss" or "rebuilt".
+  const char *kindName() const;
+  /// "off", "hit PATH", "miss PATH" or "rebuilt PATH: INVALID", then
+  /// " (not stored: WHY)" when the entry could not be written.
+  std::string describe() const;
+};
+
 class Executable {
 public:
   ~Executable();
@@ -76,10 +89,8 @@ public:
   const std::vector<TensorSpec> &inputs() const;
   const std::vector<TensorSpec> &outputs() const;
   const std::string &loweredIR() const;
-  /// What the compile cache did: "" (no cache), "hit PATH", "miss PATH" or
-  /// "rebuilt PATH: REASON" (an invalid entry was replaced), optionally
-  /// followed by " (not stored: WHY)".
-  const std::string &cacheStatus() const;
+  /// What the compile cache did when this executable was compiled.
+  const CacheOutcome &cacheOutcome() const;
 
   /// Runs the function: reads `inputs`, writes `outputs` (all caller-owned).
   /// Checks counts, shapes and element kinds; returns false and sets
@@ -153,8 +164,8 @@ struct JitRunResult {
   /// Row-major bytes of each output.
   std::vector<std::vector<char>> outputs;
   double compileSeconds = 0;
-  /// Executable::cacheStatus() of the compiled function.
-  std::string cacheStatus;
+  /// Executable::cacheOutcome() of the compiled function.
+  CacheOutcome cache;
   CallTimings timings; // repeat == 0: not timed
 };
 bool runJit(mlir::ModuleOp module, const std::string &entry,

@@ -67,7 +67,7 @@ bool runJit(ModuleOp module, const std::string &entry,
     return false;
   result.compileSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
-  result.cacheStatus = exe->cacheStatus();
+  result.cache = exe->cacheOutcome();
   result.outputSpecs = exe->outputs();
   result.outputs.clear();
   std::vector<BufferView> outs;
@@ -103,7 +103,7 @@ std::string formatTimings(const JitRunResult &r) {
                 r.timings.callOverheadSeconds * 1e6, r.timings.repeat,
                 r.compileSeconds * 1e3);
   std::string text = line;
-  if (r.cacheStatus.rfind("hit", 0) == 0)
+  if (r.cache.kind == CacheOutcome::Hit)
     text += " (cache hit)";
   return text;
 }

@@ -218,12 +218,11 @@ int main(int argc, char **argv) {
       llvm::errs() << "kiln-run: error: " << error << "\n";
       return 1;
     }
-    llvm::StringRef status = jit.cacheStatus;
-    if (status.starts_with("rebuilt "))
-      llvm::errs() << "kiln-run: warning: compile cache entry "
-                   << status.drop_front(strlen("rebuilt ")) << "; recompiled it\n";
+    if (jit.cache.kind == CacheOutcome::Rebuilt)
+      llvm::errs() << "kiln-run: warning: compile cache entry " << jit.cache.entry << ": "
+                   << jit.cache.invalid << "; recompiled it\n";
     if (cacheStats)
-      llvm::errs() << "compile cache: " << (status.empty() ? "off" : status) << "\n";
+      llvm::errs() << "compile cache: " << jit.cache.describe() << "\n";
     auto entryFunc = cast<func::FuncOp>(SymbolTable::lookupSymbolIn(*module, *entry));
     for (auto [type, bytes] : llvm::zip(entryFunc.getResultTypes(), jit.outputs))
       results.push_back(tensorOf(cast<RankedTensorType>(type), bytes));
@@ -233,8 +232,7 @@ int main(int argc, char **argv) {
             "{{\"min_s\": {0}, \"median_s\": {1}, \"call_overhead_s\": {2}, \"repeat\": {3}, "
             "\"compile_s\": {4}, \"cache\": \"{5}\"}\n",
             jit.timings.minSeconds, jit.timings.medianSeconds, jit.timings.callOverheadSeconds,
-            jit.timings.repeat, jit.compileSeconds,
-            status.empty() ? "off" : status.take_until([](char c) { return c == ' '; }));
+            jit.timings.repeat, jit.compileSeconds, jit.cache.kindName());
       else
         llvm::outs() << formatTimings(jit) << "\n";
     }

@@ -106,7 +106,7 @@ void expectMlpCorrectFromThreads(const Executable &exe) {
 TEST(Executable, ManyCallsFromManyThreads) {
   auto exe = jit(kMlp, "mlp");
   ASSERT_TRUE(exe);
-  EXPECT_EQ(exe->cacheStatus(), "");
+  EXPECT_EQ(exe->cacheOutcome().kind, CacheOutcome::Off);
   expectMlpCorrectFromThreads(*exe);
 }
 
@@ -118,17 +118,20 @@ TEST(Executable, CompileCacheHit) {
                std::to_string(::getpid());
   auto first = jit(kMlp, "mlp", o);
   ASSERT_TRUE(first);
-  EXPECT_EQ(first->cacheStatus().rfind("miss ", 0), 0u) << first->cacheStatus();
+  EXPECT_EQ(first->cacheOutcome().kind, CacheOutcome::Miss)
+      << first->cacheOutcome().describe();
   auto second = jit(kMlp, "mlp", o);
   ASSERT_TRUE(second);
-  EXPECT_EQ(second->cacheStatus().rfind("hit ", 0), 0u)
-      << second->cacheStatus();
+  EXPECT_EQ(second->cacheOutcome().kind, CacheOutcome::Hit)
+      << second->cacheOutcome().describe();
+  EXPECT_EQ(second->cacheOutcome().entry, first->cacheOutcome().entry);
   expectMlpCorrectFromThreads(*second);
   // Other options are another entry.
   o.optLevel = 2;
   auto third = jit(kMlp, "mlp", o);
   ASSERT_TRUE(third);
-  EXPECT_EQ(third->cacheStatus().rfind("miss ", 0), 0u) << third->cacheStatus();
+  EXPECT_EQ(third->cacheOutcome().kind, CacheOutcome::Miss)
+      << third->cacheOutcome().describe();
   std::filesystem::remove_all(o.cacheDir);
 }
 
