@@ -98,14 +98,18 @@ void lowerGlobalCtorsToFunctions(llvm::Module &module) {
 } // namespace
 
 std::string hostTargetDescription() {
-  auto tm = hostTargetMachine(3);
-  if (!tm) {
-    llvm::consumeError(tm.takeError());
-    return "unknown-host";
-  }
-  return (*tm)->getTargetTriple().str() + " " +
-         llvm::sys::getHostCPUName().str() + " " +
-         (*tm)->getTargetFeatureString().str();
+  // The host does not change while the process runs: build a target machine
+  // once, not on every cached compile.
+  static const std::string description = [] {
+    auto tm = hostTargetMachine(3);
+    if (!tm) {
+      llvm::consumeError(tm.takeError());
+      return std::string("unknown-host");
+    }
+    return (*tm)->getTargetTriple().str() + " " + llvm::sys::getHostCPUName().str() + " " +
+           (*tm)->getTargetFeatureString().str();
+  }();
+  return description;
 }
 
 bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel,
@@ -158,14 +162,15 @@ std::unique_ptr<LoadedObject>
 LoadedObject::load(const std::string &object,
                    const std::vector<std::string> &sharedLibraries,
                    std::string *error) {
-  auto tm = hostTargetMachine(3);
-  if (!take(tm, "no host target machine", error))
-    return nullptr;
-  const llvm::DataLayout layout = (*tm)->createDataLayout();
-  const char prefix = layout.getGlobalPrefix();
+  initLLVMOnce();
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!take(jtmb, "no host target", error))
     return nullptr;
+  auto dataLayout = jtmb->getDefaultDataLayoutForTarget();
+  if (!take(dataLayout, "no host data layout", error))
+    return nullptr;
+  const llvm::DataLayout layout = *dataLayout;
+  const char prefix = layout.getGlobalPrefix();
   auto jit = llvm::orc::LLJITBuilder()
                  .setJITTargetMachineBuilder(std::move(*jtmb))
                  .setDataLayout(layout)
