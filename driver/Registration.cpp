@@ -6,6 +6,7 @@
 #include "rewrites/lowering/Passes.h"
 #include "rewrites/seed/Passes.h"
 #include "rules/ApplyRules.h"
+#include "rules/PluginLoader.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -26,4 +27,11 @@ void kiln::registerAllKilnPasses() {
   kiln::registerGpuPipeline();
   kiln::registerKilnLowering();
   kiln::registerKilnRules();
+}
+
+bool kiln::registerKilnTool(mlir::DialectRegistry &registry, int argc, char **argv,
+                            const char *tool) {
+  registerAllKilnDialects(registry);
+  registerAllKilnPasses();
+  return rules::loadPluginsFromArgs(argc, argv, tool);
 }

@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 #include "driver/Registration.h"
 #include "rules/ApplyRules.h"
-#include "rules/PluginLoader.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
@@ -62,9 +61,7 @@ static cl::list<std::string> plugins("plugin", cl::desc("Load a Kiln plugin (rep
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  kiln::registerAllKilnDialects(registry);
-  kiln::registerAllKilnPasses();
-  if (!kiln::rules::loadPluginsFromArgs(argc, argv, "kiln-opt"))
+  if (!kiln::registerKilnTool(registry, argc, argv, "kiln-opt"))
     return 1;
 
   auto [inputFilename, outputFilename] =

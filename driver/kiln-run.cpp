@@ -18,7 +18,6 @@
 
 #include "dialect/interpreter/Interpreter.h"
 #include "rules/ApplyRules.h"
-#include "rules/PluginLoader.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -166,9 +165,7 @@ LogicalResult rewrite(ModuleOp module, MLIRContext &context) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   DialectRegistry registry;
-  registerAllKilnDialects(registry);
-  registerAllKilnPasses();
-  if (!rules::loadPluginsFromArgs(argc, argv, "kiln-run"))
+  if (!registerKilnTool(registry, argc, argv, "kiln-run"))
     return 1;
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv, "Kiln: run a lax program (LLVM JIT or interpreter)\n");

@@ -19,7 +19,6 @@
 #include "driver/Registration.h"
 
 #include "dialect/interpreter/Interpreter.h"
-#include "rules/PluginLoader.h"
 #include "rules/RuleSet.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -178,9 +177,7 @@ void compareOnRandomInputs(ModuleOp before, ModuleOp after, llvm::StringRef func
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   DialectRegistry registry;
-  registerAllKilnDialects(registry);
-  registerAllKilnPasses();
-  if (!rules::loadPluginsFromArgs(argc, argv, "kiln-verify-rules"))
+  if (!registerKilnTool(registry, argc, argv, "kiln-verify-rules"))
     return 1;
   cl::ParseCommandLineOptions(argc, argv, "Kiln: check rewrite rules with the interpreter\n");
   MLIRContext context(registry);
