@@ -139,21 +139,45 @@ Rewritten rewriteFunction(ModuleOp module, llvm::StringRef func,
   return result;
 }
 
-/// Runs @`func` before and after on `seeds` random input sets and folds the
-/// differences into `report`; sets report.unsound at the first violation.
-void compareOnRandomInputs(ModuleOp before, ModuleOp after, llvm::StringRef func,
-                           const std::string &where, double allowed, RuleReport &report) {
-  for (unsigned seed = 0; seed < seeds && report.unsound.empty(); ++seed) {
-    auto inputs = interp::randomInputs(before, func, seed, /*positive=*/true);
+/// The original function on one random input set.
+struct ReferenceRun {
+  unsigned seed;
+  SmallVector<interp::Tensor> inputs, outputs;
+  bool failed = false; // the interpreter could not run the original
+};
+
+/// Runs @`func` of the original module on `seeds` random input sets: once
+/// per instance, shared by every rewritten version it is compared with.
+/// Stops at a function the interpreter cannot give inputs to.
+SmallVector<ReferenceRun> referenceRuns(ModuleOp module, llvm::StringRef func) {
+  SmallVector<ReferenceRun> runs;
+  for (unsigned seed = 0; seed < seeds; ++seed) {
+    auto inputs = interp::randomInputs(module, func, seed, /*positive=*/true);
     if (failed(inputs))
+      break;
+    auto outputs = interp::interpret(module, func, *inputs);
+    runs.push_back({seed, std::move(*inputs), {}, failed(outputs)});
+    if (failed(outputs))
+      break;
+    runs.back().outputs = std::move(*outputs);
+  }
+  return runs;
+}
+
+/// Runs @`func` of the rewritten module on the reference inputs and folds the
+/// differences into `report`; sets report.unsound at the first violation.
+void compareWithReference(ModuleOp after, llvm::StringRef func,
+                          ArrayRef<ReferenceRun> references, const std::string &where,
+                          double allowed, RuleReport &report) {
+  for (const ReferenceRun &ref : references) {
+    if (!report.unsound.empty())
       return;
-    auto want = interp::interpret(before, func, *inputs);
-    auto got = interp::interpret(after, func, *inputs);
-    if (failed(want) || failed(got)) {
+    auto got = interp::interpret(after, func, ref.inputs);
+    if (ref.failed || failed(got)) {
       report.unsound = where + ": the interpreter failed on the rewritten function";
       return;
     }
-    for (auto [b, a] : llvm::zip(*want, *got))
+    for (auto [b, a] : llvm::zip(ref.outputs, *got))
       for (int64_t i = 0; i < b.size(); ++i) {
         double x = b.asDouble(i), y = a.asDouble(i);
         double abs = std::fabs(x - y), rel = abs / std::max(std::fabs(x), 1e-30);
@@ -166,8 +190,9 @@ void compareOnRandomInputs(ModuleOp before, ModuleOp after, llvm::StringRef func
         if (b.isFloat())
           report.maxUlp = std::max(report.maxUlp, ulps(x, y, b.getElementType()));
         if (report.unsound.empty() && abs > 1e-12 && rel > allowed)
-          report.unsound =
-              where + llvm::formatv(", seed {0}, element {1}: {2} became {3}", seed, i, x, y).str();
+          report.unsound = where + llvm::formatv(", seed {0}, element {1}: {2} became {3}",
+                                                 ref.seed, i, x, y)
+                                       .str();
       }
   }
 }
@@ -223,6 +248,7 @@ int main(int argc, char **argv) {
             rewriteFunction(*module, func.getSymName(), patterns->patterns, kMaxRewrites);
         if (!fixpoint.converged && nonConverging.empty())
           nonConverging = where;
+        SmallVector<ReferenceRun> references = referenceRuns(*module, func.getSymName());
         for (Rewritten *r : {&step, &fixpoint}) {
           if (!r->changed || !report.unsound.empty())
             continue;
@@ -230,7 +256,7 @@ int main(int argc, char **argv) {
             report.unsound = where + ": the rewritten IR does not verify";
             continue;
           }
-          compareOnRandomInputs(*module, *r->module, func.getSymName(), where, allowed, report);
+          compareWithReference(*r->module, func.getSymName(), references, where, allowed, report);
         }
       }
     }
