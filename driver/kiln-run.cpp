@@ -226,8 +226,10 @@ int main(int argc, char **argv) {
     if (repeat > 0) {
       if (timeJson)
         llvm::outs() << llvm::formatv(
-            "{{\"min_s\": {0}, \"median_s\": {1}, \"call_overhead_s\": {2}, \"repeat\": {3}, "
-            "\"compile_s\": {4}, \"cache\": \"{5}\"}\n",
+            // e6: formatv's default for doubles is two decimals, which
+            // turned every sub-10 ms time into 0.00.
+            "{{\"min_s\": {0:e6}, \"median_s\": {1:e6}, \"call_overhead_s\": {2:e6}, "
+            "\"repeat\": {3}, \"compile_s\": {4:e6}, \"cache\": \"{5}\"}\n",
             jit.timings.minSeconds, jit.timings.medianSeconds, jit.timings.callOverheadSeconds,
             jit.timings.repeat, jit.compileSeconds, jit.cache.kindName());
       else
