@@ -163,6 +163,8 @@ std::string cacheKeyText(ModuleOp module, const std::string &entry,
   os << "kiln-cache-v1\nentry " << entry << "\nopt " << options.optLevel
      << "\ngemm " << options.useRuntimeGemm << " "
      << options.runtimeGemmMinMacs << "\nasync " << options.loadAsyncRuntime
+     << "\nparallel-scans " << options.parallelScans << "\napproximate-math "
+     << options.approximateMath
      << "\nllvm " << LLVM_VERSION_STRING << "\nkiln "
      << binaryIdentity(reinterpret_cast<const void *>(&cacheKeyText)) << " "
      << binaryIdentity(
@@ -439,11 +441,15 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
 
   // lax -> linalg first: unsigned types become signless in every
   // signature, so the wrapper is built on the lowered entry's types.
+  // The same two halves as --kiln-lower-cpu, split so the wrapper can be
+  // added in between.
+  CpuPipelineOptions pipeline;
+  pipeline.useRuntimeGemm = options_.useRuntimeGemm;
+  pipeline.runtimeGemmMinMacs = options_.runtimeGemmMinMacs;
+  pipeline.parallelScans = options_.parallelScans;
+  pipeline.approximateMath = options_.approximateMath;
   PassManager laxPm(ctx);
-  KilnLaxToLinalgOptions laxOptions;
-  laxOptions.useRuntimeGemm = options_.useRuntimeGemm;
-  laxOptions.runtimeGemmMinMacs = options_.runtimeGemmMinMacs;
-  laxPm.addPass(createKilnLaxToLinalg(laxOptions));
+  buildKilnLaxToLinalgPipeline(laxPm, pipeline);
   if (failed(laxPm.run(*clone)))
     return fail("lowering @" + entry + " to linalg failed");
   addDpsWrapper(*clone, fn);
@@ -451,9 +457,6 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   PassManager pm(ctx);
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
-  CpuPipelineOptions pipeline;
-  pipeline.useRuntimeGemm = options_.useRuntimeGemm;
-  pipeline.runtimeGemmMinMacs = options_.runtimeGemmMinMacs;
   buildKilnLinalgToLLVMPipeline(pm, pipeline);
   if (failed(pm.run(*clone)))
     return fail("lowering @" + entry + " failed");

@@ -59,6 +59,10 @@ struct CompileOptions {
   std::string runtimeLibrary;
   /// Load MLIR's async runtime, which parallel loops call.
   bool loadAsyncRuntime = true;
+  /// Batch-parallel scans as one parallel loop over the batch (exact).
+  bool parallelScans = true;
+  /// f32 sin/cos/exp/log/tanh as vectorizable polynomials (a few ulp).
+  bool approximateMath = true;
   /// Keep the lowered LLVM-dialect module text (Executable::loweredIR()).
   /// Bypasses the compile cache (a cached entry has no IR to show).
   bool keepLoweredIR = false;

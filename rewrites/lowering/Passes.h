@@ -30,10 +30,14 @@ struct CpuPipelineOptions {
   bool approximateMath = true;
 };
 
-/// Appends the CPU pipeline (lax -> LLVM dialect) to `pm`: kiln-lax-to-linalg
-/// then buildKilnLinalgToLLVMPipeline.
+/// Appends the CPU pipeline (lax -> LLVM dialect) to `pm`:
+/// buildKilnLaxToLinalgPipeline then buildKilnLinalgToLLVMPipeline.
 void buildKilnLowerCpuPipeline(mlir::OpPassManager &pm,
                                const CpuPipelineOptions &options = {});
+/// The front half: batch-parallel scans to parallel loops, kiln-lax-to-linalg,
+/// approximate f32 math.
+void buildKilnLaxToLinalgPipeline(mlir::OpPassManager &pm,
+                                  const CpuPipelineOptions &options = {});
 /// The part after kiln-lax-to-linalg: fusion, bufferization, LLVM dialect.
 void buildKilnLinalgToLLVMPipeline(mlir::OpPassManager &pm,
                                    const CpuPipelineOptions &options = {});

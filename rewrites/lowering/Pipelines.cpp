@@ -36,6 +36,12 @@ void addText(OpPassManager &pm, StringRef text) {
 
 void kiln::buildKilnLowerCpuPipeline(OpPassManager &pm,
                                      const CpuPipelineOptions &options) {
+  buildKilnLaxToLinalgPipeline(pm, options);
+  buildKilnLinalgToLLVMPipeline(pm, options);
+}
+
+void kiln::buildKilnLaxToLinalgPipeline(OpPassManager &pm,
+                                        const CpuPipelineOptions &options) {
   if (options.parallelScans) {
     OpPassManager &funcPm = pm.nest<func::FuncOp>();
     funcPm.addPass(createScanToParallelLoops());
@@ -47,7 +53,6 @@ void kiln::buildKilnLowerCpuPipeline(OpPassManager &pm,
   pm.addPass(createKilnLaxToLinalg(laxOptions));
   if (options.approximateMath)
     pm.addPass(createApproximateMath());
-  buildKilnLinalgToLLVMPipeline(pm, options);
 }
 
 void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
