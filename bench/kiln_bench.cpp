@@ -87,7 +87,7 @@ int main(int argc, char **argv) {
   auto start = Clock::now();
   if (!passes.empty()) {
     mlir::PassManager pm(&context);
-    if (failed(mlir::parsePassPipeline(passes, pm)) || failed(pm.run(*module)))
+    if (failed(kiln::addPassPipeline(pm, passes, llvm::errs())) || failed(pm.run(*module)))
       return 1;
   }
   std::string error;

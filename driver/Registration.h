@@ -2,8 +2,15 @@
 #ifndef KILN_DRIVER_REGISTRATION_H
 #define KILN_DRIVER_REGISTRATION_H
 
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/LogicalResult.h"
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
 namespace mlir {
 class DialectRegistry;
+class OpPassManager;
 } // namespace mlir
 
 namespace kiln {
@@ -18,6 +25,14 @@ void registerAllKilnPasses();
 /// `tool`, when a plugin does not load.
 bool registerKilnTool(mlir::DialectRegistry &registry, int argc, char **argv,
                       const char *tool);
+/// Appends a textual pipeline to `pm`, in either form: anchored as
+/// mlir-opt's --pass-pipeline takes it ("builtin.module(a,func.func(b))"),
+/// on pm's op or with pm taking any op (a PassManager's default), or the
+/// bare list ("a,func.func(b)"). mlir::parsePassPipeline(text, pm) alone
+/// nests an anchored text one level deeper, where it silently runs on
+/// nothing. Errors go to `errors`.
+llvm::LogicalResult addPassPipeline(mlir::OpPassManager &pm, llvm::StringRef pipeline,
+                                    llvm::raw_ostream &errors);
 } // namespace kiln
 
 #endif // KILN_DRIVER_REGISTRATION_H

@@ -151,7 +151,7 @@ LogicalResult rewrite(ModuleOp module, MLIRContext &context) {
     context.disableMultithreading();
     pm.enableIRPrinting();
   }
-  if (!passes.empty() && failed(parsePassPipeline(passes, pm))) {
+  if (!passes.empty() && failed(addPassPipeline(pm, passes, llvm::errs()))) {
     llvm::errs() << "kiln-run: error: invalid --passes pipeline '" << passes << "'\n";
     return failure();
   }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "driver/Registration.h"
 #include "tests/fuzz/FuzzContext.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -30,10 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!module || failed(mlir::verify(*module)))
     return 0;
   mlir::PassManager pm(context);
-  if (failed(mlir::parsePassPipeline(
+  if (failed(kiln::addPassPipeline(
+          pm,
           "builtin.module(canonicalize,kiln-canonicalize-dot-general,kiln-fold-scan-layout,"
           "kiln-scan-pushup{reassociate=1},kiln-dedup-functions,canonicalize)",
-          pm)))
+          llvm::errs())))
     std::abort();
   if (succeeded(pm.run(*module)) && failed(mlir::verify(*module)))
     std::abort(); // a rewrite produced invalid IR

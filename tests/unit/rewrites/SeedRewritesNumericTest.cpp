@@ -52,7 +52,7 @@ protected:
       return nullptr;
     if (!pipeline.empty()) {
       mlir::PassManager pm(&context);
-      EXPECT_TRUE(succeeded(mlir::parsePassPipeline(pipeline, pm)));
+      EXPECT_TRUE(succeeded(kiln::addPassPipeline(pm, pipeline, llvm::errs())));
       EXPECT_TRUE(succeeded(pm.run(*module)));
     }
     std::string error;
@@ -129,9 +129,18 @@ protected:
   mlir::MLIRContext context;
 };
 
+/// Seed 000's f1 becomes the einsum form, which the runtime GEMM computes
+/// with another blocking: its K = 821 f32 sums run in another order. The
+/// tolerance is seed 000's throughout (kiln-run --check --atol 1e-4 in
+/// tests/lowering/jit-check.test). Until the pipelines given to this test
+/// were really applied (kiln::addPassPipeline), this test compared f1 with
+/// itself and its former 1e-5 was never checked.
+constexpr double kSeed000Tolerance = 1e-4;
+
 TEST_F(SeedRewritesNumericTest, DotGeneralCanonicalFormSeed000) {
   std::string f1 = readSource("examples/seeds/seed000_f1.mlir");
-  EXPECT_LT(maxRelativeChange(f1, "f1", "builtin.module(kiln-canonicalize-dot-general)"), 1e-5);
+  EXPECT_LT(maxRelativeChange(f1, "f1", "builtin.module(kiln-canonicalize-dot-general)"),
+            kSeed000Tolerance);
 }
 
 TEST_F(SeedRewritesNumericTest, DotGeneralCanonicalFormSeed004) {
@@ -204,8 +213,12 @@ TEST_F(SeedRewritesNumericTest, FunctionDedupIsExact) {
 }
 
 TEST_F(SeedRewritesNumericTest, OptimizePipelineOnEverySeed) {
-  struct Case { const char *file, *entry; } cases[] = {
-      {"examples/seeds/seed000_f1.mlir", "f1"}, {"examples/seeds/seed000_f2.mlir", "f2"},
+  struct Case {
+    const char *file, *entry;
+    double tolerance = 1e-5;
+  } cases[] = {
+      {"examples/seeds/seed000_f1.mlir", "f1", kSeed000Tolerance},
+      {"examples/seeds/seed000_f2.mlir", "f2"},
       {"examples/seeds/seed002_mse_before.mlir", "mse"},
       {"examples/seeds/seed002_mse_after.mlir", "mse"},
       {"examples/seeds/seed003_tdma.mlir", "tdma"},
@@ -213,7 +226,7 @@ TEST_F(SeedRewritesNumericTest, OptimizePipelineOnEverySeed) {
       {"examples/seeds/seed004_mlp_flax.mlir", "mlp"}};
   for (const Case &c : cases)
     EXPECT_LT(maxRelativeChange(readSource(c.file), c.entry, "builtin.module(kiln-optimize)"),
-              1e-5)
+              c.tolerance)
         << c.file;
 }
 

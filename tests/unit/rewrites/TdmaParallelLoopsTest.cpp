@@ -44,7 +44,7 @@ std::unique_ptr<Executable> compileTdma(mlir::MLIRContext &context, const std::s
     return nullptr;
   if (!passes.empty()) {
     mlir::PassManager pm(&context);
-    EXPECT_TRUE(succeeded(mlir::parsePassPipeline(passes, pm)));
+    EXPECT_TRUE(succeeded(kiln::addPassPipeline(pm, passes, llvm::errs())));
     EXPECT_TRUE(succeeded(pm.run(*module)));
   }
   std::string error;
