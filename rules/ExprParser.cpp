@@ -333,7 +333,9 @@ private:
         ++pos;
       if (b == pos)
         return fail("expected a result number after '#'");
-      e->resultIndex = std::stoi(s.substr(b, pos - b));
+      llvm::StringRef digits = llvm::StringRef(s).substr(b, pos - b);
+      if (digits.getAsInteger(10, e->resultIndex))
+        return fail("result number '" + digits.str() + "' is out of range");
     }
     return e;
   }

@@ -54,6 +54,22 @@ struct YamlRuleParser {
     out = n.Scalar();
     return true;
   }
+  /// A decimal integer in [0, max]; "'<what>' must be an integer in [0, max]"
+  /// otherwise.
+  bool boundedInt(const YAML::Node &n, const char *what, long max, int &out) {
+    std::string s;
+    if (!scalar(n, what, s))
+      return false;
+    char *end = nullptr;
+    long value = strtol(s.c_str(), &end, 10);
+    if (s.empty() || *end || value < 0 || value > max) {
+      error(locOf(n, true), std::string("'") + what + "' must be an integer in [0, " +
+                                std::to_string(max) + "]");
+      return false;
+    }
+    out = int(value);
+    return true;
+  }
   ExprP expr(const YAML::Node &n, const char *what) {
     std::string text;
     if (!scalar(n, what, text))
@@ -141,27 +157,11 @@ struct YamlRuleParser {
         if (!scalar(v, "description", rule.description))
           return false;
       } else if (key == "benefit") {
-        std::string s;
-        if (!scalar(v, "benefit", s))
+        if (!boundedInt(v, "benefit", 65535, rule.benefit))
           return false;
-        char *end = nullptr;
-        long b = strtol(s.c_str(), &end, 10);
-        if (s.empty() || *end || b < 0 || b > 65535) {
-          error(locOf(v, true), "'benefit' must be an integer in [0, 65535]");
-          return false;
-        }
-        rule.benefit = int(b);
       } else if (key == "phase") {
-        std::string s;
-        if (!scalar(v, "phase", s))
+        if (!boundedInt(v, "phase", 1000, rule.phase))
           return false;
-        char *end = nullptr;
-        long ph = strtol(s.c_str(), &end, 10);
-        if (s.empty() || *end || ph < 0 || ph > 1000) {
-          error(locOf(v, true), "'phase' must be an integer in [0, 1000]");
-          return false;
-        }
-        rule.phase = int(ph);
       } else if (key == "tags") {
         if (!strings(v, "tags", rule.tags))
           return false;
