@@ -88,10 +88,15 @@ def w2(b):
             src.write_text(tdma_program(systems, n, dtype))
             b.guarded("W2", f"[{dtype}] Kiln (seed's scans as written)",
                       lambda: b.run_kiln(f"tdma0_{dtype}", src, "tdma", paths), ref, rtol, t)
-            b.guarded("W2", f"[{dtype}] Kiln (kiln-optimize + parallel loops)",
+            b.guarded("W2", f"[{dtype}] Kiln (kiln-optimize, one element per iteration)",
                       lambda: b.run_kiln(f"tdma1_{dtype}", src, "tdma", paths,
                                          ("kiln-optimize",
-                                          "func.func(kiln-scan-to-parallel-loops)")),
+                                          "func.func(kiln-scan-to-parallel-loops{vector-bits=0})")),
+                      ref, rtol, t)
+            # The CPU pipeline's parallel scans run 512 bits of systems as
+            # vector lanes (kiln-scan-to-parallel-loops{vector-bits=512}).
+            b.guarded("W2", f"[{dtype}] Kiln (kiln-optimize, vector lanes)",
+                      lambda: b.run_kiln(f"tdma2_{dtype}", src, "tdma", paths, ("kiln-optimize",)),
                       ref, rtol, t)
 
 

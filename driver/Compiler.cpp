@@ -163,7 +163,8 @@ std::string cacheKeyText(ModuleOp module, const std::string &entry,
   os << "kiln-cache-v1\nentry " << entry << "\nopt " << options.optLevel
      << "\ngemm " << options.useRuntimeGemm << " "
      << options.runtimeGemmMinMacs << "\nasync " << options.loadAsyncRuntime
-     << "\nparallel-scans " << options.parallelScans << "\napproximate-math "
+     << "\nparallel-scans " << options.parallelScans << " "
+     << options.scanVectorBits << "\napproximate-math "
      << options.approximateMath
      << "\nllvm " << LLVM_VERSION_STRING << "\nkiln "
      << binaryIdentity(reinterpret_cast<const void *>(&cacheKeyText)) << " "
@@ -447,6 +448,7 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   pipeline.useRuntimeGemm = options_.useRuntimeGemm;
   pipeline.runtimeGemmMinMacs = options_.runtimeGemmMinMacs;
   pipeline.parallelScans = options_.parallelScans;
+  pipeline.scanVectorBits = options_.scanVectorBits;
   pipeline.approximateMath = options_.approximateMath;
   PassManager laxPm(ctx);
   buildKilnLaxToLinalgPipeline(laxPm, pipeline);

@@ -61,6 +61,9 @@ struct CompileOptions {
   bool loadAsyncRuntime = true;
   /// Batch-parallel scans as one parallel loop over the batch (exact).
   bool parallelScans = true;
+  /// Bits of batch elements each parallel-scan iteration runs as vector
+  /// lanes; 0: one element at a time.
+  int64_t scanVectorBits = 512;
   /// f32 sin/cos/exp/log/tanh as vectorizable polynomials (a few ulp).
   bool approximateMath = true;
   /// Keep the lowered LLVM-dialect module text (Executable::loweredIR()).

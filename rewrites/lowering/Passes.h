@@ -25,6 +25,9 @@ struct CpuPipelineOptions {
   /// Run batch-parallel scans as one parallel loop of scalar step loops
   /// (kiln-scan-to-parallel-loops; exact).
   bool parallelScans = true;
+  /// Bits of batch elements each parallel-scan iteration runs as vector
+  /// lanes (16 f32 elements at 512); 0: one element at a time.
+  int64_t scanVectorBits = 512;
   /// f32 sin/cos/exp/log/tanh as vectorizable polynomials
   /// (kiln-approximate-math; a few ulp from libm).
   bool approximateMath = true;

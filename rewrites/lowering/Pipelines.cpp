@@ -44,7 +44,7 @@ void kiln::buildKilnLaxToLinalgPipeline(OpPassManager &pm,
                                         const CpuPipelineOptions &options) {
   if (options.parallelScans) {
     OpPassManager &funcPm = pm.nest<func::FuncOp>();
-    funcPm.addPass(createScanToParallelLoops());
+    funcPm.addPass(createScanToParallelLoops({options.scanVectorBits}));
     funcPm.addPass(createCanonicalizerPass());
   }
   KilnLaxToLinalgOptions laxOptions;
@@ -88,6 +88,8 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
   addText(pm,
           "convert-linalg-to-loops,lower-affine,convert-scf-to-cf,canonicalize,"
           "convert-async-to-llvm,"
+          // Vector lanes of the parallel scans (masked loads, gathers).
+          "convert-vector-to-llvm,"
           "expand-strided-metadata,lower-affine,"
           // Allocations go through Kiln's caching allocator (runtime/cpu).
           "finalize-memref-to-llvm{use-generic-functions=1},"

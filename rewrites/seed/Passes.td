@@ -50,10 +50,22 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
     whose body runs the whole scan on scalars: xs read and ys written in
     place, carries in registers. On the CPU the parallel loop runs on all
     cores; on the GPU it becomes one kernel, a thread per batch element.
+
+    With `vector-bits=N` (the CPU pipeline sets 512) each iteration of the
+    parallel loop runs N / (widest element bits) consecutive batch elements
+    of the last batch dimension at once, as vector lanes: a scan's steps form
+    a dependence chain (TDMA's division), so one element at a time leaves the
+    core waiting on latency, while lanes of independent elements fill it.
+    Strided xs/ys are read with gathers and written with scatters, the last
+    partial vector is masked.
   }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
+           "Run this many bits of batch elements per iteration as vector lanes (0: one element)">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::tensor::TensorDialect",
+                           "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect",
                            "::mlir::bufferization::BufferizationDialect"];
 }
 

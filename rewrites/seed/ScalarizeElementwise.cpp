@@ -4,6 +4,8 @@
 // semantics: max/min propagate NaN (arith.maximumf), integer division and
 // remainder are signed (truncating) unless the type is unsigned, logistic is
 // 1 / (1 + exp(-x)), sign(0) = 0, integer_pow by repeated squaring.
+// The operands may also be vectors of such scalars (lanes of a vectorized
+// loop): every op built here is elementwise on vectors in arith and math.
 //
 //===----------------------------------------------------------------------===//
 #include "rewrites/seed/ScalarizeElementwise.h"
@@ -11,6 +13,7 @@
 #include "dialect/LaxOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -18,9 +21,12 @@ using namespace kiln;
 using namespace kiln::lax;
 
 Value kiln::scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
-  if (auto f = dyn_cast<FloatType>(type))
-    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f, value));
-  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, (int64_t)value));
+  Type elem = getElementTypeOrSelf(type);
+  TypedAttr attr = isa<FloatType>(elem) ? (TypedAttr)b.getFloatAttr(elem, value)
+                                        : (TypedAttr)b.getIntegerAttr(elem, (int64_t)value);
+  if (auto vector = dyn_cast<VectorType>(type))
+    attr = DenseElementsAttr::get(vector, attr);
+  return arith::ConstantOp::create(b, loc, attr);
 }
 
 namespace {
@@ -31,7 +37,7 @@ bool isUnsigned(Type t) { return t.isUnsignedInteger(); }
 
 Value integerPow(OpBuilder &b, Location loc, Value x, int64_t y) {
   Type type = x.getType();
-  bool isFloat = isa<FloatType>(type);
+  bool isFloat = isa<FloatType>(getElementTypeOrSelf(type));
   auto mul = [&](Value l, Value r) -> Value {
     return isFloat ? (Value)arith::MulFOp::create(b, loc, l, r)
                    : (Value)arith::MulIOp::create(b, loc, l, r);
@@ -74,25 +80,30 @@ arith::CmpIPredicate intPredicate(ComparisonDirection d, bool isUnsignedType) {
   llvm_unreachable("direction");
 }
 
-Value convert(OpBuilder &b, Location loc, Value x, Type from, Type to) {
-  if (from == to)
+/// `x` (a scalar of type `from`, or a vector of them) converted to element
+/// type `toElem`.
+Value convert(OpBuilder &b, Location loc, Value x, Type from, Type toElem) {
+  if (from == toElem)
     return x;
-  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(to);
+  Type to = toElem;
+  if (auto vector = dyn_cast<VectorType>(x.getType()))
+    to = vector.clone(toElem);
+  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(toElem);
   if (ff && tf)
     return ff.getWidth() < tf.getWidth() ? (Value)arith::ExtFOp::create(b, loc, to, x)
                                           : (Value)arith::TruncFOp::create(b, loc, to, x);
   if (ff) // float -> int truncates toward zero, as JAX
-    return isUnsigned(to) ? (Value)arith::FPToUIOp::create(b, loc, to, x)
+    return isUnsigned(toElem) ? (Value)arith::FPToUIOp::create(b, loc, to, x)
                           : (Value)arith::FPToSIOp::create(b, loc, to, x);
   if (tf) {
     if (from.isInteger(1) || isUnsigned(from))
       return arith::UIToFPOp::create(b, loc, to, x);
     return arith::SIToFPOp::create(b, loc, to, x);
   }
-  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
-  if (to.isInteger(1)) // int -> bool is x != 0
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = toElem.getIntOrFloatBitWidth();
+  if (toElem.isInteger(1)) // int -> bool is x != 0
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
-                                 scalarConstant(b, loc, from, 0));
+                                 scalarConstant(b, loc, x.getType(), 0));
   if (fw < tw)
     return (from.isInteger(1) || isUnsigned(from)) ? (Value)arith::ExtUIOp::create(b, loc, to, x)
                                                    : (Value)arith::ExtSIOp::create(b, loc, to, x);
@@ -105,7 +116,8 @@ Value convert(OpBuilder &b, Location loc, Value x, Type from, Type to) {
 
 Value kiln::scalarizeElementwise(OpBuilder &b, Operation *op, ValueRange s) {
   Location loc = op->getLoc();
-  Type elem = s.empty() ? Type() : s[0].getType();
+  Type type = s.empty() ? Type() : s[0].getType(); // a scalar or a vector of lanes
+  Type elem = type ? getElementTypeOrSelf(type) : Type();
   bool isFloat = isa_and_nonnull<FloatType>(elem);
   bool unsignedType = elem && isUnsigned(elem);
   auto fi = [&](auto makeFloat, auto makeInt) -> Value {
@@ -147,26 +159,26 @@ Value kiln::scalarizeElementwise(OpBuilder &b, Operation *op, ValueRange s) {
       .Case([&](OrOp) { return arith::OrIOp::create(b, loc, s[0], s[1]); })
       .Case([&](NotOp) {
         return arith::XOrIOp::create(b, loc, s[0],
-                                     arith::ConstantOp::create(b, loc, b.getIntegerAttr(elem, -1)));
+                                     scalarConstant(b, loc, type, -1));
       })
       .Case([&](NegOp) {
         return fi([&] { return arith::NegFOp::create(b, loc, s[0]); },
-                  [&] { return arith::SubIOp::create(b, loc, scalarConstant(b, loc, elem, 0), s[0]); });
+                  [&] { return arith::SubIOp::create(b, loc, scalarConstant(b, loc, type, 0), s[0]); });
       })
       .Case([&](AbsOp) {
         return fi([&] { return math::AbsFOp::create(b, loc, s[0]); },
                   [&] { return math::AbsIOp::create(b, loc, s[0]); });
       })
       .Case([&](SignOp) -> Value {
-        Value zero = scalarConstant(b, loc, elem, 0);
+        Value zero = scalarConstant(b, loc, type, 0);
         if (isFloat) // copysign(1, x) for x != 0, x itself for 0 and NaN
           return arith::SelectOp::create(
               b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, s[0], zero),
-              math::CopySignOp::create(b, loc, scalarConstant(b, loc, elem, 1), s[0]), s[0]);
+              math::CopySignOp::create(b, loc, scalarConstant(b, loc, type, 1), s[0]), s[0]);
         Value pos = arith::ExtUIOp::create(
-            b, loc, elem, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, s[0], zero));
+            b, loc, type, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, s[0], zero));
         Value neg = arith::ExtUIOp::create(
-            b, loc, elem, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, s[0], zero));
+            b, loc, type, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, s[0], zero));
         return arith::SubIOp::create(b, loc, pos, neg);
       })
       .Case([&](ExpOp) { return math::ExpOp::create(b, loc, s[0]); })
@@ -178,7 +190,7 @@ Value kiln::scalarizeElementwise(OpBuilder &b, Operation *op, ValueRange s) {
       .Case([&](SqrtOp) { return math::SqrtOp::create(b, loc, s[0]); })
       .Case([&](RsqrtOp) { return math::RsqrtOp::create(b, loc, s[0]); })
       .Case([&](LogisticOp) -> Value {
-        Value one = scalarConstant(b, loc, elem, 1);
+        Value one = scalarConstant(b, loc, type, 1);
         Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, s[0]));
         return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
       })
@@ -197,7 +209,7 @@ Value kiln::scalarizeElementwise(OpBuilder &b, Operation *op, ValueRange s) {
         // select_n(which, c0, c1, ...): cases[which]; an i1 which picks c1 when true.
         Value which = s[0];
         ValueRange cases = s.drop_front();
-        if (which.getType().isInteger(1))
+        if (getElementTypeOrSelf(which.getType()).isInteger(1))
           return cases.size() == 1 ? cases[0]
                                    : (Value)arith::SelectOp::create(b, loc, which, cases[1], cases[0]);
         Value result = cases[0];

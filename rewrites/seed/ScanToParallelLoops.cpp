@@ -11,7 +11,10 @@
 //
 // Sound because elementwise ops commute with taking element p: element p of
 // every value in iteration i depends only on element p of the carries, of the
-// xs slices and of the invariant inputs.
+// xs slices and of the invariant inputs. For the same reason a group of
+// consecutive elements may run as the lanes of one vector (vector-bits): lane
+// l computes exactly what the scalar loop computes for its element, and the
+// lanes past the end of the batch are masked off at every load and store.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/LaxOps.h"
@@ -24,7 +27,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace kiln {
@@ -102,14 +107,43 @@ SmallVector<Value> stackedIndices(ValueRange p, Value step, int64_t axis) {
   return indices;
 }
 
+/// The batch elements one iteration of the parallel loop handles: element p
+/// (scalar), or `count` consecutive elements of the last batch dimension
+/// starting at p, those under `mask` inside the batch (vector lanes).
+struct Lanes {
+  int64_t count = 1;
+  Value mask; // vector<count x i1>
+  bool isVector() const { return count > 1; }
+  Type typeOf(Type scalar) const {
+    return isVector() ? (Type)VectorType::get({count}, scalar) : scalar;
+  }
+};
+
 /// Where one xs element is read from or one ys element written to, per batch
 /// element `p` and step: a buffer and the indices into it.
 struct ElementAccess {
   Value buffer;
-  bool scratch = false; // a scratch buffer [batch..., step]: contiguous per element
+  bool scratch = false; // a scratch buffer, contiguous per element (per vector)
   int64_t axis = 0;     // otherwise the stacked axis of a global buffer
-  SmallVector<Value> indices(ValueRange p, Value step) const {
-    return stackedIndices(p, step, scratch ? p.size() : axis);
+  SmallVector<Value> indices(OpBuilder &b, Location loc, ValueRange p, Value step,
+                             const Lanes &lanes) const {
+    if (!scratch)
+      return stackedIndices(p, step, axis);
+    if (!lanes.isVector()) // [batch..., step]
+      return stackedIndices(p, step, p.size());
+    // [batch[:-1]..., vector, step, lane]
+    SmallVector<Value> indices(p.drop_back());
+    indices.push_back(arith::DivUIOp::create(
+        b, loc, p.back(), arith::ConstantIndexOp::create(b, loc, lanes.count)));
+    indices.push_back(step);
+    indices.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    return indices;
+  }
+  /// The buffer dimension the lanes run along (the last batch dimension).
+  int64_t laneDim(size_t batchRank) const {
+    if (scratch)
+      return batchRank + 1;
+    return axis <= int64_t(batchRank) - 1 ? batchRank : batchRank - 1;
   }
 };
 
@@ -117,8 +151,11 @@ struct ElementAccess {
 /// producer and a consumer of its ys) as one scf.parallel over the batch.
 class ParallelScanEmitter {
 public:
-  ParallelScanEmitter(PatternRewriter &rewriter, Location loc, ArrayRef<int64_t> batch)
-      : rewriter(rewriter), loc(loc), batch(batch) {}
+  ParallelScanEmitter(PatternRewriter &rewriter, Location loc, ArrayRef<int64_t> batch,
+                      int64_t lanes)
+      : rewriter(rewriter), loc(loc), batch(batch), laneCount(lanes) {}
+
+  int64_t lanes() const { return laneCount; }
 
   /// A read-only buffer of `tensor` (shared by all its readers).
   Value bufferOf(Value tensor) {
@@ -138,17 +175,98 @@ public:
                                    MemRefType::get(type.getShape(), type.getElementType()));
   }
 
-  /// Element p of a tensor defined outside the loops.
-  Value elementOf(OpBuilder &b, Value v, ValueRange p) {
-    switch (classifyOuter(v, batch)) {
-    case OuterKind::SplatConstant: {
-      auto splat = cast<SplatElementsAttr>(v.getDefiningOp<ConstantOp>().getValue());
-      return arith::ConstantOp::create(b, loc, cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+  /// A scratch buffer for one ys of `length` steps that only the fused
+  /// consumer reads: [batch..., step], or [batch[:-1]..., vector, step, lane]
+  /// when vectorized, so each element's (vector's) steps are contiguous.
+  Value allocScratch(Type elementType, int64_t length) {
+    SmallVector<int64_t> shape(batch);
+    if (laneCount > 1) {
+      shape.back() = llvm::divideCeil(shape.back(), laneCount);
+      shape.append({length, laneCount});
+    } else {
+      shape.push_back(length);
     }
+    return memref::AllocOp::create(rewriter, loc, MemRefType::get(shape, elementType));
+  }
+
+  /// A splat constant for one element (a vector of lanes).
+  Value splatConstant(OpBuilder &b, Attribute value, const Lanes &lanes) {
+    auto typed = cast<TypedAttr>(value);
+    if (lanes.isVector())
+      typed = DenseElementsAttr::get(cast<VectorType>(lanes.typeOf(typed.getType())), typed);
+    return arith::ConstantOp::create(b, loc, typed);
+  }
+
+  /// Loads element p (the lanes from p) of `buffer` at `indices`, the lanes
+  /// along dimension `laneDim`: contiguous lanes with a masked vector load,
+  /// strided ones with a gather.
+  Value load(OpBuilder &b, Value buffer, ValueRange indices, int64_t laneDim,
+             const Lanes &lanes) {
+    if (!lanes.isVector())
+      return memref::LoadOp::create(b, loc, buffer, indices);
+    auto type = cast<MemRefType>(buffer.getType());
+    auto vectorType = cast<VectorType>(lanes.typeOf(type.getElementType()));
+    Value passThru = splatConstant(b, b.getZeroAttr(type.getElementType()), lanes);
+    if (laneDim == type.getRank() - 1)
+      return vector::MaskedLoadOp::create(b, loc, vectorType, buffer, indices, lanes.mask,
+                                          passThru);
+    auto [flat, offset] = flatAddress(b, buffer, indices);
+    return vector::GatherOp::create(b, loc, vectorType, flat, ValueRange{offset},
+                                    laneOffsets(b, type, laneDim, lanes), lanes.mask, passThru);
+  }
+
+  /// Stores `value` as element p (the lanes from p) of `buffer`, as `load`.
+  void store(OpBuilder &b, Value value, Value buffer, ValueRange indices, int64_t laneDim,
+             const Lanes &lanes) {
+    if (!lanes.isVector()) {
+      memref::StoreOp::create(b, loc, value, buffer, indices);
+      return;
+    }
+    auto type = cast<MemRefType>(buffer.getType());
+    if (laneDim == type.getRank() - 1) {
+      vector::MaskedStoreOp::create(b, loc, buffer, indices, lanes.mask, value);
+      return;
+    }
+    auto [flat, offset] = flatAddress(b, buffer, indices);
+    vector::ScatterOp::create(b, loc, Type(), flat, ValueRange{offset},
+                              laneOffsets(b, type, laneDim, lanes), lanes.mask, value);
+  }
+
+  Value loadAccess(OpBuilder &b, const ElementAccess &access, ValueRange p, Value step,
+                   const Lanes &lanes) {
+    SmallVector<Value> indices = access.indices(b, loc, p, step, lanes);
+    if (access.scratch && lanes.isVector()) // padded: every lane exists
+      return vector::LoadOp::create(b, loc, cast<VectorType>(lanes.typeOf(getElementTypeOrSelf(
+                                                access.buffer.getType()))),
+                                    access.buffer, indices);
+    return load(b, access.buffer, indices, access.laneDim(batch.size()), lanes);
+  }
+
+  void storeAccess(OpBuilder &b, Value value, const ElementAccess &access, ValueRange p,
+                   Value step, const Lanes &lanes) {
+    SmallVector<Value> indices = access.indices(b, loc, p, step, lanes);
+    if (access.scratch && lanes.isVector()) {
+      vector::StoreOp::create(b, loc, value, access.buffer, indices);
+      return;
+    }
+    store(b, value, access.buffer, indices, access.laneDim(batch.size()), lanes);
+  }
+
+  /// Element p (the lanes from p) of a tensor defined outside the loops.
+  Value elementOf(OpBuilder &b, Value v, ValueRange p, const Lanes &lanes) {
+    switch (classifyOuter(v, batch)) {
+    case OuterKind::SplatConstant:
+      return splatConstant(
+          b, cast<SplatElementsAttr>(v.getDefiningOp<ConstantOp>().getValue()).getSplatValue<Attribute>(),
+          lanes);
     case OuterKind::PerElement:
-      return memref::LoadOp::create(b, loc, bufferOf(v), p);
-    case OuterKind::Scalar:
-      return tensor::ExtractOp::create(b, loc, v, ValueRange{});
+      return load(b, bufferOf(v), p, batch.size() - 1, lanes);
+    case OuterKind::Scalar: {
+      Value scalar = tensor::ExtractOp::create(b, loc, v, ValueRange{});
+      if (!lanes.isVector())
+        return scalar;
+      return vector::BroadcastOp::create(b, loc, lanes.typeOf(scalar.getType()), scalar);
+    }
     case OuterKind::Unsupported:
       break;
     }
@@ -174,14 +292,15 @@ public:
     return outer;
   }
 
-  /// Emits, for batch element p, the step loop of `scan` and stores its
-  /// final carries to `carryOut` at p.
-  void emitLoop(OpBuilder &b, ScanOp scan, ValueRange p, ArrayRef<ElementAccess> xsAccess,
-                ArrayRef<ElementAccess> ysAccess, ArrayRef<Value> carryOut) {
+  /// Emits, for batch element p (the lanes from p), the step loop of `scan`
+  /// and stores its final carries to `carryOut` at p.
+  void emitLoop(OpBuilder &b, ScanOp scan, ValueRange p, const Lanes &lanes,
+                ArrayRef<ElementAccess> xsAccess, ArrayRef<ElementAccess> ysAccess,
+                ArrayRef<Value> carryOut) {
     Block &body = scan.getBodyBlock();
     IRMapping outerScalars;
     for (Value v : outerValues(scan))
-      outerScalars.map(v, elementOf(b, v, p));
+      outerScalars.map(v, elementOf(b, v, p, lanes));
     SmallVector<Value> inits = llvm::map_to_vector(
         scan.getInits(), [&](Value v) { return outerScalars.lookup(v); });
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -198,14 +317,12 @@ public:
           for (auto [arg, carry] : llvm::zip(scan.getCarryArgs(), carries))
             scalars.map(arg, carry);
           for (auto [arg, access] : llvm::zip(scan.getXSliceArgs(), xsAccess))
-            scalars.map(arg, memref::LoadOp::create(fb, fl, access.buffer,
-                                                    access.indices(p, step)));
+            scalars.map(arg, loadAccess(fb, access, p, step, lanes));
           for (Operation &op : body.without_terminator()) {
             Value scalar;
             if (auto c = dyn_cast<ConstantOp>(op))
-              scalar = arith::ConstantOp::create(
-                  fb, fl,
-                  cast<TypedAttr>(cast<SplatElementsAttr>(c.getValue()).getSplatValue<Attribute>()));
+              scalar = splatConstant(
+                  fb, cast<SplatElementsAttr>(c.getValue()).getSplatValue<Attribute>(), lanes);
             else
               scalar = scalarizeElementwise(fb, &op, llvm::map_to_vector(op.getOperands(), [&](Value v) {
                                               return scalars.lookup(v);
@@ -215,22 +332,22 @@ public:
           ValueRange yielded = cast<YieldOp>(body.getTerminator()).getValues();
           for (auto [v, access] : llvm::zip(yielded.drop_front(scan.getNumCarry()), ysAccess))
             if (access.buffer)
-              memref::StoreOp::create(fb, fl, scalars.lookup(v), access.buffer,
-                                      access.indices(p, step));
+              storeAccess(fb, scalars.lookup(v), access, p, step, lanes);
           scf::YieldOp::create(fb, fl,
                                llvm::map_to_vector(yielded.take_front(scan.getNumCarry()),
                                                    [&](Value v) { return scalars.lookup(v); }));
         });
     for (auto [result, out] : llvm::zip(loop.getResults(), carryOut))
       if (out)
-        memref::StoreOp::create(b, loc, result, out, p);
+        store(b, result, out, p, batch.size() - 1, lanes);
   }
 
-  /// Emits `body(p)` in an scf.parallel over the batch (directly for a scalar
-  /// batch).
-  void emitParallel(function_ref<void(OpBuilder &, ValueRange)> body) {
+  /// Emits `body(p, lanes)` in an scf.parallel over the batch (directly for
+  /// a scalar batch); when vectorized the last dimension steps by the lane
+  /// count and the lanes past its end are masked.
+  void emitParallel(function_ref<void(OpBuilder &, ValueRange, const Lanes &)> body) {
     if (batch.empty()) {
-      body(rewriter, ValueRange{});
+      body(rewriter, ValueRange{}, Lanes{});
       return;
     }
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
@@ -238,8 +355,17 @@ public:
     SmallVector<Value> lbs(batch.size(), zero), steps(batch.size(), one), ubs;
     for (int64_t d : batch)
       ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, d));
+    if (laneCount > 1)
+      steps.back() = arith::ConstantIndexOp::create(rewriter, loc, laneCount);
     scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps,
-                            [&](OpBuilder &b, Location, ValueRange p) { body(b, p); });
+                            [&](OpBuilder &b, Location, ValueRange p) {
+                              Lanes lanes;
+                              if (laneCount > 1) {
+                                lanes.count = laneCount;
+                                lanes.mask = laneMask(b, p.back());
+                              }
+                              body(b, p, lanes);
+                            });
   }
 
   Value asTensor(Value buffer, Type type) {
@@ -248,10 +374,60 @@ public:
   }
 
 private:
+  /// The lanes from `first` that lie inside the last batch dimension; a
+  /// constant all-true mask when the lanes divide it (folded away later).
+  Value laneMask(OpBuilder &b, Value first) {
+    auto maskType = VectorType::get({laneCount}, b.getI1Type());
+    if (batch.back() % laneCount == 0)
+      return vector::ConstantMaskOp::create(b, loc, maskType, ArrayRef<int64_t>{laneCount});
+    Value left = arith::SubIOp::create(
+        b, loc, arith::ConstantIndexOp::create(b, loc, batch.back()), first);
+    return vector::CreateMaskOp::create(b, loc, maskType, ValueRange{left});
+  }
+
+  /// A 1-D view of `buffer` (created once, before the loops) and the linear
+  /// offset of `indices` in it: gathers and scatters address lanes as
+  /// offsets from one base element.
+  std::pair<Value, Value> flatAddress(OpBuilder &b, Value buffer, ValueRange indices) {
+    auto type = cast<MemRefType>(buffer.getType());
+    auto [it, inserted] = flatViews.try_emplace(buffer);
+    if (inserted) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfterValue(buffer);
+      SmallVector<ReassociationIndices> all(1);
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all[0].push_back(d);
+      it->second = memref::CollapseShapeOp::create(rewriter, loc, buffer, all);
+    }
+    Value offset = arith::ConstantIndexOp::create(b, loc, 0);
+    int64_t stride = 1;
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      Value term = arith::MulIOp::create(b, loc, indices[d],
+                                         arith::ConstantIndexOp::create(b, loc, stride));
+      offset = arith::AddIOp::create(b, loc, offset, term);
+      stride *= type.getDimSize(d);
+    }
+    return {it->second, offset};
+  }
+
+  /// Lane l's offset from lane 0 along `laneDim`: l * stride (i32: gathers
+  /// with 32-bit indices take one vector register for 16 lanes).
+  Value laneOffsets(OpBuilder &b, MemRefType type, int64_t laneDim, const Lanes &lanes) {
+    int64_t stride = 1;
+    for (int64_t d = type.getRank() - 1; d > laneDim; --d)
+      stride *= type.getDimSize(d);
+    SmallVector<int32_t> offsets;
+    for (int64_t l = 0; l < lanes.count; ++l)
+      offsets.push_back(int32_t(l * stride));
+    auto vectorType = VectorType::get({lanes.count}, b.getI32Type());
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vectorType, ArrayRef(offsets)));
+  }
+
   PatternRewriter &rewriter;
   Location loc;
   ArrayRef<int64_t> batch;
-  DenseMap<Value, Value> buffers;
+  int64_t laneCount;
+  DenseMap<Value, Value> buffers, flatViews;
 };
 
 /// Whether `v` is available before `op` in its block.
@@ -314,8 +490,41 @@ ScanOp fusableConsumer(ScanOp producer, ArrayRef<int64_t> batch, PatternRewriter
   return consumer;
 }
 
+/// How many batch elements of `group` one iteration runs as vector lanes:
+/// `vectorBits` over the widest element type, or 1 (scalar) when the last
+/// batch dimension is shorter than a vector or an i1 tensor would be loaded
+/// or stored (i1 vectors are bit-packed in LLVM, tensors hold bytes).
+int64_t laneCountFor(ArrayRef<ScanOp> group, ArrayRef<int64_t> batch, int64_t vectorBits) {
+  if (vectorBits <= 0 || batch.empty())
+    return 1;
+  unsigned widest = 0;
+  bool loadsI1 = false;
+  auto note = [&](Type t, bool inMemory) {
+    Type elem = getElementTypeOrSelf(t);
+    widest = std::max(widest, elem.getIntOrFloatBitWidth());
+    loadsI1 |= inMemory && elem.isInteger(1);
+  };
+  for (ScanOp scan : group) {
+    for (Value v : ParallelScanEmitter::outerValues(scan))
+      note(v.getType(), classifyOuter(v, batch) == OuterKind::PerElement);
+    for (Value v : scan.getResults())
+      note(v.getType(), true);
+    for (BlockArgument arg : scan.getBodyBlock().getArguments())
+      note(arg.getType(), true);
+    scan.getBodyBlock().walk([&](Operation *op) {
+      for (Value r : op->getResults())
+        note(r.getType(), false);
+    });
+  }
+  int64_t lanes = vectorBits / std::max(widest, 8u);
+  if (loadsI1 || lanes < 2 || batch.back() < lanes)
+    return 1;
+  return lanes;
+}
+
 struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
-  using OpRewritePattern::OpRewritePattern;
+  BatchParallelScanToLoops(MLIRContext *context, int64_t vectorBits)
+      : OpRewritePattern(context), vectorBits(vectorBits) {}
 
   LogicalResult matchAndRewrite(ScanOp scan, PatternRewriter &rewriter) const override {
     FailureOr<ArrayRef<int64_t>> batch = batchShapeOf(scan, rewriter);
@@ -326,10 +535,10 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
       rewriter.setInsertionPoint(consumer); // inputs of both exist here
 
     Location loc = scan.getLoc();
-    ParallelScanEmitter emitter(rewriter, loc, *batch);
     SmallVector<ScanOp> group = {scan};
     if (consumer)
       group.push_back(consumer);
+    ParallelScanEmitter emitter(rewriter, loc, *batch, laneCountFor(group, *batch, vectorBits));
     for (ScanOp s : group)
       emitter.prepareInputs(s);
 
@@ -340,18 +549,14 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
       for (Value c : s.getFinalCarries())
         carryOut.push_back(c.use_empty() ? Value() : emitter.allocFor(c.getType()));
       for (auto [j, ys] : llvm::enumerate(s.getYs())) {
-        if (ys.use_empty()) {
+        if (ys.use_empty())
           ysAccess.push_back({});
-        } else if (consumer && s == scan) {
-          auto type = tensorTypeOf(ys);
-          SmallVector<int64_t> shape(*batch);
-          shape.push_back(s.getLength());
-          ysAccess.push_back({memref::AllocOp::create(rewriter, loc,
-                                                      MemRefType::get(shape, type.getElementType())),
-                              /*scratch=*/true});
-        } else {
+        else if (consumer && s == scan)
+          ysAccess.push_back(
+              {emitter.allocScratch(tensorTypeOf(ys).getElementType(), s.getLength()),
+               /*scratch=*/true});
+        else
           ysAccess.push_back({emitter.allocFor(ys.getType()), false, s.getYsAxis(j)});
-        }
       }
     };
     SmallVector<Value> carryOut, consumerCarryOut;
@@ -367,24 +572,22 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
       return access;
     };
     SmallVector<ElementAccess> xsAccess = globalXs(scan);
-
-    emitter.emitParallel([&](OpBuilder &b, ValueRange p) {
-      if (!consumer) {
-        emitter.emitLoop(b, scan, p, xsAccess, ysAccess, carryOut);
-        return;
-      }
-      SmallVector<ElementAccess> producerYs(ysAccess);
+    SmallVector<ElementAccess> consumerXs;
+    if (consumer) {
       DenseMap<Value, ElementAccess> scratchOf;
-      for (auto [j, access] : llvm::enumerate(producerYs))
+      for (auto [j, access] : llvm::enumerate(ysAccess))
         if (access.scratch)
           scratchOf[scan.getYs()[j]] = access;
-      emitter.emitLoop(b, scan, p, xsAccess, producerYs, carryOut);
-      SmallVector<ElementAccess> consumerXs;
       for (auto [j, x] : llvm::enumerate(consumer.getXs()))
         consumerXs.push_back(scratchOf.count(x) ? scratchOf[x]
                                                 : ElementAccess{emitter.bufferOf(x), false,
                                                                 consumer.getXsAxis(j)});
-      emitter.emitLoop(b, consumer, p, consumerXs, consumerYsAccess, consumerCarryOut);
+    }
+
+    emitter.emitParallel([&](OpBuilder &b, ValueRange p, const Lanes &lanes) {
+      emitter.emitLoop(b, scan, p, lanes, xsAccess, ysAccess, carryOut);
+      if (consumer)
+        emitter.emitLoop(b, consumer, p, lanes, consumerXs, consumerYsAccess, consumerCarryOut);
     });
 
     auto replace = [&](ScanOp s, ArrayRef<Value> carries, ArrayRef<ElementAccess> ys) {
@@ -403,13 +606,17 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
     rewriter.eraseOp(scan);
     return success();
   }
+
+private:
+  int64_t vectorBits;
 };
 
 struct ScanToParallelLoopsPass
     : kiln::impl::ScanToParallelLoopsBase<ScanToParallelLoopsPass> {
+  using ScanToParallelLoopsBase::ScanToParallelLoopsBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<BatchParallelScanToLoops>(&getContext());
+    patterns.add<BatchParallelScanToLoops>(&getContext(), vectorBits);
     GreedyRewriteConfig config;
     config.setUseTopDownTraversal(true);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
