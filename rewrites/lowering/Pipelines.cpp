@@ -42,8 +42,12 @@ void kiln::buildKilnLowerCpuPipeline(OpPassManager &pm,
 
 void kiln::buildKilnLaxToLinalgPipeline(OpPassManager &pm,
                                         const CpuPipelineOptions &options) {
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  // Exact: transposes around a dot_general fold into its dimension numbers,
+  // so seed 000's f1 (dot_general + transpose) compiles to the same single
+  // GEMM as f2 without the user asking for kiln-optimize.
+  funcPm.addPass(createCanonicalizeDotGeneral());
   if (options.parallelScans) {
-    OpPassManager &funcPm = pm.nest<func::FuncOp>();
     funcPm.addPass(createScanToParallelLoops({options.scanVectorBits}));
     funcPm.addPass(createCanonicalizerPass());
   }
