@@ -25,7 +25,10 @@ def fmt(seconds):
     return f"{seconds / 1e-9:8.3f} ns"
 
 
-def write_report(results, args, outdir, compile_rows=()):
+def write_report(results, args, outdir, tables=()):
+    """`tables`: Table rows measured beside the peer workloads (compile
+    times, rule engine scale), printed, stored in the JSON under their key
+    and written to the markdown after the workloads."""
     outdir.mkdir(parents=True, exist_ok=True)
     groups = OrderedDict()
     for r in results:
@@ -43,15 +46,23 @@ def write_report(results, args, outdir, compile_rows=()):
             print(f"{workload:<16} {r.peer:<40} {fmt(r.median)} {fmt(min(r.times))} "
                   f"{fmt(max(r.times))} {r.threads:>4} {ratio:>8}  {check}")
     print("(vs Kiln: the peer's median time divided by Kiln's best median; > 1 means Kiln is faster)")
+    for table in tables:
+        print(f"\n{table.title}")
+        print("  " + " | ".join(table.columns))
+        for row in table.cells():
+            print("  " + " | ".join(row))
 
     if getattr(args, "write_docs", None):
-        write_markdown(groups, args, args.write_docs, compile_rows)
+        write_markdown(groups, args, args.write_docs, tables)
 
     payload = {"machine": machine(), "threads": args.threads, "quick": args.quick,
-               "results": [r.as_dict() for r in results],
-               "compile": [{"program": r[0], "cold_s": r[1], "warm_s": r[2]}
-                           for r in compile_rows]}
+               "results": [r.as_dict() for r in results]}
+    for table in tables:
+        payload[table.key] = [dict(zip(table.keys, row)) for row in table.rows]
     (outdir / "latest.json").write_text(json.dumps(payload, indent=1))
+    if not groups:  # only the tables (--only COMPILE,RULES): no chart
+        print(f"wrote {outdir / 'latest.json'}")
+        return
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -74,7 +85,19 @@ def write_report(results, args, outdir, compile_rows=()):
         print(f"wrote {outdir / 'latest.json'} (no matplotlib: no chart)")
 
 
-def write_markdown(groups, args, path, compile_rows=()):
+class Table:
+    """Rows of raw values (`keys` name them in the JSON) and how each row
+    reads as text cells under `columns`."""
+
+    def __init__(self, key, title, intro, columns, keys, rows, format_row):
+        self.key, self.title, self.intro = key, title, intro
+        self.columns, self.keys, self.rows, self.format_row = columns, keys, rows, format_row
+
+    def cells(self):
+        return [self.format_row(row) for row in self.rows]
+
+
+def write_markdown(groups, args, path, tables=()):
     """The same table as markdown, for docs/performance.md."""
     m = machine()
     lines = ["# Performance", "",
@@ -94,16 +117,11 @@ def write_markdown(groups, args, path, compile_rows=()):
             lines.append(f"| {r.peer} | {fmt(r.median).strip()} | {fmt(min(r.times)).strip()} | "
                          f"{fmt(max(r.times)).strip()} | {r.threads} | {ratio} | {check} |")
         lines.append("")
-    if compile_rows:
-        lines += ["## Compile time: cold vs warm compile cache", "",
-                  "`kiln-run FILE --random-inputs --repeat 1 --time-json --cache-dir=DIR`, twice:",
-                  "the first run compiles (lowering, LLVM -O3, code generation) and stores the",
-                  "object, the second links the cached object.", "",
-                  "| program | cold | warm | cold / warm |", "|---|---|---|---|"]
-        for label, cold, warm in compile_rows:
-            ratio = f"{cold / warm:.0f}x" if cold and warm else "-"
-            lines.append(f"| {label} | {fmt(cold).strip() if cold else '-'} | "
-                         f"{fmt(warm).strip() if warm else '-'} | {ratio} |")
+    for table in tables:
+        lines += [f"## {table.title}", "", *table.intro, "",
+                  "| " + " | ".join(table.columns) + " |",
+                  "|" + "---|" * len(table.columns)]
+        lines += ["| " + " | ".join(row) + " |" for row in table.cells()]
         lines.append("")
     with open(path, "w") as f:
         f.write("\n".join(lines))

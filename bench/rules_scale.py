@@ -49,28 +49,39 @@ def pass_seconds(cmd):
     return total
 
 
+def measure(opt, sizes, repeats=3):
+    """Yields (ops, YAML seconds, C++ seconds) per size: the best of `repeats`
+    runs of the rewrite passes, after checking that both rewrite everything."""
+    opt = str(opt)
+    rules = str(ROOT / "rules" / "library" / "transpose.yaml")
+    yaml_args = [f"--rules={rules}", "--kiln-apply-rules"]
+    cpp_args = ["--canonicalize", "--kiln-canonicalize-dot-general"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in sizes:
+            path = Path(tmp) / f"m{size}.mlir"
+            path.write_text(module(max(1, size // 8)))
+            # Both must rewrite everything: no transpose may be left.
+            for extra in (yaml_args, cpp_args):
+                out = subprocess.run([opt, str(path), *extra], capture_output=True, text=True).stdout
+                assert "lax.transpose" not in out, f"{extra} left a transpose"
+            timed = lambda extra: min(pass_seconds([opt, str(path), *extra, "--mlir-timing",
+                                                    "-o", "/dev/null"]) for _ in range(repeats))
+            yield size, timed(yaml_args), timed(cpp_args)
+
+
+def format_row(row):
+    size, yaml, cpp = row
+    return f"{size:>8} {yaml:>15.3f} {cpp:>17.3f} {yaml / cpp:>6.2f}x"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--build", default=str(ROOT / "build"))
     p.add_argument("--sizes", default="25000,50000,100000,200000", help="approximate op counts")
     args = p.parse_args()
-    opt = str(Path(args.build) / "bin" / "kiln-opt")
-    rules = str(ROOT / "rules" / "library" / "transpose.yaml")
     print(f"{'ops':>8} {'YAML rules (s)':>15} {'C++ patterns (s)':>17} {'ratio':>7}")
-    with tempfile.TemporaryDirectory() as tmp:
-        for size in [int(s) for s in args.sizes.split(",")]:
-            path = Path(tmp) / f"m{size}.mlir"
-            path.write_text(module(max(1, size // 8)))
-            yaml = min(pass_seconds([opt, str(path), f"--rules={rules}", "--kiln-apply-rules",
-                                     "--mlir-timing", "-o", "/dev/null"]) for _ in range(3))
-            cpp = min(pass_seconds([opt, str(path), "--canonicalize", "--kiln-canonicalize-dot-general",
-                                    "--mlir-timing", "-o", "/dev/null"]) for _ in range(3))
-            # Both must rewrite everything: no transpose may be left.
-            for extra in ([f"--rules={rules}", "--kiln-apply-rules"],
-                          ["--canonicalize", "--kiln-canonicalize-dot-general"]):
-                out = subprocess.run([opt, str(path), *extra], capture_output=True, text=True).stdout
-                assert "lax.transpose" not in out, f"{extra} left a transpose"
-            print(f"{size:>8} {yaml:>15.3f} {cpp:>17.3f} {yaml / cpp:>6.2f}x", flush=True)
+    for row in measure(Path(args.build) / "bin" / "kiln-opt", [int(s) for s in args.sizes.split(",")]):
+        print(format_row(row), flush=True)
 
 
 if __name__ == "__main__":
