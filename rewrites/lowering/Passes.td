@@ -59,4 +59,20 @@ def KilnOutputsInPlace : Pass<"kiln-outputs-in-place", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def KilnParallelAllocaScopes : Pass<"kiln-parallel-alloca-scopes", "mlir::func::FuncOp"> {
+  let summary = "Free each scf.parallel iteration's stack allocations at its end";
+  let description = [{
+    Brackets the body of every scf.parallel that holds a memref.alloca with
+    llvm.intr.stacksave / stackrestore (what a memref.alloca_scope lowers
+    to; the scope op itself cannot survive convert-scf-to-cf). scf.parallel is itself an automatic allocation
+    scope, but the lowerings that turn it into sequential loops
+    (async-parallel-for, scf-to-cf) do not keep that: without the explicit
+    scope, the vector-lane tiles of kiln-scan-to-parallel-loops would grow
+    the stack by one tile set per iteration. Run it right before those
+    lowerings, after buffer hoisting (which may move allocas to the top of
+    the body).
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 #endif // KILN_REWRITES_LOWERING_PASSES_TD

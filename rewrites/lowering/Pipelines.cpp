@@ -83,16 +83,19 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
               "buffer-deallocation-simplification,bufferization-lower-"
               "deallocations,cse,"
               "canonicalize");
-  if (options.parallelScans)
+  if (options.parallelScans) {
     // scf.parallel (the batch-parallel scans) runs on all cores through
-    // MLIR's async runtime (libmlir_async_runtime, loaded by the JIT).
+    // MLIR's async runtime (libmlir_async_runtime, loaded by the JIT); the
+    // vector-lane tiles of each iteration are freed at its end.
+    pm.addNestedPass<func::FuncOp>(createKilnParallelAllocaScopes());
     addText(pm, "async-parallel-for{async-dispatch=1 num-workers=-1 min-task-size=256},"
                 "async-to-async-runtime,async-runtime-ref-counting,"
                 "async-runtime-ref-counting-opt,arith-expand");
+  }
   addText(pm,
           "convert-linalg-to-loops,lower-affine,convert-scf-to-cf,canonicalize,"
           "convert-async-to-llvm,"
-          // Vector lanes of the parallel scans (masked loads, gathers).
+          // Vector lanes of the parallel scans (masked loads and stores).
           "convert-vector-to-llvm,"
           "expand-strided-metadata,lower-affine,"
           // Allocations go through Kiln's caching allocator (runtime/cpu).

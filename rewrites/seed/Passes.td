@@ -56,8 +56,9 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
     of the last batch dimension at once, as vector lanes: a scan's steps form
     a dependence chain (TDMA's division), so one element at a time leaves the
     core waiting on latency, while lanes of independent elements fill it.
-    Strided xs/ys are read with gathers and written with scatters, the last
-    partial vector is masked.
+    Strided xs/ys (one element's steps contiguous, as in seed 003) are copied
+    through a [step, lane] tile on the stack per iteration; the last partial
+    vector is masked.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",

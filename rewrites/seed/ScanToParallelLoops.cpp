@@ -112,7 +112,8 @@ SmallVector<Value> stackedIndices(ValueRange p, Value step, int64_t axis) {
 /// starting at p, those under `mask` inside the batch (vector lanes).
 struct Lanes {
   int64_t count = 1;
-  Value mask; // vector<count x i1>
+  Value mask;  // vector<count x i1>
+  Value valid; // how many lanes are inside the batch (index)
   bool isVector() const { return count > 1; }
   Type typeOf(Type scalar) const {
     return isVector() ? (Type)VectorType::get({count}, scalar) : scalar;
@@ -125,27 +126,29 @@ struct ElementAccess {
   Value buffer;
   bool scratch = false; // a scratch buffer, contiguous per element (per vector)
   int64_t axis = 0;     // otherwise the stacked axis of a global buffer
-  SmallVector<Value> indices(OpBuilder &b, Location loc, ValueRange p, Value step,
-                             const Lanes &lanes) const {
-    if (!scratch)
-      return stackedIndices(p, step, axis);
-    if (!lanes.isVector()) // [batch..., step]
-      return stackedIndices(p, step, p.size());
-    // [batch[:-1]..., vector, step, lane]
-    SmallVector<Value> indices(p.drop_back());
-    indices.push_back(arith::DivUIOp::create(
-        b, loc, p.back(), arith::ConstantIndexOp::create(b, loc, lanes.count)));
-    indices.push_back(step);
-    indices.push_back(arith::ConstantIndexOp::create(b, loc, 0));
-    return indices;
+  /// With vector lanes: the [step, lane] tile on the stack that stands for
+  /// this access during one iteration (a scratch ys, or strided xs/ys copied
+  /// in before / out after the step loop), and for a scratch ys its slot.
+  Value tile;
+  int64_t scratchSlot = -1;
+  Type elementType;
+  SmallVector<Value> indices(ValueRange p, Value step) const {
+    // A scalar scratch is [batch..., step]; vector lanes use tiles instead.
+    return stackedIndices(p, step, scratch ? p.size() : axis);
   }
   /// The buffer dimension the lanes run along (the last batch dimension).
   int64_t laneDim(size_t batchRank) const {
-    if (scratch)
-      return batchRank + 1;
     return axis <= int64_t(batchRank) - 1 ? batchRank : batchRank - 1;
   }
 };
+
+ElementAccess globalAccess(Value buffer, int64_t axis) {
+  ElementAccess access;
+  access.buffer = buffer;
+  access.axis = axis;
+  access.elementType = cast<MemRefType>(buffer.getType()).getElementType();
+  return access;
+}
 
 /// Emits the loops of a group of batch-parallel scans (one scan, or a
 /// producer and a consumer of its ys) as one scf.parallel over the batch.
@@ -175,18 +178,42 @@ public:
                                    MemRefType::get(type.getShape(), type.getElementType()));
   }
 
-  /// A scratch buffer for one ys of `length` steps that only the fused
-  /// consumer reads: [batch..., step], or [batch[:-1]..., vector, step, lane]
-  /// when vectorized, so each element's (vector's) steps are contiguous.
-  Value allocScratch(Type elementType, int64_t length) {
-    SmallVector<int64_t> shape(batch);
+  /// A scratch buffer [batch..., step] for one ys of `length` steps that
+  /// only the fused consumer reads, so each element's steps are contiguous.
+  /// With vector lanes the scratch is a per-iteration tile instead (`tile`).
+  ElementAccess scratchFor(Type elementType, int64_t length) {
+    ElementAccess access;
+    access.scratch = true;
+    access.elementType = elementType;
     if (laneCount > 1) {
-      shape.back() = llvm::divideCeil(shape.back(), laneCount);
-      shape.append({length, laneCount});
-    } else {
-      shape.push_back(length);
+      access.scratchSlot = numScratchSlots++;
+      return access;
     }
-    return memref::AllocOp::create(rewriter, loc, MemRefType::get(shape, elementType));
+    SmallVector<int64_t> shape(batch);
+    shape.push_back(length);
+    access.buffer = memref::AllocOp::create(rewriter, loc, MemRefType::get(shape, elementType));
+    return access;
+  }
+
+  /// A [length, lane] tile on the stack (inside the iteration's alloca scope).
+  Value allocTile(OpBuilder &b, Type elementType, int64_t length) {
+    return memref::AllocaOp::create(b, loc, MemRefType::get({length, laneCount}, elementType));
+  }
+
+  /// The scratch tiles of one iteration, filled into the scratch accesses.
+  SmallVector<ElementAccess> withScratchTiles(OpBuilder &b, ArrayRef<ElementAccess> accesses,
+                                              SmallVectorImpl<Value> &tiles, int64_t length) {
+    SmallVector<ElementAccess> result(accesses);
+    for (ElementAccess &a : result) {
+      if (a.scratchSlot < 0)
+        continue;
+      if (tiles.size() <= size_t(a.scratchSlot))
+        tiles.resize(a.scratchSlot + 1);
+      if (!tiles[a.scratchSlot])
+        tiles[a.scratchSlot] = allocTile(b, a.elementType, length);
+      a.tile = tiles[a.scratchSlot];
+    }
+    return result;
   }
 
   /// A splat constant for one element (a vector of lanes).
@@ -197,59 +224,42 @@ public:
     return arith::ConstantOp::create(b, loc, typed);
   }
 
-  /// Loads element p (the lanes from p) of `buffer` at `indices`, the lanes
-  /// along dimension `laneDim`: contiguous lanes with a masked vector load,
-  /// strided ones with a gather.
-  Value load(OpBuilder &b, Value buffer, ValueRange indices, int64_t laneDim,
-             const Lanes &lanes) {
+  /// Loads element p (the lanes from p: contiguous in `buffer`, those past
+  /// the batch masked) of `buffer` at `indices`.
+  Value load(OpBuilder &b, Value buffer, ValueRange indices, const Lanes &lanes) {
     if (!lanes.isVector())
       return memref::LoadOp::create(b, loc, buffer, indices);
-    auto type = cast<MemRefType>(buffer.getType());
-    auto vectorType = cast<VectorType>(lanes.typeOf(type.getElementType()));
-    Value passThru = splatConstant(b, b.getZeroAttr(type.getElementType()), lanes);
-    if (laneDim == type.getRank() - 1)
-      return vector::MaskedLoadOp::create(b, loc, vectorType, buffer, indices, lanes.mask,
-                                          passThru);
-    auto [flat, offset] = flatAddress(b, buffer, indices);
-    return vector::GatherOp::create(b, loc, vectorType, flat, ValueRange{offset},
-                                    laneOffsets(b, type, laneDim, lanes), lanes.mask, passThru);
+    Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
+    return vector::MaskedLoadOp::create(b, loc, cast<VectorType>(lanes.typeOf(elementType)),
+                                        buffer, indices, lanes.mask,
+                                        splatConstant(b, b.getZeroAttr(elementType), lanes));
   }
 
   /// Stores `value` as element p (the lanes from p) of `buffer`, as `load`.
-  void store(OpBuilder &b, Value value, Value buffer, ValueRange indices, int64_t laneDim,
-             const Lanes &lanes) {
-    if (!lanes.isVector()) {
+  void store(OpBuilder &b, Value value, Value buffer, ValueRange indices, const Lanes &lanes) {
+    if (!lanes.isVector())
       memref::StoreOp::create(b, loc, value, buffer, indices);
-      return;
-    }
-    auto type = cast<MemRefType>(buffer.getType());
-    if (laneDim == type.getRank() - 1) {
+    else
       vector::MaskedStoreOp::create(b, loc, buffer, indices, lanes.mask, value);
-      return;
-    }
-    auto [flat, offset] = flatAddress(b, buffer, indices);
-    vector::ScatterOp::create(b, loc, Type(), flat, ValueRange{offset},
-                              laneOffsets(b, type, laneDim, lanes), lanes.mask, value);
   }
 
   Value loadAccess(OpBuilder &b, const ElementAccess &access, ValueRange p, Value step,
                    const Lanes &lanes) {
-    SmallVector<Value> indices = access.indices(b, loc, p, step, lanes);
-    if (access.scratch && lanes.isVector()) // padded: every lane exists
-      return vector::LoadOp::create(b, loc, cast<VectorType>(lanes.typeOf(getElementTypeOrSelf(
-                                                access.buffer.getType()))),
-                                    access.buffer, indices);
-    return load(b, access.buffer, indices, access.laneDim(batch.size()), lanes);
+    if (access.tile) // whole vectors: a lane past the batch holds garbage, never stored
+      return vector::LoadOp::create(b, loc, cast<VectorType>(lanes.typeOf(access.elementType)),
+                                    access.tile, ValueRange{step, constantIndex(b, 0)});
+    SmallVector<Value> indices = access.indices(p, step);
+    return load(b, access.buffer, indices, lanes);
   }
 
   void storeAccess(OpBuilder &b, Value value, const ElementAccess &access, ValueRange p,
                    Value step, const Lanes &lanes) {
-    SmallVector<Value> indices = access.indices(b, loc, p, step, lanes);
-    if (access.scratch && lanes.isVector()) {
-      vector::StoreOp::create(b, loc, value, access.buffer, indices);
+    if (access.tile) {
+      vector::StoreOp::create(b, loc, value, access.tile, ValueRange{step, constantIndex(b, 0)});
       return;
     }
-    store(b, value, access.buffer, indices, access.laneDim(batch.size()), lanes);
+    SmallVector<Value> indices = access.indices(p, step);
+    store(b, value, access.buffer, indices, lanes);
   }
 
   /// Element p (the lanes from p) of a tensor defined outside the loops.
@@ -260,7 +270,7 @@ public:
           b, cast<SplatElementsAttr>(v.getDefiningOp<ConstantOp>().getValue()).getSplatValue<Attribute>(),
           lanes);
     case OuterKind::PerElement:
-      return load(b, bufferOf(v), p, batch.size() - 1, lanes);
+      return load(b, bufferOf(v), p, lanes);
     case OuterKind::Scalar: {
       Value scalar = tensor::ExtractOp::create(b, loc, v, ValueRange{});
       if (!lanes.isVector())
@@ -298,6 +308,23 @@ public:
                 ArrayRef<ElementAccess> xsAccess, ArrayRef<ElementAccess> ysAccess,
                 ArrayRef<Value> carryOut) {
     Block &body = scan.getBodyBlock();
+    // Vector lanes over strided xs/ys (one system per row in seed 003): each
+    // lane's row is copied into a [step, lane] tile before the step loop (and
+    // ys rows out of one after it), so the loop reads and writes whole
+    // vectors instead of gathering and scattering at every step.
+    SmallVector<ElementAccess> xsTiled(xsAccess), ysTiled(ysAccess);
+    if (lanes.isVector()) {
+      for (ElementAccess &a : xsTiled)
+        if (isStridedGlobal(a)) {
+          a.tile = allocTile(b, a.elementType, scan.getLength());
+          copyRows(b, a, p, lanes, scan.getLength(), /*toTile=*/true);
+        }
+      for (ElementAccess &a : ysTiled)
+        if (isStridedGlobal(a))
+          a.tile = allocTile(b, a.elementType, scan.getLength());
+    }
+    xsAccess = xsTiled;
+    ysAccess = ysTiled;
     IRMapping outerScalars;
     for (Value v : outerValues(scan))
       outerScalars.map(v, elementOf(b, v, p, lanes));
@@ -331,7 +358,7 @@ public:
           }
           ValueRange yielded = cast<YieldOp>(body.getTerminator()).getValues();
           for (auto [v, access] : llvm::zip(yielded.drop_front(scan.getNumCarry()), ysAccess))
-            if (access.buffer)
+            if (access.buffer || access.tile)
               storeAccess(fb, scalars.lookup(v), access, p, step, lanes);
           scf::YieldOp::create(fb, fl,
                                llvm::map_to_vector(yielded.take_front(scan.getNumCarry()),
@@ -339,7 +366,10 @@ public:
         });
     for (auto [result, out] : llvm::zip(loop.getResults(), carryOut))
       if (out)
-        store(b, result, out, p, batch.size() - 1, lanes);
+        store(b, result, out, p, lanes);
+    for (const ElementAccess &a : ysAccess)
+      if (a.tile && !a.scratch)
+        copyRows(b, a, p, lanes, scan.getLength(), /*toTile=*/false);
   }
 
   /// Emits `body(p, lanes)` in an scf.parallel over the batch (directly for
@@ -359,11 +389,20 @@ public:
       steps.back() = arith::ConstantIndexOp::create(rewriter, loc, laneCount);
     scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps,
                             [&](OpBuilder &b, Location, ValueRange p) {
-                              Lanes lanes;
-                              if (laneCount > 1) {
-                                lanes.count = laneCount;
-                                lanes.mask = laneMask(b, p.back());
+                              if (laneCount == 1) {
+                                body(b, p, Lanes{});
+                                return;
                               }
+                              Lanes lanes;
+                              lanes.count = laneCount;
+                              lanes.mask = laneMask(b, p.back());
+                              lanes.valid = arith::MinSIOp::create(
+                                  b, loc, constantIndex(b, laneCount),
+                                  arith::SubIOp::create(b, loc, constantIndex(b, batch.back()),
+                                                        p.back()));
+                              // The tiles are allocas of this iteration (the
+                              // CPU pipeline keeps them per iteration with
+                              // kiln-parallel-alloca-scopes).
                               body(b, p, lanes);
                             });
   }
@@ -374,6 +413,41 @@ public:
   }
 
 private:
+  Value constantIndex(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  bool isStridedGlobal(const ElementAccess &a) const {
+    if (!a.buffer || a.scratch)
+      return false;
+    return a.laneDim(batch.size()) != cast<MemRefType>(a.buffer.getType()).getRank() - 1;
+  }
+
+  /// Copies the rows of the valid lanes between global `a` and its tile:
+  /// tile[s, l] <-> a[element p + l, step s].
+  void copyRows(OpBuilder &b, const ElementAccess &a, ValueRange p, const Lanes &lanes,
+                int64_t length, bool toTile) {
+    Value zero = constantIndex(b, 0), one = constantIndex(b, 1);
+    scf::ForOp::create(
+        b, loc, zero, lanes.valid, one, ValueRange{},
+        [&](OpBuilder &lb, Location, Value l, ValueRange) {
+          SmallVector<Value> element(p);
+          element.back() = arith::AddIOp::create(lb, loc, p.back(), l);
+          scf::ForOp::create(
+              lb, loc, zero, constantIndex(lb, length), one, ValueRange{},
+              [&](OpBuilder &sb, Location, Value step, ValueRange) {
+                SmallVector<Value> global = stackedIndices(element, step, a.axis);
+                SmallVector<Value> tile = {step, l};
+                if (toTile)
+                  memref::StoreOp::create(sb, loc, memref::LoadOp::create(sb, loc, a.buffer, global),
+                                          a.tile, tile);
+                else
+                  memref::StoreOp::create(sb, loc, memref::LoadOp::create(sb, loc, a.tile, tile),
+                                          a.buffer, global);
+                scf::YieldOp::create(sb, loc);
+              });
+          scf::YieldOp::create(lb, loc);
+        });
+  }
+
   /// The lanes from `first` that lie inside the last batch dimension; a
   /// constant all-true mask when the lanes divide it (folded away later).
   Value laneMask(OpBuilder &b, Value first) {
@@ -385,49 +459,12 @@ private:
     return vector::CreateMaskOp::create(b, loc, maskType, ValueRange{left});
   }
 
-  /// A 1-D view of `buffer` (created once, before the loops) and the linear
-  /// offset of `indices` in it: gathers and scatters address lanes as
-  /// offsets from one base element.
-  std::pair<Value, Value> flatAddress(OpBuilder &b, Value buffer, ValueRange indices) {
-    auto type = cast<MemRefType>(buffer.getType());
-    auto [it, inserted] = flatViews.try_emplace(buffer);
-    if (inserted) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointAfterValue(buffer);
-      SmallVector<ReassociationIndices> all(1);
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        all[0].push_back(d);
-      it->second = memref::CollapseShapeOp::create(rewriter, loc, buffer, all);
-    }
-    Value offset = arith::ConstantIndexOp::create(b, loc, 0);
-    int64_t stride = 1;
-    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      Value term = arith::MulIOp::create(b, loc, indices[d],
-                                         arith::ConstantIndexOp::create(b, loc, stride));
-      offset = arith::AddIOp::create(b, loc, offset, term);
-      stride *= type.getDimSize(d);
-    }
-    return {it->second, offset};
-  }
-
-  /// Lane l's offset from lane 0 along `laneDim`: l * stride (i32: gathers
-  /// with 32-bit indices take one vector register for 16 lanes).
-  Value laneOffsets(OpBuilder &b, MemRefType type, int64_t laneDim, const Lanes &lanes) {
-    int64_t stride = 1;
-    for (int64_t d = type.getRank() - 1; d > laneDim; --d)
-      stride *= type.getDimSize(d);
-    SmallVector<int32_t> offsets;
-    for (int64_t l = 0; l < lanes.count; ++l)
-      offsets.push_back(int32_t(l * stride));
-    auto vectorType = VectorType::get({lanes.count}, b.getI32Type());
-    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vectorType, ArrayRef(offsets)));
-  }
-
   PatternRewriter &rewriter;
   Location loc;
   ArrayRef<int64_t> batch;
   int64_t laneCount;
-  DenseMap<Value, Value> buffers, flatViews;
+  int64_t numScratchSlots = 0;
+  DenseMap<Value, Value> buffers;
 };
 
 /// Whether `v` is available before `op` in its block.
@@ -552,11 +589,9 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
         if (ys.use_empty())
           ysAccess.push_back({});
         else if (consumer && s == scan)
-          ysAccess.push_back(
-              {emitter.allocScratch(tensorTypeOf(ys).getElementType(), s.getLength()),
-               /*scratch=*/true});
+          ysAccess.push_back(emitter.scratchFor(tensorTypeOf(ys).getElementType(), s.getLength()));
         else
-          ysAccess.push_back({emitter.allocFor(ys.getType()), false, s.getYsAxis(j)});
+          ysAccess.push_back(globalAccess(emitter.allocFor(ys.getType()), s.getYsAxis(j)));
       }
     };
     SmallVector<Value> carryOut, consumerCarryOut;
@@ -568,7 +603,7 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
     auto globalXs = [&](ScanOp s) {
       SmallVector<ElementAccess> access;
       for (auto [j, x] : llvm::enumerate(s.getXs()))
-        access.push_back({emitter.bufferOf(x), false, s.getXsAxis(j)});
+        access.push_back(globalAccess(emitter.bufferOf(x), s.getXsAxis(j)));
       return access;
     };
     SmallVector<ElementAccess> xsAccess = globalXs(scan);
@@ -579,15 +614,19 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
         if (access.scratch)
           scratchOf[scan.getYs()[j]] = access;
       for (auto [j, x] : llvm::enumerate(consumer.getXs()))
-        consumerXs.push_back(scratchOf.count(x) ? scratchOf[x]
-                                                : ElementAccess{emitter.bufferOf(x), false,
-                                                                consumer.getXsAxis(j)});
+        consumerXs.push_back(scratchOf.count(x)
+                                 ? scratchOf[x]
+                                 : globalAccess(emitter.bufferOf(x), consumer.getXsAxis(j)));
     }
 
     emitter.emitParallel([&](OpBuilder &b, ValueRange p, const Lanes &lanes) {
-      emitter.emitLoop(b, scan, p, lanes, xsAccess, ysAccess, carryOut);
+      SmallVector<Value> tiles; // the producer's scratch ys, shared with the consumer
+      emitter.emitLoop(b, scan, p, lanes, xsAccess,
+                       emitter.withScratchTiles(b, ysAccess, tiles, scan.getLength()), carryOut);
       if (consumer)
-        emitter.emitLoop(b, consumer, p, lanes, consumerXs, consumerYsAccess, consumerCarryOut);
+        emitter.emitLoop(b, consumer, p, lanes,
+                         emitter.withScratchTiles(b, consumerXs, tiles, scan.getLength()),
+                         consumerYsAccess, consumerCarryOut);
     });
 
     auto replace = [&](ScanOp s, ArrayRef<Value> carries, ArrayRef<ElementAccess> ys) {

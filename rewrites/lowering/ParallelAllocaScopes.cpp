@@ -1,0 +1,47 @@
+//===- ParallelAllocaScopes.cpp - --kiln-parallel-alloca-scopes -----------===//
+//
+// Sound: a stack save/restore pair (an alloca_scope) only bounds the lifetime of the stack allocations
+// made inside it; every alloca in an scf.parallel body already dies with
+// its iteration (scf.parallel is an automatic allocation scope), so making
+// that explicit changes nothing but what the sequential lowering keeps.
+//
+//===----------------------------------------------------------------------===//
+#include "rewrites/lowering/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNPARALLELALLOCASCOPES
+#include "rewrites/lowering/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+struct ParallelAllocaScopesPass
+    : kiln::impl::KilnParallelAllocaScopesBase<ParallelAllocaScopesPass> {
+  void runOnOperation() override {
+    getOperation().walk([](scf::ParallelOp loop) {
+      Block *body = loop.getBody();
+      bool hasAlloca =
+          body->walk([](memref::AllocaOp) { return WalkResult::interrupt(); }).wasInterrupted();
+      if (!hasAlloca)
+        return;
+      // llvm.intr.stacksave before the body's first op and stackrestore
+      // before its terminator: what an alloca_scope lowers to, emitted
+      // directly because an alloca_scope must stay one block, which
+      // convert-scf-to-cf breaks before memref-to-llvm could lower it.
+      OpBuilder b(&body->front());
+      Value saved = LLVM::StackSaveOp::create(
+          b, loop.getLoc(), LLVM::LLVMPointerType::get(loop.getContext()));
+      b.setInsertionPoint(body->getTerminator());
+      LLVM::StackRestoreOp::create(b, loop.getLoc(), saved);
+    });
+  }
+};
+
+} // namespace
