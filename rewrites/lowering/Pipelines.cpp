@@ -44,9 +44,12 @@ void kiln::buildKilnLaxToLinalgPipeline(OpPassManager &pm,
                                         const CpuPipelineOptions &options) {
   OpPassManager &funcPm = pm.nest<func::FuncOp>();
   // Exact: transposes around a dot_general fold into its dimension numbers,
-  // so seed 000's f1 (dot_general + transpose) compiles to the same single
-  // GEMM as f2 without the user asking for kiln-optimize.
+  // and transposes/reverses around scans into scan axes and direction, so
+  // seed 000's f1 compiles to f2's single GEMM and seed 003's scans as
+  // written to the folded form, without the user asking for kiln-optimize.
   funcPm.addPass(createCanonicalizeDotGeneral());
+  funcPm.addPass(createFoldScanLayout());
+  funcPm.addPass(createCanonicalizerPass());
   if (options.parallelScans) {
     funcPm.addPass(createScanToParallelLoops({options.scanVectorBits}));
     funcPm.addPass(createCanonicalizerPass());
