@@ -14,7 +14,8 @@
 // xs slices and of the invariant inputs. For the same reason a group of
 // consecutive elements may run as the lanes of one vector (vector-bits): lane
 // l computes exactly what the scalar loop computes for its element, and the
-// lanes past the end of the batch are masked off at every load and store.
+// lanes past the end of the batch are masked off at every load and store
+// (and their rows are not copied into or out of the stack tiles).
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/LaxOps.h"
@@ -124,7 +125,7 @@ struct Lanes {
 /// element `p` and step: a buffer and the indices into it.
 struct ElementAccess {
   Value buffer;
-  bool scratch = false; // a scratch buffer, contiguous per element (per vector)
+  bool scratch = false; // a scratch ys, contiguous per element (a tile with lanes)
   int64_t axis = 0;     // otherwise the stacked axis of a global buffer
   /// With vector lanes: the [step, lane] tile on the stack that stands for
   /// this access during one iteration (a scratch ys, or strided xs/ys copied
