@@ -1,9 +1,10 @@
 //===- ParallelAllocaScopes.cpp - --kiln-parallel-alloca-scopes -----------===//
 //
-// Sound: a stack save/restore pair (an alloca_scope) only bounds the lifetime of the stack allocations
-// made inside it; every alloca in an scf.parallel body already dies with
-// its iteration (scf.parallel is an automatic allocation scope), so making
-// that explicit changes nothing but what the sequential lowering keeps.
+// Sound: a stack save/restore pair (what an alloca_scope lowers to) only
+// bounds the lifetime of the stack allocations made between them; every
+// alloca in an scf.parallel body already dies with its iteration
+// (scf.parallel is an automatic allocation scope), so making that explicit
+// changes nothing but what the sequential lowering keeps.
 //
 //===----------------------------------------------------------------------===//
 #include "rewrites/lowering/Passes.h"

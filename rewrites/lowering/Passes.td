@@ -64,8 +64,9 @@ def KilnParallelAllocaScopes : Pass<"kiln-parallel-alloca-scopes", "mlir::func::
   let description = [{
     Brackets the body of every scf.parallel that holds a memref.alloca with
     llvm.intr.stacksave / stackrestore (what a memref.alloca_scope lowers
-    to; the scope op itself cannot survive convert-scf-to-cf). scf.parallel is itself an automatic allocation
-    scope, but the lowerings that turn it into sequential loops
+    to; the scope op itself cannot survive convert-scf-to-cf). scf.parallel
+    is itself an automatic allocation scope, but the lowerings that turn it
+    into sequential loops
     (async-parallel-for, scf-to-cf) do not keep that: without the explicit
     scope, the vector-lane tiles of kiln-scan-to-parallel-loops would grow
     the stack by one tile set per iteration. Run it right before those

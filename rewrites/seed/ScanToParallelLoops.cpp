@@ -159,8 +159,6 @@ public:
                       int64_t lanes)
       : rewriter(rewriter), loc(loc), batch(batch), laneCount(lanes) {}
 
-  int64_t lanes() const { return laneCount; }
-
   /// A read-only buffer of `tensor` (shared by all its readers).
   Value bufferOf(Value tensor) {
     auto [it, inserted] = buffers.try_emplace(tensor);
@@ -196,7 +194,7 @@ public:
     return access;
   }
 
-  /// A [length, lane] tile on the stack (inside the iteration's alloca scope).
+  /// A [length, lane] tile on the stack, living for one iteration.
   Value allocTile(OpBuilder &b, Type elementType, int64_t length) {
     return memref::AllocaOp::create(b, loc, MemRefType::get({length, laneCount}, elementType));
   }
@@ -396,11 +394,11 @@ public:
                               }
                               Lanes lanes;
                               lanes.count = laneCount;
-                              lanes.mask = laneMask(b, p.back());
                               lanes.valid = arith::MinSIOp::create(
                                   b, loc, constantIndex(b, laneCount),
                                   arith::SubIOp::create(b, loc, constantIndex(b, batch.back()),
                                                         p.back()));
+                              lanes.mask = laneMask(b, lanes.valid);
                               // The tiles are allocas of this iteration (the
                               // CPU pipeline keeps them per iteration with
                               // kiln-parallel-alloca-scopes).
@@ -449,15 +447,13 @@ private:
         });
   }
 
-  /// The lanes from `first` that lie inside the last batch dimension; a
-  /// constant all-true mask when the lanes divide it (folded away later).
-  Value laneMask(OpBuilder &b, Value first) {
+  /// The first `valid` lanes; a constant all-true mask when the lanes
+  /// divide the last batch dimension (folded away later).
+  Value laneMask(OpBuilder &b, Value valid) {
     auto maskType = VectorType::get({laneCount}, b.getI1Type());
     if (batch.back() % laneCount == 0)
       return vector::ConstantMaskOp::create(b, loc, maskType, ArrayRef<int64_t>{laneCount});
-    Value left = arith::SubIOp::create(
-        b, loc, arith::ConstantIndexOp::create(b, loc, batch.back()), first);
-    return vector::CreateMaskOp::create(b, loc, maskType, ValueRange{left});
+    return vector::CreateMaskOp::create(b, loc, maskType, ValueRange{valid});
   }
 
   PatternRewriter &rewriter;
