@@ -7,7 +7,7 @@ build="${1:-$root/build}"
 
 packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-  libyaml-cpp-dev libeigen3-dev libgtest-dev
+  libyaml-cpp-dev libeigen3-dev libopenblas-pthread-dev libgtest-dev
   cmake ninja-build ccache g++ python3 python3-numpy
 )
 

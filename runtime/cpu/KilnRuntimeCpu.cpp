@@ -1,6 +1,10 @@
-//===- KilnRuntimeCpu.cpp - Eigen GEMM for the JIT ------------------------===//
+//===- KilnRuntimeCpu.cpp - the GEMM the JIT calls ------------------------===//
 //
-// Each batch is one Eigen product of strided maps. A matrix whose inner
+// With KILN_GEMM_OPENBLAS (the configure-time backend, see CMakeLists.txt)
+// each batch whose operands have a unit stride in one dimension is one
+// cblas_?gemm call: BLAS takes exactly that layout (row-major with a leading
+// dimension, or its transpose), so nothing is copied. Everything else, and
+// every GEMM of an Eigen build, is one Eigen product of strided maps. A matrix whose inner
 // stride is 1 (row-major rows, or column-major columns for a transposed
 // operand) maps with OuterStride and hits Eigen's packed GEMM/GEMV kernels;
 // anything else maps with a general Stride (correct, slower). Eigen picks
@@ -11,6 +15,12 @@
 
 #include <Eigen/Core>
 
+#ifdef KILN_GEMM_OPENBLAS
+#include <cblas.h>
+#endif
+
+#include <algorithm>
+#include <climits>
 #include <vector>
 
 namespace {
@@ -43,6 +53,59 @@ void withMatrix(const T *p, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
   }
 }
 
+#ifdef KILN_GEMM_OPENBLAS
+/// How BLAS sees the rows x cols matrix with strides (rs, cs): row-major
+/// with leading dimension `ld`, transposed or not. False when neither
+/// stride is 1 (or the leading dimension is too small for BLAS, e.g. a
+/// broadcast stride of 0).
+struct BlasOperand {
+  CBLAS_TRANSPOSE trans = CblasNoTrans;
+  int64_t ld = 0;
+};
+bool blasOperand(int64_t rows, int64_t cols, int64_t rs, int64_t cs,
+                 BlasOperand &out) {
+  if (cs == 1 || cols == 1) {
+    out = {CblasNoTrans, rows == 1 ? std::max<int64_t>(cols, 1) : rs};
+    return out.ld >= std::max<int64_t>(cols, 1);
+  }
+  if (rs == 1 || rows == 1) {
+    out = {CblasTrans, cols == 1 ? std::max<int64_t>(rows, 1) : cs};
+    return out.ld >= std::max<int64_t>(rows, 1);
+  }
+  return false;
+}
+
+void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n,
+              int64_t k, const float *a, int64_t lda, const float *b,
+              int64_t ldb, float *c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c,
+              ldc);
+}
+void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n,
+              int64_t k, const double *a, int64_t lda, const double *b,
+              int64_t ldb, double *c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c,
+              ldc);
+}
+
+/// One batch through BLAS, or false when a layout does not fit it.
+template <typename T>
+bool tryBlas(const T *pa, const T *pb, T *pc, int64_t m, int64_t n, int64_t k,
+             int64_t ars, int64_t acs, int64_t brs, int64_t bcs, int64_t crs,
+             int64_t ccs) {
+  BlasOperand opA, opB, opC;
+  // cblas takes int sizes.
+  for (int64_t v : {m, n, k, ars, acs, brs, bcs, crs, ccs})
+    if (v > INT_MAX)
+      return false;
+  if (!blasOperand(m, k, ars, acs, opA) || !blasOperand(k, n, brs, bcs, opB) ||
+      !blasOperand(m, n, crs, ccs, opC) || opC.trans != CblasNoTrans)
+    return false;
+  blasGemm(opA.trans, opB.trans, m, n, k, pa, opA.ld, pb, opB.ld, pc, opC.ld);
+  return true;
+}
+#endif
+
 template <typename T>
 void gemm(KilnMemRef3<T> *a, KilnMemRef3<T> *b, KilnMemRef3<T> *c,
           int64_t transA, int64_t transB) {
@@ -65,6 +128,11 @@ void gemm(KilnMemRef3<T> *a, KilnMemRef3<T> *b, KilnMemRef3<T> *c,
           pc[r * c->strides[1] + s * c->strides[2]] = T(0);
       continue;
     }
+#ifdef KILN_GEMM_OPENBLAS
+    if (tryBlas(pa, pb, pc, m, n, k, ars, acs, brs, bcs, c->strides[1],
+                c->strides[2]))
+      continue;
+#endif
     withMatrix(pa, m, k, ars, acs, [&](const auto &ma) {
       withMatrix(pb, k, n, brs, bcs, [&](const auto &mb) {
         if (c->strides[2] == 1) {
