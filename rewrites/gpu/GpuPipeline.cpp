@@ -1,20 +1,36 @@
 //===- GpuPipeline.cpp - lax to a GPU binary ------------------------------===//
 //
-// `--kiln-lower-gpu` builds the GPU pipeline from upstream passes around
-// Kiln's own: scans over the batch become one scf.parallel each (a producer
-// and its consumer scan fused), which upstream maps to ONE gpu.launch with a
-// thread per batch element running the whole scan in registers; the kernel
-// module goes through NVVM to PTX (format=isa) or, with the CUDA Toolkit's
-// ptxas, to a cubin (format=bin). The host keeps a plain function that
-// launches the kernel: no per-iteration launch and no host synchronisation.
+// `--kiln-lower-gpu` is the CPU pipeline's front half and bufferization,
+// then upstream's parallel-loop-to-GPU mapping and NVVM lowering around two
+// Kiln passes:
+//  - batch-parallel scans become one scf.parallel each (a producer and its
+//    consumer scan fused), which upstream maps to ONE gpu.launch with a
+//    thread per batch element running the whole scan in registers; every
+//    other linalg op becomes a parallel loop, so a kernel; sequential scans
+//    stay host loops that launch their body's kernels;
+//  - kiln-gpu-host-ops-to-kernels and kiln-gpu-device-memory put every
+//    buffer in device memory and leave the host only launches, copies and
+//    runtime GEMM calls (cuBLAS, runtime/gpu);
+//  - gpu-async-region puts a function's launches and copies on one stream,
+//    synchronised only where the host needs a value or calls the runtime;
+//  - the kernel module goes through NVVM to PTX (format=isa) or, with the
+//    CUDA Toolkit's ptxas, to a cubin (format=bin), embedded in the host
+//    module (gpu.binary), loaded by the runtime when the code is.
 //
 //===----------------------------------------------------------------------===//
 #include "rewrites/gpu/GpuPipeline.h"
+#include "rewrites/gpu/Passes.h"
+#include "rewrites/lowering/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#ifndef KILN_CUDA_TOOLKIT_DIR
+#define KILN_CUDA_TOOLKIT_DIR ""
+#endif
 
 using namespace mlir;
 
@@ -25,38 +41,84 @@ struct GpuPipelineOptions : PassPipelineOptions<GpuPipelineOptions> {
                            llvm::cl::init("sm_80")};
   Option<std::string> format{*this, "format",
                              llvm::cl::desc("Kernel binary format: isa (PTX), bin (cubin "
-                                            "through ptxas), fatbin, offload"),
+                                            "through ptxas), fatbin"),
                              llvm::cl::init("isa")};
+  Option<std::string> toolkit{*this, "toolkit",
+                              llvm::cl::desc("CUDA Toolkit directory (default: the one found "
+                                             "at configure time)"),
+                              llvm::cl::init("")};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("Threads per block along the batch"),
                             llvm::cl::init(128)};
+  Option<int64_t> runtimeGemmMinMacs{
+      *this, "runtime-gemm-min-macs",
+      llvm::cl::desc("Smallest dot_general (multiply-adds) sent to cuBLAS"), llvm::cl::init(0)};
 };
 
-/// The pipeline as text: each step is an upstream or Kiln pass that
-/// kiln-opt also exposes on its own, so the pipeline can be replayed and
-/// bisected with --pass-pipeline.
-std::string gpuPipelineText(const GpuPipelineOptions &options) {
-  return llvm::formatv(
-      "func.func(kiln-fold-scan-layout,canonicalize,kiln-scan-to-parallel-loops,canonicalize),"
-      "one-shot-bufferize{{bufferize-function-boundaries=1},canonicalize,"
-      "func.func(convert-linalg-to-parallel-loops,"
-      "scf-parallel-loop-tiling{{parallel-loop-tile-sizes={0} no-min-max-bounds=1},"
-      "gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
-      "gpu-kernel-outlining,canonicalize,lower-affine,convert-scf-to-cf,"
-      "nvvm-attach-target{{chip={1} O=3},gpu.module(convert-gpu-to-nvvm),"
-      "reconcile-unrealized-casts,gpu-module-to-binary{{format={2}}",
-      options.blockSize.getValue(), options.chip.getValue(), options.format.getValue());
+void addText(OpPassManager &pm, const std::string &text) {
+  if (failed(parsePassPipeline(text, pm)))
+    llvm::report_fatal_error(llvm::Twine("kiln-lower-gpu: bad pipeline text: ") + text);
+}
+
+kiln::CpuPipelineOptions sharedOptions(const kiln::GpuPipelineConfig &config) {
+  kiln::CpuPipelineOptions shared;
+  shared.useRuntimeGemm = true;
+  shared.runtimeGemmMinMacs = config.runtimeGemmMinMacs;
+  // Kernels have no stack buffers to promote to, and a GPU thread owns one
+  // batch element of a parallel scan (no vector lanes).
+  shared.promoteToStack = false;
+  shared.parallelScans = true;
+  shared.scanVectorBits = 0;
+  shared.approximateMath = config.approximateMath;
+  return shared;
 }
 
 } // namespace
 
+void kiln::buildKilnLaxToLinalgForGpu(OpPassManager &pm, const GpuPipelineConfig &config) {
+  buildKilnLaxToLinalgPipeline(pm, sharedOptions(config));
+}
+
+void kiln::buildKilnLinalgToGpuPipeline(OpPassManager &pm, const GpuPipelineConfig &config) {
+  buildKilnBufferizePipeline(pm, sharedOptions(config), /*deallocate=*/false);
+  std::string toolkit = config.toolkit.empty() ? KILN_CUDA_TOOLKIT_DIR : config.toolkit;
+  // Each step is an upstream or Kiln pass that kiln-opt also exposes, so the
+  // pipeline can be replayed and bisected with --pass-pipeline. The tail
+  // follows upstream's gpu-lower-to-nvvm-pipeline, with the toolkit passed
+  // to gpu-module-to-binary (libdevice for f64 math, ptxas for cubins).
+  addText(pm, llvm::formatv(
+                  "func.func(kiln-gpu-host-ops-to-kernels,convert-linalg-to-parallel-loops,"
+                  "scf-parallel-loop-tiling{{parallel-loop-tile-sizes={0} no-min-max-bounds=1},"
+                  "gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
+                  "gpu-kernel-outlining,func.func(kiln-gpu-device-memory,gpu-async-region,kiln-gpu-loop-streams),"
+                  "canonicalize,cse,"
+                  "convert-vector-to-scf,convert-scf-to-cf,convert-nvvm-to-llvm,"
+                  "convert-func-to-llvm,expand-strided-metadata,"
+                  "nvvm-attach-target{{chip={1} O=3},lower-affine,convert-arith-to-llvm,"
+                  "convert-index-to-llvm,canonicalize,cse,"
+                  "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,llvm-optimize-for-nvvm-target,"
+                  "canonicalize,cse,reconcile-unrealized-casts),"
+                  "gpu-to-llvm,gpu-module-to-binary{{format={2}{3}},convert-math-to-llvm,"
+                  "canonicalize,cse,reconcile-unrealized-casts",
+                  config.blockSize, config.chip, config.format,
+                  toolkit.empty() ? std::string() : " toolkit=" + toolkit)
+                  .str());
+}
+
 void kiln::registerGpuPipeline() {
+  registerKilnGpuPasses();
   PassPipelineRegistration<GpuPipelineOptions>(
       "kiln-lower-gpu",
-      "Lower lax to host code launching NVVM kernels (batch-parallel scans as one "
-      "kernel each)",
+      "Lower lax to host code launching NVVM kernels on device buffers (batch-parallel "
+      "scans as one kernel each, dot_general through cuBLAS)",
       [](OpPassManager &pm, const GpuPipelineOptions &options) {
-        if (failed(parsePassPipeline(gpuPipelineText(options), pm)))
-          llvm::report_fatal_error("kiln-lower-gpu: invalid pipeline text");
+        GpuPipelineConfig config;
+        config.chip = options.chip;
+        config.format = options.format;
+        config.toolkit = options.toolkit;
+        config.blockSize = options.blockSize;
+        config.runtimeGemmMinMacs = options.runtimeGemmMinMacs;
+        buildKilnLaxToLinalgForGpu(pm, config);
+        buildKilnLinalgToGpuPipeline(pm, config);
       });
 }

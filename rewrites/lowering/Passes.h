@@ -41,9 +41,19 @@ void buildKilnLowerCpuPipeline(mlir::OpPassManager &pm,
 /// approximate f32 math.
 void buildKilnLaxToLinalgPipeline(mlir::OpPassManager &pm,
                                   const CpuPipelineOptions &options = {});
-/// The part after kiln-lax-to-linalg: fusion, bufferization, LLVM dialect.
+/// The part after kiln-lax-to-linalg: buildKilnBufferizePipeline, then
+/// parallel loops on the async runtime, loops, LLVM dialect.
 void buildKilnLinalgToLLVMPipeline(mlir::OpPassManager &pm,
                                    const CpuPipelineOptions &options = {});
+
+/// Fusion of elementwise linalg ops, one-shot bufferization (carries and
+/// results in place, identity layouts at function boundaries), buffer
+/// hoisting, optional stack promotion and (with `deallocate`)
+/// ownership-based deallocation: shared by the CPU and GPU pipelines (the
+/// GPU pipeline frees its device buffers itself, kiln-gpu-device-memory).
+void buildKilnBufferizePipeline(mlir::OpPassManager &pm,
+                                const CpuPipelineOptions &options = {},
+                                bool deallocate = true);
 
 /// Registers --kiln-lax-to-linalg and the --kiln-lower-cpu pipeline.
 void registerKilnLowering();

@@ -62,8 +62,9 @@ void kiln::buildKilnLaxToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createApproximateMath());
 }
 
-void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
-                                         const CpuPipelineOptions &options) {
+void kiln::buildKilnBufferizePipeline(OpPassManager &pm,
+                                      const CpuPipelineOptions &options,
+                                      bool deallocate) {
   ensureUpstreamPassesRegistered();
   addText(pm, "canonicalize,linalg-fuse-elementwise-ops,canonicalize,cse");
   // Tensors become buffers; function arguments and results get identity
@@ -82,10 +83,19 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
     addText(
         pm,
         "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=4096})");
+  if (!deallocate) {
+    addText(pm, "canonicalize,cse");
+    return;
+  }
   addText(pm, "ownership-based-buffer-deallocation,canonicalize,"
               "buffer-deallocation-simplification,bufferization-lower-"
               "deallocations,cse,"
               "canonicalize");
+}
+
+void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
+                                         const CpuPipelineOptions &options) {
+  buildKilnBufferizePipeline(pm, options);
   if (options.parallelScans) {
     // scf.parallel (the batch-parallel scans) runs on all cores through
     // MLIR's async runtime (libmlir_async_runtime, loaded by the JIT); the

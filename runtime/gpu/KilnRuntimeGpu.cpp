@@ -51,6 +51,8 @@ struct Driver {
   decltype(&::cuMemAlloc) memAlloc = nullptr;
   decltype(&::cuMemAllocManaged) memAllocManaged = nullptr;
   decltype(&::cuMemFree) memFree = nullptr;
+  decltype(&::cuMemAllocAsync) memAllocAsync = nullptr;
+  decltype(&::cuMemFreeAsync) memFreeAsync = nullptr;
   decltype(&::cuMemcpyAsync) memcpyAsync = nullptr;
   decltype(&::cuMemsetD32Async) memsetD32Async = nullptr;
   decltype(&::cuMemsetD16Async) memsetD16Async = nullptr;
@@ -123,6 +125,8 @@ Driver &driver() {
     KILN_LOAD(memAlloc, cuMemAlloc);
     KILN_LOAD(memAllocManaged, cuMemAllocManaged);
     KILN_LOAD(memFree, cuMemFree);
+    KILN_LOAD(memAllocAsync, cuMemAllocAsync);
+    KILN_LOAD(memFreeAsync, cuMemFreeAsync);
     KILN_LOAD(memcpyAsync, cuMemcpyAsync);
     KILN_LOAD(memsetD32Async, cuMemsetD32Async);
     KILN_LOAD(memsetD16Async, cuMemsetD16Async);
@@ -371,23 +375,34 @@ void mgpuEventRecord(void *event, void *stream) {
           "cuEventRecord");
 }
 
-void *mgpuMemAlloc(uint64_t sizeBytes, void *, bool isHostShared) {
+// Buffers of a compiled function are allocated and freed in stream order
+// (the driver's memory pool): no device-wide synchronisation per buffer, and
+// a free is ordered after the kernels queued before it on the stream.
+void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
   CUdeviceptr ptr = 0;
   if (Driver *d = ready("mgpuMemAlloc")) {
     if (sizeBytes == 0)
       sizeBytes = 1;
     if (isHostShared)
       check(d->memAllocManaged(&ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
+    else if (stream)
+      check(d->memAllocAsync(&ptr, sizeBytes, static_cast<CUstream>(stream)), "cuMemAllocAsync");
     else
       check(d->memAlloc(&ptr, sizeBytes), "cuMemAlloc");
   }
   return reinterpret_cast<void *>(ptr);
 }
 
-void mgpuMemFree(void *ptr, void *) {
-  if (ptr)
-    if (Driver *d = ready("mgpuMemFree"))
+void mgpuMemFree(void *ptr, void *stream) {
+  if (!ptr)
+    return;
+  if (Driver *d = ready("mgpuMemFree")) {
+    if (stream)
+      check(d->memFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), static_cast<CUstream>(stream)),
+            "cuMemFreeAsync");
+    else
       check(d->memFree(reinterpret_cast<CUdeviceptr>(ptr)), "cuMemFree");
+  }
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {

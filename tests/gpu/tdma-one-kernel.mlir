@@ -1,12 +1,20 @@
 // Seed 003 on the GPU, compile-only (no GPU needed): the two TDMA sweeps
 // become ONE kernel, a thread per system running both scans; the host
-// launches it once (no launch inside a loop).
+// allocates the scratch in device memory, launches the kernel once (no loop,
+// so no launch per iteration) and synchronises once.
 // RUN: kiln-opt --kiln-lower-gpu %examples/seeds/seed003_tdma.mlir | FileCheck %s
-// CHECK: func.func @tdma
-// CHECK-NOT: scf.for
-// CHECK-NOT: cf.br
-// CHECK: gpu.launch_func @tdma_kernel::@tdma_kernel blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-LABEL: llvm.func @tdma(
+// CHECK-NOT: llvm.br
+// CHECK-NOT: llvm.cond_br
+// CHECK: llvm.call @mgpuStreamCreate()
+// CHECK: llvm.call @mgpuMemAlloc(
+// CHECK: gpu.launch_func <%{{.*}} : !llvm.ptr> @tdma_kernel::@tdma_kernel blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}})
 // CHECK-NOT: gpu.launch_func
+// CHECK-NOT: llvm.br
+// CHECK: llvm.call @mgpuMemFree(
+// CHECK: llvm.call @mgpuStreamSynchronize(
+// CHECK-NOT: llvm.call @mgpuStreamSynchronize(
+// CHECK: llvm.return
 // CHECK: gpu.binary @tdma_kernel {{ *}}[#gpu.object<#nvvm.target<O = 3, chip = "sm_80">
 // CHECK-SAME: .entry tdma_kernel
 // CHECK-NOT: .entry
