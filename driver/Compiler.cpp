@@ -16,10 +16,12 @@
 //===----------------------------------------------------------------------===//
 #include "driver/Compiler.h"
 #include "driver/CompileCache.h"
+#include "driver/GpuCall.h"
 #include "driver/HostJit.h"
 
 #include "dialect/LaxDialect.h"
 #include "driver/Registration.h"
+#include "rewrites/gpu/GpuPipeline.h"
 #include "rewrites/lowering/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -157,12 +159,13 @@ std::string binaryIdentity(const void *address) {
 /// cache key): the module after rewrites (without locations), the entry,
 /// the options that change code, Kiln's build, LLVM and the host CPU.
 std::string cacheKeyText(ModuleOp module, const std::string &entry,
-                         const CompileOptions &options) {
+                         const CompileOptions &options, const std::string &gpuChip) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "kiln-cache-v1\nentry " << entry << "\nopt " << options.optLevel
      << "\ngemm " << options.useRuntimeGemm << " "
      << options.runtimeGemmMinMacs << "\nasync " << options.loadAsyncRuntime
+     << "\ntarget " << (options.target == Target::Gpu ? "gpu " + gpuChip : "cpu")
      << "\nparallel-scans " << options.parallelScans << " "
      << options.scanVectorBits << "\napproximate-math "
      << options.approximateMath
@@ -268,6 +271,8 @@ LogicalResult addRawEntry(ModuleOp module, ArrayRef<TensorSpec> specs) {
 
 struct Executable::Impl {
   std::unique_ptr<LoadedObject> code;
+  /// Target::Gpu: the runtime that moves buffers to and from the device.
+  const GpuRuntimeApi *gpu = nullptr;
   std::vector<TensorSpec> inputs, outputs;
   std::string loweredIR;
   CacheOutcome cache;
@@ -283,6 +288,7 @@ const std::vector<TensorSpec> &Executable::outputs() const {
 }
 const std::string &Executable::loweredIR() const { return impl_->loweredIR; }
 const CacheOutcome &Executable::cacheOutcome() const { return impl_->cache; }
+Target Executable::target() const { return impl_->gpu ? Target::Gpu : Target::Cpu; }
 
 const char *CacheOutcome::kindName() const {
   switch (kind) {
@@ -342,6 +348,15 @@ bool Executable::call(const std::vector<BufferView> &inputs,
     buffers.push_back(v.data);
   for (const BufferView &v : outputs)
     buffers.push_back(v.data);
+  if (impl_->gpu) {
+    llvm::SmallVector<size_t, 32> bytes;
+    for (const TensorSpec &spec : impl_->inputs)
+      bytes.push_back(spec.numBytes());
+    for (const TensorSpec &spec : impl_->outputs)
+      bytes.push_back(spec.numBytes());
+    return callOnGpu(*impl_->gpu, fn_, buffers.data(), bytes.data(), inputs.size(),
+                     buffers.size(), error);
+  }
   fn_(buffers.data());
   return true;
 }
@@ -415,12 +430,24 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
       return fail("@" + entry + ": results must be statically shaped tensors");
     impl->outputs.push_back(*s);
   }
+  const bool gpu = options_.target == Target::Gpu;
+  std::string gpuChip;
+  if (gpu) {
+    std::string why;
+    impl->gpu = loadGpuRuntime(gpuRuntimePath(options_.gpuRuntimeLibrary), why);
+    if (!impl->gpu)
+      return fail("GPU target: " + why);
+    gpuChip = options_.gpuChip;
+    const char *deviceChip = impl->gpu->status() ? nullptr : impl->gpu->chip();
+    if (gpuChip.empty())
+      gpuChip = deviceChip && *deviceChip ? deviceChip : "sm_80";
+  }
   // The compile cache: the key names everything the object depends on.
   std::optional<CompileCache> cache;
   std::string key;
   if (!options_.cacheDir.empty() && !options_.keepLoweredIR) {
     cache.emplace(options_.cacheDir);
-    key = CompileCache::digest(cacheKeyText(*clone, entry, options_));
+    key = CompileCache::digest(cacheKeyText(*clone, entry, options_, gpuChip));
     std::string object;
     impl->cache.entry = cache->entryPath(key);
     switch (cache->load(key, object, impl->cache.invalid)) {
@@ -450,8 +477,16 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   pipeline.parallelScans = options_.parallelScans;
   pipeline.scanVectorBits = options_.scanVectorBits;
   pipeline.approximateMath = options_.approximateMath;
+  GpuPipelineConfig gpuConfig;
+  gpuConfig.chip = gpuChip;
+  gpuConfig.runtimeGemmMinMacs =
+      options_.useRuntimeGemm ? options_.runtimeGemmMinMacs : INT64_MAX;
+  gpuConfig.approximateMath = options_.approximateMath;
   PassManager laxPm(ctx);
-  buildKilnLaxToLinalgPipeline(laxPm, pipeline);
+  if (gpu)
+    buildKilnLaxToLinalgForGpu(laxPm, gpuConfig);
+  else
+    buildKilnLaxToLinalgPipeline(laxPm, pipeline);
   if (failed(laxPm.run(*clone)))
     return fail("lowering @" + entry + " to linalg failed");
   addDpsWrapper(*clone, fn);
@@ -459,7 +494,10 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   PassManager pm(ctx);
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
-  buildKilnLinalgToLLVMPipeline(pm, pipeline);
+  if (gpu)
+    buildKilnLinalgToGpuPipeline(pm, gpuConfig);
+  else
+    buildKilnLinalgToLLVMPipeline(pm, pipeline);
   if (failed(pm.run(*clone)))
     return fail("lowering @" + entry + " failed");
   std::vector<TensorSpec> all(impl->inputs);
@@ -485,18 +523,33 @@ std::unique_ptr<Executable>
 Compiler::link(std::unique_ptr<Executable::Impl> impl,
                const std::string &object, std::string &why) const {
   std::vector<std::string> libs;
-  if (std::string rt = runtimePath(options_); !rt.empty())
-    libs.push_back(rt);
+  if (impl->gpu) {
+    // Loading runs the kernels' module loads: only where a GPU can.
+    if (const char *status = impl->gpu->status()) {
+      why = std::string("compiled for the GPU, but no GPU can run it: ") + status;
+      return nullptr;
+    }
+    impl->gpu->takeError(); // start clean
+    libs.push_back(impl->gpu->path);
+  } else {
+    if (std::string rt = runtimePath(options_); !rt.empty())
+      libs.push_back(rt);
 #ifdef KILN_ASYNC_RUNTIME_PATH
-  // Parallel loops (batch-parallel scans) call MLIR's async runtime.
-  if (options_.loadAsyncRuntime)
-    libs.push_back(KILN_ASYNC_RUNTIME_PATH);
+    // Parallel loops (batch-parallel scans) call MLIR's async runtime.
+    if (options_.loadAsyncRuntime)
+      libs.push_back(KILN_ASYNC_RUNTIME_PATH);
 #endif
+  }
   impl->code = LoadedObject::load(object, libs, &why);
   if (!impl->code) {
     why = "JIT failed: " + why;
     return nullptr;
   }
+  if (impl->gpu)
+    if (const char *error = impl->gpu->takeError()) {
+      why = std::string("loading the GPU kernels failed: ") + error;
+      return nullptr;
+    }
   void *raw = impl->code->lookup("__kiln_call", &why);
   if (!raw) {
     why = "JIT lookup failed: " + why;

@@ -1,7 +1,9 @@
 //===- Compiler.h - compile lax once, call many times -----------*- C++ -*-===//
 //
-// kiln::Compiler lowers a lax function through --kiln-lower-cpu and JITs it
-// (LLVM -O3, host CPU) into a kiln::Executable. An Executable is called with
+// kiln::Compiler lowers a lax function through --kiln-lower-cpu (or, for
+// Target::Gpu, --kiln-lower-gpu: kernels in a GPU binary, host code that
+// launches them) and JITs the host code (LLVM -O3, host CPU) into a
+// kiln::Executable. An Executable is called with
 // caller-owned, row-major buffers; calls are thread-safe and allocate nothing
 // on the heap for up to 32 buffers (the compiled code itself keeps small
 // temporaries on the stack; large ones are malloc'ed by the generated code).
@@ -45,7 +47,18 @@ struct TensorSpec {
   size_t numBytes() const { return numElements() * elementSize(kind); }
 };
 
+enum class Target { Cpu, Gpu };
+
 struct CompileOptions {
+  /// Where the function runs. Gpu: kernels through NVVM for `gpuChip`,
+  /// dot_general through cuBLAS, buffers in device memory (call() copies the
+  /// caller's host buffers in and out; callRaw() takes device pointers).
+  Target target = Target::Cpu;
+  /// GPU architecture ("sm_90"); empty: the device's, else sm_80.
+  std::string gpuChip;
+  /// Path of libKilnRuntimeGpu.so; empty: $KILN_RUNTIME_GPU, else the one
+  /// built beside this library.
+  std::string gpuRuntimeLibrary;
   /// LLVM optimisation level of the JIT (0-3).
   unsigned optLevel = 3;
   /// Call the Eigen runtime GEMM (KilnRuntimeCpu) for GEMM-shaped
@@ -98,16 +111,20 @@ public:
   const std::string &loweredIR() const;
   /// What the compile cache did when this executable was compiled.
   const CacheOutcome &cacheOutcome() const;
+  /// The target it was compiled for.
+  Target target() const;
 
-  /// Runs the function: reads `inputs`, writes `outputs` (all caller-owned).
-  /// Checks counts, shapes and element kinds; returns false and sets
-  /// `error` on a mismatch. Thread-safe.
+  /// Runs the function: reads `inputs`, writes `outputs` (all caller-owned,
+  /// in host memory). Checks counts, shapes and element kinds; returns false
+  /// and sets `error` on a mismatch, or when the GPU reports an error.
+  /// Thread-safe.
   bool call(const std::vector<BufferView> &inputs,
             const std::vector<BufferView> &outputs,
             std::string *error = nullptr) const;
 
   /// The fastest entry: `buffers` holds the data pointers of the inputs then
   /// the outputs, in order, with the shapes of inputs()/outputs(). No checks.
+  /// For Target::Gpu the pointers are device pointers.
   void callRaw(void *const *buffers) const { fn_(buffers); }
 
 private:

@@ -69,6 +69,13 @@ static cl::opt<bool> printIR("print-ir-after-all", cl::cat(runCategory), cl::des
 static cl::opt<std::string> cacheDir("cache-dir", cl::cat(runCategory),
                                      cl::desc("Compile cache directory (default: $KILN_CACHE_DIR, "
                                               "else ~/.cache/kiln)"));
+static cl::opt<std::string> target("target", cl::cat(runCategory),
+                                   cl::desc("Where the JIT runs the function: cpu (default) or gpu "
+                                            "(CUDA; results copied back to the host)"),
+                                   cl::init("cpu"));
+static cl::opt<std::string> gpuChip("gpu-chip", cl::cat(runCategory),
+                                    cl::desc("--target=gpu: the GPU architecture (default: the "
+                                             "device's)"));
 static cl::opt<bool> noCache("no-cache", cl::cat(runCategory), cl::desc("Do not use the compile cache"));
 static cl::opt<bool> cacheStats("cache-stats", cl::cat(runCategory),
                                 cl::desc("Print what the compile cache did (hit, miss, rebuilt)"));
@@ -173,6 +180,10 @@ int main(int argc, char **argv) {
     llvm::errs() << "kiln-run: error: give exactly one of --inputs and --random-inputs\n";
     return 1;
   }
+  if (target != "cpu" && target != "gpu") {
+    llvm::errs() << "kiln-run: error: --target must be cpu or gpu, got '" << target << "'\n";
+    return 1;
+  }
 
   MLIRContext context(registry);
   Compiler::prepareContext(context);
@@ -209,6 +220,8 @@ int main(int argc, char **argv) {
     JitRunResult jit;
     std::string error;
     CompileOptions compileOptions;
+    compileOptions.target = target == "gpu" ? Target::Gpu : Target::Cpu;
+    compileOptions.gpuChip = gpuChip;
     if (!noCache)
       compileOptions.cacheDir = cacheDir.empty() ? defaultCompileCacheDir() : cacheDir;
     if (!runJit(*module, *entry, views, warmup, repeat, jit, &error, compileOptions)) {

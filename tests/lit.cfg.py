@@ -31,3 +31,17 @@ cuda_bin = os.environ.get("KILN_CUDA_BIN", "/usr/local/cuda/bin")
 if os.path.exists(os.path.join(cuda_bin, "ptxas")):
     config.available_features.add("ptxas")
     config.environment["PATH"] = cuda_bin + os.pathsep + config.environment.get("PATH", "")
+
+# GPU execution tests need a usable CUDA device (the driver loads, cuInit
+# succeeds, one device or more); without one they are reported UNSUPPORTED.
+def _cuda_device_present():
+    try:
+        import ctypes
+        cuda = ctypes.CDLL("libcuda.so.1")
+        count = ctypes.c_int(0)
+        return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+    except OSError:
+        return False
+
+if _cuda_device_present():
+    config.available_features.add("cuda-gpu")

@@ -28,6 +28,8 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <mutex>
+
 #ifndef KILN_CUDA_TOOLKIT_DIR
 #define KILN_CUDA_TOOLKIT_DIR ""
 #endif
@@ -60,6 +62,11 @@ void addText(OpPassManager &pm, const std::string &text) {
     llvm::report_fatal_error(llvm::Twine("kiln-lower-gpu: bad pipeline text: ") + text);
 }
 
+void ensureGpuPassesRegistered() {
+  static std::once_flag once;
+  std::call_once(once, [] { kiln::registerKilnGpuPasses(); });
+}
+
 kiln::CpuPipelineOptions sharedOptions(const kiln::GpuPipelineConfig &config) {
   kiln::CpuPipelineOptions shared;
   shared.useRuntimeGemm = true;
@@ -80,25 +87,29 @@ void kiln::buildKilnLaxToLinalgForGpu(OpPassManager &pm, const GpuPipelineConfig
 }
 
 void kiln::buildKilnLinalgToGpuPipeline(OpPassManager &pm, const GpuPipelineConfig &config) {
+  // The pipeline text names Kiln's GPU passes.
+  ensureGpuPassesRegistered();
   buildKilnBufferizePipeline(pm, sharedOptions(config), /*deallocate=*/false);
   std::string toolkit = config.toolkit.empty() ? KILN_CUDA_TOOLKIT_DIR : config.toolkit;
   // Each step is an upstream or Kiln pass that kiln-opt also exposes, so the
   // pipeline can be replayed and bisected with --pass-pipeline. The tail
-  // follows upstream's gpu-lower-to-nvvm-pipeline, with the toolkit passed
-  // to gpu-module-to-binary (libdevice for f64 math, ptxas for cubins).
+  // is upstream's gpu-lower-to-nvvm-pipeline with two changes: the kernel
+  // modules go to NVVM before the host's arith-to-llvm (which would
+  // otherwise turn a kernel's arith.remf into an llvm.frem that NVVM cannot
+  // take, instead of libdevice's fmod), and the toolkit is passed to
+  // gpu-module-to-binary (libdevice for f64 math, ptxas for cubins).
   addText(pm, llvm::formatv(
                   "func.func(kiln-gpu-host-ops-to-kernels,convert-linalg-to-parallel-loops,"
                   "scf-parallel-loop-tiling{{parallel-loop-tile-sizes={0} no-min-max-bounds=1},"
                   "gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
                   "gpu-kernel-outlining,func.func(kiln-gpu-device-memory,gpu-async-region,kiln-gpu-loop-streams),"
                   "canonicalize,cse,"
-                  "convert-vector-to-scf,convert-scf-to-cf,convert-nvvm-to-llvm,"
-                  "convert-func-to-llvm,expand-strided-metadata,"
-                  "nvvm-attach-target{{chip={1} O=3},lower-affine,convert-arith-to-llvm,"
-                  "convert-index-to-llvm,canonicalize,cse,"
+                  "convert-vector-to-scf,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+                  "nvvm-attach-target{{chip={1} O=3},"
                   "gpu.module(strip-debuginfo,convert-gpu-to-nvvm,llvm-optimize-for-nvvm-target,"
                   "canonicalize,cse,reconcile-unrealized-casts),"
-                  "gpu-to-llvm,gpu-module-to-binary{{format={2}{3}},convert-math-to-llvm,"
+                  "convert-nvvm-to-llvm,convert-func-to-llvm,convert-arith-to-llvm,"
+                  "convert-index-to-llvm,canonicalize,cse,gpu-to-llvm,gpu-module-to-binary{{format={2}{3}},convert-math-to-llvm,"
                   "canonicalize,cse,reconcile-unrealized-casts",
                   config.blockSize, config.chip, config.format,
                   toolkit.empty() ? std::string() : " toolkit=" + toolkit)
@@ -106,7 +117,7 @@ void kiln::buildKilnLinalgToGpuPipeline(OpPassManager &pm, const GpuPipelineConf
 }
 
 void kiln::registerGpuPipeline() {
-  registerKilnGpuPasses();
+  ensureGpuPassesRegistered();
   PassPipelineRegistration<GpuPipelineOptions>(
       "kiln-lower-gpu",
       "Lower lax to host code launching NVVM kernels on device buffers (batch-parallel "

@@ -3,7 +3,7 @@
 // as a one-thread kernel, a dynamic_slice index is copied to the host before
 // it is read, a sequential scan's iterations queue on one stream (waited for
 // once, after the loop), and the pipeline finishes with one gpu.binary.
-// RUN: kiln-opt --kiln-lower-gpu=runtime-gemm-min-macs=1000 --mlir-print-ir-after=kiln-gpu-loop-streams %s 2>&1 >/dev/null | FileCheck %s
+// RUN: kiln-opt --kiln-lower-gpu=runtime-gemm-min-macs=1000 --mlir-disable-threading --mlir-print-ir-after=kiln-gpu-loop-streams %s 2>&1 >/dev/null | FileCheck %s
 // RUN: kiln-opt --kiln-lower-gpu=runtime-gemm-min-macs=1000 %s | FileCheck %s --check-prefix=FINAL
 
 // CHECK-LABEL: func.func @mix
