@@ -106,15 +106,19 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
                 "async-runtime-ref-counting-opt,arith-expand");
   }
   addText(pm,
-          "convert-linalg-to-loops,lower-affine,convert-scf-to-cf,canonicalize,"
-          "convert-async-to-llvm,"
-          // Vector lanes of the parallel scans (masked loads and stores).
-          "convert-vector-to-llvm,"
+          // Vector lanes of the parallel scans: the tiles' block transposes
+          // (2-D transfers) unroll to rows before scf goes to cf; the
+          // transposes become 16x16 shuffles, the rest masked loads/stores.
+          // (Before any canonicalize: it would turn a transpose whose rows
+          // are extracted into 256 scalar extracts and inserts.)
+          "convert-linalg-to-loops,lower-affine,convert-vector-to-scf{full-unroll=1},"
+          "convert-vector-to-llvm{vector-transpose-lowering=shuffle16x16},"
+          "convert-scf-to-cf,canonicalize,convert-async-to-llvm,"
           "expand-strided-metadata,lower-affine,"
           // Allocations go through Kiln's caching allocator (runtime/cpu).
           "finalize-memref-to-llvm{use-generic-functions=1},"
           "convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,"
-          "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+          "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,convert-ub-to-llvm,"
           "reconcile-unrealized-casts,canonicalize,cse");
 }
 

@@ -21,6 +21,7 @@
 #include "dialect/LaxOps.h"
 #include "rewrites/seed/Passes.h"
 #include "rewrites/seed/ScalarizeElementwise.h"
+#include "rewrites/seed/TileTranspose.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -421,17 +422,48 @@ private:
   }
 
   /// Copies the rows of the valid lanes between global `a` and its tile:
-  /// tile[s, l] <-> a[element p + l, step s].
+  /// tile[s, l] <-> a[element p + l, step s]. Where each element's steps are
+  /// contiguous right after its lane dimension, whole lanes x lanes blocks
+  /// go through registers (TileTranspose.h) when all lanes are valid; the
+  /// steps past the last whole block, and a partial last vector, go one
+  /// scalar at a time.
   void copyRows(OpBuilder &b, const ElementAccess &a, ValueRange p, const Lanes &lanes,
                 int64_t length, bool toTile) {
+    int64_t rank = cast<MemRefType>(a.buffer.getType()).getRank();
+    int64_t fullSteps = length / laneCount * laneCount;
+    bool blocks = a.axis == rank - 1 && a.laneDim(batch.size()) == rank - 2 && fullSteps > 0;
+    if (!blocks) {
+      copyRowsScalar(b, a, p, lanes.valid, 0, length, toTile);
+      return;
+    }
+    Value allValid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lanes.valid,
+                                           constantIndex(b, laneCount));
+    scf::IfOp::create(
+        b, loc, allValid,
+        [&](OpBuilder &tb, Location) {
+          copyTileBlocks(tb, loc, a.buffer, stackedIndices(p, constantIndex(tb, 0), a.axis),
+                         a.tile, laneCount, fullSteps, toTile);
+          if (fullSteps < length)
+            copyRowsScalar(tb, a, p, lanes.valid, fullSteps, length, toTile);
+          scf::YieldOp::create(tb, loc);
+        },
+        [&](OpBuilder &eb, Location) {
+          copyRowsScalar(eb, a, p, lanes.valid, 0, length, toTile);
+          scf::YieldOp::create(eb, loc);
+        });
+  }
+
+  /// Steps [begin, end) of copyRows, one scalar at a time.
+  void copyRowsScalar(OpBuilder &b, const ElementAccess &a, ValueRange p, Value valid,
+                      int64_t begin, int64_t end, bool toTile) {
     Value zero = constantIndex(b, 0), one = constantIndex(b, 1);
     scf::ForOp::create(
-        b, loc, zero, lanes.valid, one, ValueRange{},
+        b, loc, zero, valid, one, ValueRange{},
         [&](OpBuilder &lb, Location, Value l, ValueRange) {
           SmallVector<Value> element(p);
           element.back() = arith::AddIOp::create(lb, loc, p.back(), l);
           scf::ForOp::create(
-              lb, loc, zero, constantIndex(lb, length), one, ValueRange{},
+              lb, loc, constantIndex(lb, begin), constantIndex(lb, end), one, ValueRange{},
               [&](OpBuilder &sb, Location, Value step, ValueRange) {
                 SmallVector<Value> global = stackedIndices(element, step, a.axis);
                 SmallVector<Value> tile = {step, l};

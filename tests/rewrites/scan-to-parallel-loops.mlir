@@ -32,6 +32,17 @@
 // LANES: %[[LEFT:.*]] = arith.subi %c1000, %[[P]]
 // LANES: %[[VALID:.*]] = arith.minsi %[[LEFT]], %c16
 // LANES: memref.alloca() : memref<100x16xf32>
+// With all 16 lanes inside the batch, whole 16x16 blocks of the rows go
+// through registers (read lanes x steps, transpose, write steps x lanes);
+// steps 96..99 and a partial last vector are copied one scalar at a time.
+// LANES: %[[FULL:.*]] = arith.cmpi eq, %[[VALID]], %c16
+// LANES: scf.if %[[FULL]] {
+// LANES: scf.for %[[SB:[^ ]+]] = %c0 to %c96 step %c16 {
+// LANES: %[[BLOCK:.*]] = vector.transfer_read %{{.*}}[%[[P]], %[[SB]]], %{{.*}} {in_bounds = [true, true]} : memref<1000x100xf32>, vector<16x16xf32>
+// LANES: %[[T:.*]] = vector.transpose %[[BLOCK]], [1, 0]
+// LANES: vector.transfer_write %[[T]], %{{.*}}[%[[SB]], %c0] {in_bounds = [true, true]} : vector<16x16xf32>, memref<100x16xf32>
+// LANES: scf.for %{{.*}} = %c96 to %c100 step %c1
+// LANES: } else {
 // LANES: scf.for %[[L:[^ ]+]] = %c0 to %[[VALID]]
 // LANES: %[[ROW:.*]] = arith.addi %[[P]], %[[L]]
 // LANES: scf.for %[[S:[^ ]+]] =
