@@ -90,18 +90,44 @@ class Bench:
             times.append(time.perf_counter() - start)
         return times, out
 
-    def run_cpp(self, workload, *args):
+    def run_cpp(self, workload, *args, binary="kiln-bench-peers"):
         import numpy as np
         out = self.tmp / f"cpp-{workload}.npy"
         env = dict(os.environ, BENCH_REPEAT=str(self.repeat), BENCH_WARMUP=str(self.warmup))
-        proc = subprocess.run([str(self.bin / "kiln-bench-peers"), workload, *args, str(out)],
+        proc = subprocess.run([str(self.bin / binary), workload, *args, str(out)],
                               capture_output=True, text=True, env=env)
         if proc.returncode != 0:
             raise RuntimeError(proc.stderr.strip())
         line = json.loads(proc.stdout.strip().splitlines()[-1])
         return line["times_s"], line["threads"], np.load(out)
 
-    def run_kiln(self, name, mlir, entry, inputs, passes=(), calls_per_sample=1):
+    def gpu_available(self):
+        """Whether a CUDA device can run (the driver loads, one device or more)."""
+        try:
+            import ctypes
+            cuda = ctypes.CDLL("libcuda.so.1")
+            count = ctypes.c_int(0)
+            return (cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0
+                    and count.value > 0)
+        except OSError:
+            return False
+
+    def time_jax(self, fn, *inputs):
+        """Times a jitted JAX function on device-resident inputs, waiting for
+        each result (block_until_ready)."""
+        import jax
+        import numpy as np
+        args = [jax.device_put(x) for x in inputs]
+        for _ in range(self.warmup):
+            out = fn(*args).block_until_ready()
+        times = []
+        for _ in range(self.repeat):
+            start = time.perf_counter()
+            out = fn(*args).block_until_ready()
+            times.append(time.perf_counter() - start)
+        return times, np.asarray(out)
+
+    def run_kiln(self, name, mlir, entry, inputs, passes=(), calls_per_sample=1, target="cpu"):
         """Compiles with kiln::Compiler after `passes` (pipeline elements such as
         "kiln-optimize"), times callRaw on fixed buffers; returns per-call
         times and the first output."""
@@ -111,7 +137,7 @@ class Bench:
         cmd = [str(self.bin / "kiln-bench"), str(mlir), "--entry", entry,
                "--inputs", ",".join(inputs), "--outputs", str(outdir),
                "--repeat", str(self.repeat), "--warmup", str(self.warmup),
-               "--calls-per-sample", str(calls_per_sample)]
+               "--calls-per-sample", str(calls_per_sample), "--target", target]
         if passes:
             cmd += ["--passes", "builtin.module(" + ",".join(passes) + ")"]
         proc = subprocess.run(cmd, capture_output=True, text=True)

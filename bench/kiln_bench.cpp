@@ -2,6 +2,7 @@
 //
 // kiln-bench FILE.mlir --entry F [--passes PIPELINE] --inputs a.npy,b.npy
 //            --outputs DIR [--repeat N] [--warmup N] [--calls-per-sample K]
+//            [--target cpu|gpu]
 //
 // Runs PIPELINE (kiln-opt pass syntax, e.g. "builtin.module(kiln-optimize)")
 // on the module, compiles it once with kiln::Compiler (LLVM JIT), runs it on
@@ -9,11 +10,14 @@
 // each through Executable::callRaw on fixed caller-owned buffers, writes
 // DIR/out0.npy... and prints one JSON line:
 //   {"times_s": [per-call seconds...], "compile_s": ..., "calls_per_sample": K}
-// (f32/f64 inputs and outputs, as the seed workloads use).
+// (f32/f64 inputs and outputs, as the seed workloads use). With
+// --target=gpu the buffers are device buffers, filled once before timing:
+// a timed call is the compiled function's launches up to its final wait.
 //
 //===----------------------------------------------------------------------===//
 #include "bench/peers/Npy.h"
 #include "driver/Compiler.h"
+#include "driver/GpuCall.h"
 #include "driver/Registration.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -40,6 +44,7 @@ static cl::opt<std::string> outputs("outputs", cl::desc("Directory for out<i>.np
                                     cl::init("."));
 static cl::opt<int> repeat("repeat", cl::desc("Timed samples"), cl::init(10));
 static cl::opt<int> warmup("warmup", cl::desc("Untimed calls first"), cl::init(2));
+static cl::opt<std::string> target("target", cl::desc("cpu or gpu"), cl::init("cpu"));
 static cl::opt<int> callsPerSample("calls-per-sample",
                                    cl::desc("Calls per timed sample (tiny kernels)"),
                                    cl::init(1));
@@ -91,7 +96,10 @@ int main(int argc, char **argv) {
       return 1;
   }
   std::string error;
-  auto exe = kiln::Compiler().compile(*module, entry, &error);
+  kiln::CompileOptions options;
+  const bool gpu = target == "gpu";
+  options.target = gpu ? kiln::Target::Gpu : kiln::Target::Cpu;
+  auto exe = kiln::Compiler(options).compile(*module, entry, &error);
   if (!exe) {
     std::cerr << "kiln-bench: " << error << "\n";
     return 1;
@@ -116,6 +124,22 @@ int main(int argc, char **argv) {
     std::vector<void *> raw;
     for (HostBuffer &b : buffers)
       raw.push_back(b.bytes.data());
+    // GPU: device copies of every buffer, the inputs filled once.
+    const kiln::GpuRuntimeApi *rt = nullptr;
+    if (gpu) {
+      rt = kiln::loadGpuRuntime(kiln::gpuRuntimePath(""), error);
+      if (!rt)
+        throw std::runtime_error(error);
+      for (size_t i = 0; i < buffers.size(); ++i) {
+        void *device = rt->memAlloc(buffers[i].bytes.size(), nullptr, false);
+        if (i < exe->inputs().size())
+          rt->memcpy(device, raw[i], buffers[i].bytes.size(), nullptr);
+        raw[i] = device;
+      }
+      rt->streamSynchronize(nullptr); // the compiled code's streams do not wait for stream 0
+      if (const char *why = rt->takeError())
+        throw std::runtime_error(std::string("GPU: ") + why);
+    }
 
     for (int i = 0; i < warmup; ++i)
       exe->callRaw(raw.data());
@@ -129,6 +153,15 @@ int main(int argc, char **argv) {
     }
     std::cout << "], \"compile_s\": " << compileSeconds
               << ", \"calls_per_sample\": " << callsPerSample << "}" << std::endl;
+    if (gpu) {
+      for (size_t i = exe->inputs().size(); i < buffers.size(); ++i)
+        rt->memcpy(buffers[i].bytes.data(), raw[i], buffers[i].bytes.size(), nullptr);
+      rt->streamSynchronize(nullptr);
+      for (void *device : raw)
+        rt->memFree(device, nullptr);
+      if (const char *why = rt->takeError())
+        throw std::runtime_error(std::string("GPU: ") + why);
+    }
 
     for (size_t i = 0; i < exe->outputs().size(); ++i) {
       HostBuffer &out = buffers[exe->inputs().size() + i];

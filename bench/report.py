@@ -25,6 +25,23 @@ def fmt(seconds):
     return f"{seconds / 1e-9:8.3f} ns"
 
 
+def ratio_group(peer):
+    """Rows compared with each other: the same element type tag ("[f32]")
+    and the same device ("GPU:" rows apart from the CPU rows)."""
+    tag = peer.split("]", 1)[0] + "]" if peer.startswith("[") else ""
+    return tag, "GPU:" in peer
+
+
+def best_kiln_medians(rows):
+    """The best Kiln median of each ratio group."""
+    best = {}
+    for r in rows:
+        if "Kiln" in r.peer and r.ok:
+            key = ratio_group(r.peer)
+            best[key] = min(best.get(key, r.median), r.median)
+    return best
+
+
 def write_report(results, args, outdir, tables=()):
     """`tables`: Table rows measured beside the peer workloads (compile
     times, rule engine scale), printed, stored in the JSON under their key
@@ -38,14 +55,15 @@ def write_report(results, args, outdir, tables=()):
     print(f"{'workload':<16} {'peer':<40} {'median':>11} {'min':>11} {'max':>11} "
           f"{'thr':>4} {'vs Kiln':>8}  check")
     for workload, rows in groups.items():
-        kiln = [r for r in rows if r.peer.startswith("Kiln") or "Kiln" in r.peer]
-        best_kiln = min((r.median for r in kiln if r.ok), default=None)
+        best = best_kiln_medians(rows)
         for r in rows:
+            best_kiln = best.get(ratio_group(r.peer))
             ratio = f"{r.median / best_kiln:7.2f}x" if best_kiln else "      -"
             check = "ok" if r.ok else f"WRONG {r.error:.1e}"
             print(f"{workload:<16} {r.peer:<40} {fmt(r.median)} {fmt(min(r.times))} "
                   f"{fmt(max(r.times))} {r.threads:>4} {ratio:>8}  {check}")
-    print("(vs Kiln: the peer's median time divided by Kiln's best median; > 1 means Kiln is faster)")
+    print("(vs Kiln: the peer's median time divided by Kiln's best median for the same element type"
+          " and device; > 1 means Kiln is faster)")
     for table in tables:
         print(f"\n{table.title}")
         print("  " + " | ".join(table.columns))
@@ -104,14 +122,15 @@ def write_markdown(groups, args, path, tables=()):
              "Measured by `bench/run" + (" --quick" if args.quick else "") +
              f" --threads {args.threads}` on {m['cpu']} ({m['cores']} cores), {m['platform']}.",
              "Times are medians of repeated runs (min and max beside them); `vs Kiln` is the",
-             "peer's median divided by Kiln's best median in the same workload (> 1: Kiln is",
-             "faster). Every result is checked against a float64 reference.", ""]
+             "peer's median divided by Kiln's best median in the same workload, element type",
+             "and device (> 1: Kiln is faster). Every result is checked against a float64",
+             "reference. Threads 0: the row ran on the GPU.", ""]
     for workload, rows in groups.items():
-        kiln = [r for r in rows if "Kiln" in r.peer and r.ok]
-        best = min((r.median for r in kiln), default=None)
+        best_of = best_kiln_medians(rows)
         lines += [f"## {workload}", "", "| peer | median | min | max | threads | vs Kiln | check |",
                   "|---|---|---|---|---|---|---|"]
         for r in rows:
+            best = best_of.get(ratio_group(r.peer))
             ratio = f"{r.median / best:.2f}x" if best else "-"
             check = "ok" if r.ok else f"wrong ({r.error:.1e})"
             lines.append(f"| {r.peer} | {fmt(r.median).strip()} | {fmt(min(r.times)).strip()} | "

@@ -39,10 +39,22 @@ def w1(b):
                 ("Kiln f2", "seed000_f2.mlir", "f2", ())):
             b.guarded("W1", name, lambda: b.run_kiln(name.replace(" ", "_"), SEEDS / file, entry,
                                                      [wp, ap], passes), ref, rtol, t, note)
+    if b.gpu_available():
+        # On the GPU (threads column 0): Kiln's dot_general through cuBLAS,
+        # JAX's einsum; inputs stay on the device.
+        for name, file, entry in (("GPU: Kiln f1 (cuBLAS)", "seed000_f1.mlir", "f1"),
+                                  ("GPU: Kiln f2 (cuBLAS)", "seed000_f2.mlir", "f2")):
+            if b.kiln_available():
+                b.guarded("W1", name, lambda: b.run_kiln(name.replace(" ", "_"), SEEDS / file,
+                                                         entry, [wp, ap], target="gpu"),
+                          ref, 1e-3, 0, note)
+        if py.jax is not None:
+            b.guarded("W1", "GPU: JAX einsum (jit)", lambda: b.time_jax(py.w1_jax(), w, a),
+                      ref, 1e-3, 0, note)
 
 
-def cpp(b, workload, *args):
-    times, threads, out = b.run_cpp(workload, *args)
+def cpp(b, workload, *args, binary="kiln-bench-peers"):
+    times, threads, out = b.run_cpp(workload, *args, binary=binary)
     return times, out
 
 
@@ -98,6 +110,24 @@ def w2(b):
             b.guarded("W2", f"[{dtype}] Kiln (kiln-optimize, vector lanes)",
                       lambda: b.run_kiln(f"tdma2_{dtype}", src, "tdma", paths, ("kiln-optimize",)),
                       ref, rtol, t)
+        if b.gpu_available():
+            w2_gpu(b, dtype, paths, (a, bd, c, d), ref, rtol)
+
+
+def w2_gpu(b, dtype, paths, arrays, ref, rtol):
+    """W2 on the GPU (threads column 0): the hand-written CUDA kernel, Kiln's
+    one-kernel TDMA, JAX as the seed writes it. Inputs stay on the device;
+    each time is one call up to its completion."""
+    b.guarded("W2", f"[{dtype}] GPU: hand-written CUDA kernel",
+              lambda: cpp(b, dtype, *paths, binary="kiln-bench-tdma-cuda"), ref, rtol, 0)
+    if b.kiln_available():
+        src = b.tmp / f"tdma_{dtype}.mlir"
+        b.guarded("W2", f"[{dtype}] GPU: Kiln (seed's scans, one kernel)",
+                  lambda: b.run_kiln(f"tdmagpu_{dtype}", src, "tdma", paths, target="gpu"),
+                  ref, rtol, 0)
+    if py.jax is not None:
+        b.guarded("W2", f"[{dtype}] GPU: JAX (seed's scans, jit)",
+                  lambda: b.time_jax(py.w2_jax(), *arrays), ref, rtol, 0)
 
 
 # --- W3: seed 002 ------------------------------------------------------------

@@ -11,6 +11,11 @@ try:
     import torch
 except ImportError:
     torch = None
+try:  # on the GPU machine
+    import jax
+    import jax.numpy as jnp
+except ImportError:
+    jax = None
 
 
 # --- W1: seed 000, out[..., i] = sum_k a[..., k] w[i, k] --------------------
@@ -128,3 +133,35 @@ def make_w4_torch(w1, b1, w2, b2, w3, b3):
             return scripted(x, *tw)
 
     return call
+
+
+def w2_jax():
+    """Seed 003 as the seed writes it in JAX (transposes, a forward scan, a
+    reversed back-substitution scan), jitted."""
+    def tdma(a, b, c, d):
+        at, bt, ct, dt = (x.T for x in (a, b, c, d))
+        zero = jnp.zeros(a.shape[0], a.dtype)
+
+        def forward(carry, x):
+            cp, dp = carry
+            ai, bi, ci, di = x
+            den = bi - ai * cp
+            cn, dn = ci / den, (di - ai * dp) / den
+            return (cn, dn), (cn, dn)
+
+        _, (cps, dps) = jax.lax.scan(forward, (zero, zero), (at, bt, ct, dt))
+
+        def backward(x, y):
+            cpi, dpi = y
+            xn = dpi - cpi * x
+            return xn, xn
+
+        _, xs = jax.lax.scan(backward, zero, (cps[::-1], dps[::-1]))
+        return xs[::-1].T
+
+    return jax.jit(tdma)
+
+
+def w1_jax():
+    """Seed 000's f2 (the einsum form), jitted."""
+    return jax.jit(lambda w, a: jnp.einsum("ab,...b->...a", w, a))
