@@ -26,6 +26,10 @@ LogicalResult checkStatic(Operation *op, ConversionPatternRewriter &rewriter) {
 
 enum class ReduceKind { Sum, Max, Min, Prod };
 
+/// Full reductions of at least this many elements are split in two (see
+/// ReducePattern): below it, one sequential loop is cheaper than a dispatch.
+constexpr int64_t kSplitReductionMinElements = 1 << 16;
+
 /// The identity of the reduction (the value of an empty reduction in JAX);
 /// `uns`: the elements are unsigned.
 Value reductionInit(OpBuilder &b, Location loc, Type t, ReduceKind kind,
@@ -97,13 +101,32 @@ struct ReducePattern : OpConversionPattern<OpTy> {
         reductionInit(rewriter, loc, type.getElementType(), Kind, uns));
     SmallVector<int64_t> dims(op.getAxes());
     llvm::sort(dims);
-    auto reduce = linalg::ReduceOp::create(
-        rewriter, loc, ValueRange{adaptor.getOperand()}, ValueRange{init}, dims,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l,
-                                  combine(b, l, Kind, args[0], args[1], uns));
-        });
-    rewriter.replaceOp(op, reduce.getResult(0));
+    auto reduceInto = [&](Value input, Value into, ArrayRef<int64_t> over) {
+      return linalg::ReduceOp::create(
+                 rewriter, loc, ValueRange{input}, ValueRange{into}, over,
+                 [&](OpBuilder &b, Location l, ValueRange args) {
+                   linalg::YieldOp::create(b, l, combine(b, l, Kind, args[0], args[1], uns));
+                 })
+          .getResult(0);
+    };
+    // A large full reduction is split in two: one partial result per index
+    // of the leading dimension (a parallel dimension, so the loop runs on
+    // every core and the producers fuse into it), then the partials. Sound:
+    // max/min and integer sums are associative, and float sums/products are
+    // reassociated anyway (JAX leaves the order unspecified; see combine).
+    auto inputType = cast<RankedTensorType>(adaptor.getOperand().getType());
+    if (inputType.getRank() >= 2 && int64_t(dims.size()) == inputType.getRank() &&
+        inputType.getDimSize(0) >= 2 && inputType.getNumElements() >= kSplitReductionMinElements) {
+      auto partialType = RankedTensorType::get({inputType.getDimSize(0)}, type.getElementType());
+      Value partialInit = filledTensor(
+          rewriter, loc, partialType,
+          reductionInit(rewriter, loc, type.getElementType(), Kind, uns));
+      SmallVector<int64_t> inner(dims.begin() + 1, dims.end());
+      Value partial = reduceInto(adaptor.getOperand(), partialInit, inner);
+      rewriter.replaceOp(op, reduceInto(partial, init, {0}));
+      return success();
+    }
+    rewriter.replaceOp(op, reduceInto(adaptor.getOperand(), init, dims));
     return success();
   }
 };

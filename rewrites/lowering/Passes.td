@@ -59,6 +59,31 @@ def KilnOutputsInPlace : Pass<"kiln-outputs-in-place", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def KilnOneParallelDimension : Pass<"kiln-one-parallel-dimension", "mlir::func::FuncOp"> {
+  let summary = "Keep one parallel dimension per scf.parallel, loop over the others";
+  let description = [{
+    A multi-dimensional scf.parallel (what convert-linalg-to-parallel-loops
+    makes of a linalg op) keeps its first dimension with more than one
+    iteration as the parallel one; the other dimensions become scf.for loops
+    inside it, in their order, so the innermost loop still walks contiguous
+    memory for the vectorizer. Exact: scf.parallel iterations are
+    independent, so running some of them in sequence changes nothing. It
+    gives async-parallel-for the one-dimensional loops it splits correctly
+    (its multi-dimensional "aligned" split ran parts of 3-D loops twice on
+    LLVM 22, see tests/unit/lowering/InterpreterComparisonTest.cpp). A loop
+    whose static work (its iterations times those of its deepest inner
+    loop) is below `min-parallel-work` becomes loops only: a dispatch costs
+    more than it saves there, and small programs (seed 004's MLP) keep
+    code without the async runtime. The batch-parallel scans
+    (`kiln.parallel_scan`) are left as they are.
+  }];
+  let options = [
+    Option<"minParallelWork", "min-parallel-work", "int64_t", /*default=*/"65536",
+           "Smallest static work (iterations) run as a parallel loop">
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
 def KilnParallelAllocaScopes : Pass<"kiln-parallel-alloca-scopes", "mlir::func::FuncOp"> {
   let summary = "Free each scf.parallel iteration's stack allocations at its end";
   let description = [{

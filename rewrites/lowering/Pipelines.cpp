@@ -96,6 +96,12 @@ void kiln::buildKilnBufferizePipeline(OpPassManager &pm,
 void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
                                          const CpuPipelineOptions &options) {
   buildKilnBufferizePipeline(pm, options);
+  // Every linalg op's parallel dimensions become an scf.parallel (its
+  // reductions loops inside), so a large elementwise op or partial
+  // reduction runs on all cores like the parallel scans below; a loop of
+  // fewer iterations than one task runs inline.
+  addText(pm, "func.func(convert-linalg-to-parallel-loops)");
+  pm.addNestedPass<func::FuncOp>(createKilnOneParallelDimension());
   if (options.parallelScans) {
     // scf.parallel (the batch-parallel scans) runs on all cores through
     // MLIR's async runtime (libmlir_async_runtime, loaded by the JIT); the

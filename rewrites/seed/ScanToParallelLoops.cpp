@@ -387,7 +387,7 @@ public:
       ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, d));
     if (laneCount > 1)
       steps.back() = arith::ConstantIndexOp::create(rewriter, loc, laneCount);
-    scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps,
+    auto parallel = scf::ParallelOp::create(rewriter, loc, lbs, ubs, steps,
                             [&](OpBuilder &b, Location, ValueRange p) {
                               if (laneCount == 1) {
                                 body(b, p, Lanes{});
@@ -405,6 +405,9 @@ public:
                               // kiln-parallel-alloca-scopes).
                               body(b, p, lanes);
                             });
+    // The CPU pipeline runs these on all cores whatever their size
+    // (kiln-one-parallel-dimension leaves them alone).
+    parallel->setAttr("kiln.parallel_scan", rewriter.getUnitAttr());
   }
 
   Value asTensor(Value buffer, Type type) {

@@ -1,0 +1,123 @@
+//===- OneParallelDimension.cpp - --kiln-one-parallel-dimension -----------===//
+//
+// Sound: the iterations of an scf.parallel without reductions are
+// independent, so executing the iterations of all dimensions but one in
+// sequence, inside each iteration of that one, computes the same thing.
+//
+//===----------------------------------------------------------------------===//
+#include "rewrites/lowering/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNONEPARALLELDIMENSION
+#include "rewrites/lowering/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+/// The first dimension of `loop` known to have more than one iteration
+/// (dimension 0 if none is).
+unsigned parallelDimension(scf::ParallelOp loop) {
+  for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
+    APInt lb, ub, step;
+    if (!matchPattern(loop.getLowerBound()[d], m_ConstantInt(&lb)) ||
+        !matchPattern(loop.getUpperBound()[d], m_ConstantInt(&ub)) ||
+        !matchPattern(loop.getStep()[d], m_ConstantInt(&step)))
+      return d; // unknown trip count: worth running in parallel
+    if ((ub - lb).sgt(step))
+      return d;
+  }
+  return 0;
+}
+
+/// Static iterations of `loop` and of the loops nested in it (their product
+/// along the deepest nest); -1 when a bound is not constant.
+int64_t staticWork(scf::ParallelOp loop) {
+  int64_t work = 1;
+  for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
+    APInt lb, ub, step;
+    if (!matchPattern(loop.getLowerBound()[d], m_ConstantInt(&lb)) ||
+        !matchPattern(loop.getUpperBound()[d], m_ConstantInt(&ub)) ||
+        !matchPattern(loop.getStep()[d], m_ConstantInt(&step)) || step.isZero())
+      return -1;
+    work *= std::max<int64_t>(0, llvm::divideCeil((ub - lb).getSExtValue(), step.getSExtValue()));
+  }
+  int64_t inner = 1;
+  loop.getBody()->walk([&](scf::ForOp f) {
+    APInt lb, ub, step;
+    if (matchPattern(f.getLowerBound(), m_ConstantInt(&lb)) &&
+        matchPattern(f.getUpperBound(), m_ConstantInt(&ub)) &&
+        matchPattern(f.getStep(), m_ConstantInt(&step)) && !step.isZero())
+      inner = std::max<int64_t>(
+          inner, llvm::divideCeil((ub - lb).getSExtValue(), step.getSExtValue()));
+  });
+  return work * inner;
+}
+
+struct OneParallelDimensionPass
+    : kiln::impl::KilnOneParallelDimensionBase<OneParallelDimensionPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<scf::ParallelOp> loops;
+    getOperation().walk([&](scf::ParallelOp loop) {
+      if (!loop->hasAttr("kiln.parallel_scan") && loop.getInitVals().empty() &&
+          !loop->getParentOfType<scf::ParallelOp>())
+        loops.push_back(loop);
+    });
+    for (scf::ParallelOp loop : loops) {
+      int64_t work = staticWork(loop);
+      bool small = work >= 0 && work < minParallelWork;
+      if (loop.getNumLoops() > 1 || small)
+        rewrite(loop, small);
+    }
+  }
+
+  /// One parallel dimension with the others as loops inside it, or (for a
+  /// loop too small to be worth a dispatch) loops only.
+  static void rewrite(scf::ParallelOp loop, bool allSequential) {
+    unsigned k = parallelDimension(loop);
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    SmallVector<unsigned> sequential;
+    for (unsigned d = 0; d < loop.getNumLoops(); ++d)
+      if (d != k || allSequential)
+        sequential.push_back(d);
+    IRMapping mapping;
+    // Nested scf.for loops over `sequential[i..]`, the original body inside.
+    std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &nb, unsigned i) {
+      if (i == sequential.size()) {
+        for (Operation &op : loop.getBody()->without_terminator())
+          nb.clone(op, mapping);
+        return;
+      }
+      unsigned d = sequential[i];
+      scf::ForOp::create(nb, loc, loop.getLowerBound()[d], loop.getUpperBound()[d],
+                         loop.getStep()[d], ValueRange{},
+                         [&](OpBuilder &fb, Location, Value iv, ValueRange) {
+                           mapping.map(loop.getInductionVars()[d], iv);
+                           nest(fb, i + 1);
+                           scf::YieldOp::create(fb, loc);
+                         });
+    };
+    if (allSequential) {
+      nest(b, 0);
+      loop.erase();
+      return;
+    }
+    scf::ParallelOp::create(b, loc, ValueRange{loop.getLowerBound()[k]},
+                            ValueRange{loop.getUpperBound()[k]}, ValueRange{loop.getStep()[k]},
+                            [&](OpBuilder &pb, Location, ValueRange ivs) {
+                              mapping.map(loop.getInductionVars()[k], ivs.front());
+                              nest(pb, 0);
+                            });
+    loop.erase();
+  }
+};
+
+} // namespace
