@@ -59,3 +59,16 @@ func.func @int_dot(%a: tensor<2x3x4xi32>, %b: tensor<2x4xi32>) -> tensor<2x3xi32
       : (tensor<2x3x4xi32>, tensor<2x4xi32>) -> tensor<2x3xi32>
   return %0 : tensor<2x3xi32>
 }
+
+// -----
+
+// A large full reduction is split: per-row partial sums (a parallel
+// dimension for the CPU's cores), then the sum of the partials.
+// RUN: kiln-opt --kiln-lax-to-linalg -split-input-file %s | FileCheck %s --check-prefix=SPLIT
+// SPLIT-LABEL: func.func @split_sum
+// SPLIT: %[[PARTIAL:.*]] = linalg.reduce ins(%{{.*}} : tensor<512x256xf32>) outs(%{{.*}} : tensor<512xf32>) dimensions = [1]
+// SPLIT: linalg.reduce ins(%[[PARTIAL]] : tensor<512xf32>) outs(%{{.*}} : tensor<f32>) dimensions = [0]
+func.func @split_sum(%a: tensor<512x256xf32>) -> tensor<f32> {
+  %s = lax.reduce_sum %a axes = [0, 1] : tensor<512x256xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}

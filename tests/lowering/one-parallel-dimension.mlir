@@ -1,0 +1,76 @@
+// kiln-one-parallel-dimension: the first dimension with more than one
+// iteration stays parallel, the others become loops inside it in order;
+// small loops become loops only; the batch-parallel scans' loops are left.
+// RUN: kiln-opt --kiln-one-parallel-dimension -split-input-file %s | FileCheck %s
+
+// CHECK-LABEL: func.func @big
+// CHECK: scf.parallel (%[[I:.*]]) = (%c0) to (%c64) step (%c1) {
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT: scf.for %[[K:.*]] = %c0 to %c4096 step %c1 {
+// CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[%[[I]], %[[J]], %[[K]]]
+func.func @big(%m: memref<64x8x4096xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%c64, %c8, %c4096) step (%c1, %c1, %c1) {
+    memref.store %v, %m[%i, %j, %k] : memref<64x8x4096xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A leading unit dimension is not the parallel one.
+// CHECK-LABEL: func.func @unit_first
+// CHECK: scf.parallel (%[[J:.*]]) = (%c0) to (%c512) step (%c1) {
+// CHECK-NEXT: scf.for %[[I:.*]] = %c0 to %c1 step %c1 {
+// CHECK-NEXT: scf.for %[[K:.*]] = %c0 to %c512 step %c1 {
+// CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[%[[I]], %[[J]], %[[K]]]
+func.func @unit_first(%m: memref<1x512x512xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c512 = arith.constant 512 : index
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%c1, %c512, %c512) step (%c1, %c1, %c1) {
+    memref.store %v, %m[%i, %j, %k] : memref<1x512x512xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Too little work for a dispatch: loops only.
+// CHECK-LABEL: func.func @small
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.for
+func.func @small(%m: memref<64x64xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c64) step (%c1, %c1) {
+    memref.store %v, %m[%i, %j] : memref<64x64xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A batch-parallel scan's loop is left as it is, however small.
+// CHECK-LABEL: func.func @scan
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c64) step (%c1) {
+// CHECK: } {kiln.parallel_scan}
+func.func @scan(%m: memref<64xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    memref.store %v, %m[%i] : memref<64xf32>
+    scf.reduce
+  } {kiln.parallel_scan}
+  return
+}
