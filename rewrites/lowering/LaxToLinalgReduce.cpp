@@ -26,9 +26,6 @@ LogicalResult checkStatic(Operation *op, ConversionPatternRewriter &rewriter) {
 
 enum class ReduceKind { Sum, Max, Min, Prod };
 
-/// Full reductions of at least this many elements are split in two (see
-/// ReducePattern): below it, one sequential loop is cheaper than a dispatch.
-constexpr int64_t kSplitReductionMinElements = 1 << 16;
 
 /// The identity of the reduction (the value of an empty reduction in JAX);
 /// `uns`: the elements are unsigned.
@@ -109,20 +106,24 @@ struct ReducePattern : OpConversionPattern<OpTy> {
                  })
           .getResult(0);
     };
-    // A large full reduction is split in two: one partial result per index
-    // of the leading dimension (a parallel dimension, so the loop runs on
-    // every core and the producers fuse into it), then the partials. Sound:
-    // max/min and integer sums are associative, and float sums/products are
-    // reassociated anyway (JAX leaves the order unspecified; see combine).
+    // A full reduction of rank >= 2 is a chain of one-axis reductions, the
+    // last axis first: the first one has parallel dimensions (its loop runs
+    // on every core and its producers fuse into it), and each partial sums
+    // a short run, so float sums stay accurate (a tree of sums rather than
+    // one long chain). Sound: max/min and integer sums are associative, and
+    // float sums/products are reassociated anyway (JAX leaves the order
+    // unspecified; see combine).
     auto inputType = cast<RankedTensorType>(adaptor.getOperand().getType());
-    if (inputType.getRank() >= 2 && int64_t(dims.size()) == inputType.getRank() &&
-        inputType.getDimSize(0) >= 2 && inputType.getNumElements() >= kSplitReductionMinElements) {
-      auto partialType = RankedTensorType::get({inputType.getDimSize(0)}, type.getElementType());
-      Value partialInit = filledTensor(
-          rewriter, loc, partialType,
-          reductionInit(rewriter, loc, type.getElementType(), Kind, uns));
-      SmallVector<int64_t> inner(dims.begin() + 1, dims.end());
-      Value partial = reduceInto(adaptor.getOperand(), partialInit, inner);
+    if (inputType.getRank() >= 2 && int64_t(dims.size()) == inputType.getRank()) {
+      Value partial = adaptor.getOperand();
+      for (int64_t rank = inputType.getRank(); rank > 1; --rank) {
+        auto partialType = RankedTensorType::get(inputType.getShape().take_front(rank - 1),
+                                                 type.getElementType());
+        Value partialInit = filledTensor(
+            rewriter, loc, partialType,
+            reductionInit(rewriter, loc, type.getElementType(), Kind, uns));
+        partial = reduceInto(partial, partialInit, {rank - 1});
+      }
       rewriter.replaceOp(op, reduceInto(partial, init, {0}));
       return success();
     }

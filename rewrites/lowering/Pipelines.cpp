@@ -66,7 +66,7 @@ void kiln::buildKilnBufferizePipeline(OpPassManager &pm,
                                       const CpuPipelineOptions &options,
                                       bool deallocate) {
   ensureUpstreamPassesRegistered();
-  addText(pm, "canonicalize,linalg-fuse-elementwise-ops,canonicalize,cse");
+  addText(pm, "canonicalize,linalg-generalize-named-ops,linalg-fuse-elementwise-ops,canonicalize,cse");
   // Tensors become buffers; function arguments and results get identity
   // layouts so callers pass plain row-major descriptors.
   // Scan carries are computed into their loop buffers (no alloc per step).

@@ -25,10 +25,11 @@ struct OptimizeOptions : PassPipelineOptions<OptimizeOptions> {
 } // namespace
 
 void kiln::buildOptimizePipeline(OpPassManager &pm, bool reassociate) {
+  std::string flag = reassociate ? "1" : "0";
   std::string text = "canonicalize,kiln-canonicalize-dot-general,kiln-fold-scan-layout,"
-                     "kiln-scan-pushup{reassociate=" +
-                     std::string(reassociate ? "1" : "0") +
-                     "},kiln-dedup-functions,canonicalize,cse";
+                     "kiln-scan-pushup{reassociate=" + flag + "},"
+                     "kiln-scan-to-reduction{reassociate=" + flag + "},"
+                     "kiln-dedup-functions,canonicalize,cse";
   if (failed(parsePassPipeline(text, pm)))
     llvm::report_fatal_error("kiln-optimize: invalid pipeline text");
 }

@@ -42,6 +42,23 @@ def ScanPushUp : Pass<"kiln-scan-pushup"> {
   let dependentDialects = ["::kiln::lax::LaxDialect"];
 }
 
+def ScanToReduction : Pass<"kiln-scan-to-reduction"> {
+  let summary = "Turn a scan that only accumulates reductions of its xs into one reduction";
+  let description = [{
+    What the push-up leaves of seed 002, a scan whose carry accumulates
+    `reduce_sum(f(x_t))` with f elementwise, is `init + reduce_sum(f(xs))`
+    over the stacked xs: the loop disappears, f fuses into one reduction over
+    all steps, and the pipelines run it on every core. Exact for max/min and
+    integer sums/products; float sums/products regroup, so they need
+    `reassociate=true` (tag `reassociates-float`).
+  }];
+  let options = [
+    Option<"reassociate", "reassociate", "bool", /*default=*/"false",
+           "Allow regrouping float sums/products (reassociates-float)">
+  ];
+  let dependentDialects = ["::kiln::lax::LaxDialect"];
+}
+
 def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
   let summary = "Run batch-parallel scans as one parallel loop of scalar scans";
   let description = [{

@@ -163,9 +163,8 @@ bool kiln::reductionReassociates(Operation *reduce) {
   return isa<FloatType>(tensorType(reduce->getOperand(0)).getElementType());
 }
 
-/// Creates a reduction of the same kind as `like` over `axes` of `operand`.
-static Value createReduceLike(OpBuilder &b, Operation *like, Value operand,
-                              ArrayRef<int64_t> axes) {
+Value kiln::createReduceLike(OpBuilder &b, Operation *like, Value operand,
+                             ArrayRef<int64_t> axes) {
   Location loc = like->getLoc();
   return TypeSwitch<Operation *, Value>(like)
       .Case([&](ReduceSumOp) { return ReduceSumOp::create(b, loc, operand, axes); })
@@ -222,8 +221,7 @@ LogicalResult kiln::moveReductionIntoScanBody(RewriterBase &rewriter, Operation 
   return success();
 }
 
-/// The identity of a reduction's combiner, as a splat of `type`.
-static Value identityOf(OpBuilder &b, Operation *reduce, RankedTensorType type) {
+Value kiln::identityOfReduction(OpBuilder &b, Operation *reduce, RankedTensorType type) {
   Type element = type.getElementType();
   Location loc = reduce->getLoc();
   if (isa<ReduceSumOp, ReduceProdOp>(reduce))
@@ -242,8 +240,7 @@ static Value identityOf(OpBuilder &b, Operation *reduce, RankedTensorType type) 
   return ConstantOp::create(b, loc, SplatElementsAttr::get(type, scalar));
 }
 
-/// The combiner of a reduction, applied elementwise.
-static Value combine(OpBuilder &b, Operation *reduce, Value acc, Value slice) {
+Value kiln::combineLike(OpBuilder &b, Operation *reduce, Value acc, Value slice) {
   Location loc = reduce->getLoc();
   return TypeSwitch<Operation *, Value>(reduce)
       .Case([&](ReduceSumOp) { return AddOp::create(b, loc, acc, slice); })
@@ -264,10 +261,10 @@ LogicalResult kiln::scanReductionToCarry(RewriterBase &rewriter, Operation *redu
   RankedTensorType accType = tensorType(reduce->getResult(0));
   rewriter.setInsertionPoint(scan);
   ScanExtension ext;
-  ext.inits.push_back(identityOf(rewriter, reduce, accType));
+  ext.inits.push_back(identityOfReduction(rewriter, reduce, accType));
   ExtendedScan extended = extendScan(
       rewriter, scan, ext, [&](OpBuilder &b, const ScanBodyView &body) -> ScanBodyYields {
-        return {{combine(b, reduce, body.carries[0], body.oldYsYields[j])}, {}};
+        return {{combineLike(b, reduce, body.carries[0], body.oldYsYields[j])}, {}};
       });
   rewriter.replaceOp(reduce, extended.scan.getResult(extended.firstNewCarry));
   return success();

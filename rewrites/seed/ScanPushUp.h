@@ -12,6 +12,7 @@
 #include "dialect/LaxOps.h"
 
 namespace mlir {
+class OpBuilder;
 class RewriterBase;
 } // namespace mlir
 
@@ -42,6 +43,27 @@ mlir::LogicalResult moveReductionIntoScanBody(mlir::RewriterBase &rewriter,
 /// Reassociates float sums and products (see `reductionReassociates`).
 mlir::LogicalResult scanReductionToCarry(mlir::RewriterBase &rewriter,
                                          mlir::Operation *reduce);
+
+/// A scan whose every carry accumulates a full reduction of values computed
+/// from its xs slices alone (`c' = c + reduce_sum(f(x))`, likewise max, min
+/// and prod), and whose ys are unused, becomes one reduction over the whole
+/// stacked xs: f applied to the stacked xs (f must be elementwise), reduced
+/// over every axis, combined with the initial carry. What the push-up leaves
+/// of seed 002 (the loss as a per-step accumulator) becomes one fused
+/// reduction over all steps, which the pipelines split over cores. Float
+/// sums/products reassociate (`reductionReassociates`); the rest is exact.
+mlir::LogicalResult accumulatingScanToReduction(mlir::RewriterBase &rewriter, lax::ScanOp scan,
+                                                bool reassociate);
+
+/// A reduction of the same kind as `like` over `axes` of `operand`.
+mlir::Value createReduceLike(mlir::OpBuilder &b, mlir::Operation *like, mlir::Value operand,
+                             llvm::ArrayRef<int64_t> axes);
+/// The identity of reduction `reduce`'s combiner, a splat constant of `type`.
+mlir::Value identityOfReduction(mlir::OpBuilder &b, mlir::Operation *reduce,
+                                mlir::RankedTensorType type);
+/// The combiner of reduction `like` (add, max, min, mul), elementwise.
+mlir::Value combineLike(mlir::OpBuilder &b, mlir::Operation *like, mlir::Value acc,
+                        mlir::Value slice);
 
 /// True for reduce_sum/reduce_prod on floats: regrouping them changes the
 /// rounding, so they are tagged `reassociates-float`. max/min and integer

@@ -7,6 +7,7 @@
 
 namespace kiln {
 #define GEN_PASS_DEF_SCANPUSHUP
+#define GEN_PASS_DEF_SCANTOREDUCTION
 #include "rewrites/seed/Passes.h.inc"
 } // namespace kiln
 
@@ -43,12 +44,33 @@ struct PushReduction : OpRewritePattern<ReduceOp> {
   bool reassociate;
 };
 
+/// A scan left accumulating full reductions of its xs becomes one reduction
+/// over all of them (float sums only when reassociation is on).
+struct AccumulatingScanToReduction : OpRewritePattern<ScanOp> {
+  AccumulatingScanToReduction(MLIRContext *ctx, bool reassociate)
+      : OpRewritePattern<ScanOp>(ctx), reassociate(reassociate) {}
+  LogicalResult matchAndRewrite(ScanOp scan, PatternRewriter &rewriter) const override {
+    return accumulatingScanToReduction(rewriter, scan, reassociate);
+  }
+  bool reassociate;
+};
+
 struct ScanPushUpPass : kiln::impl::ScanPushUpBase<ScanPushUpPass> {
   using ScanPushUpBase::ScanPushUpBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateScanPushUpPatterns(patterns, reassociate);
     ScanOp::getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+struct ScanToReductionPass : kiln::impl::ScanToReductionBase<ScanToReductionPass> {
+  using ScanToReductionBase::ScanToReductionBase;
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<AccumulatingScanToReduction>(&getContext(), reassociate);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
