@@ -123,12 +123,8 @@ void kiln::registerGpuPipeline() {
       "Lower lax to host code launching NVVM kernels on device buffers (batch-parallel "
       "scans as one kernel each, dot_general through cuBLAS)",
       [](OpPassManager &pm, const GpuPipelineOptions &options) {
-        GpuPipelineConfig config;
-        config.chip = options.chip;
-        config.format = options.format;
-        config.toolkit = options.toolkit;
-        config.blockSize = options.blockSize;
-        config.runtimeGemmMinMacs = options.runtimeGemmMinMacs;
+        GpuPipelineConfig config{options.chip, options.format, options.toolkit,
+                                 options.blockSize, options.runtimeGemmMinMacs};
         buildKilnLaxToLinalgForGpu(pm, config);
         buildKilnLinalgToGpuPipeline(pm, config);
       });
