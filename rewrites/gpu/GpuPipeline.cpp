@@ -100,6 +100,7 @@ void kiln::buildKilnLinalgToGpuPipeline(OpPassManager &pm, const GpuPipelineConf
   // gpu-module-to-binary (libdevice for f64 math, ptxas for cubins).
   addText(pm, llvm::formatv(
                   "func.func(kiln-gpu-host-ops-to-kernels,convert-linalg-to-parallel-loops,"
+                  "kiln-gpu-flatten-parallel-loops,"
                   "scf-parallel-loop-tiling{{parallel-loop-tile-sizes={0} no-min-max-bounds=1},"
                   "gpu-map-parallel-loops,convert-parallel-loops-to-gpu),"
                   "gpu-kernel-outlining,func.func(kiln-gpu-device-memory,gpu-async-region,kiln-gpu-loop-streams),"

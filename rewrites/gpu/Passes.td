@@ -26,6 +26,21 @@ def KilnGpuHostOpsToKernels : Pass<"kiln-gpu-host-ops-to-kernels", "mlir::func::
   ];
 }
 
+def KilnGpuFlattenParallelLoops : Pass<"kiln-gpu-flatten-parallel-loops", "mlir::func::FuncOp"> {
+  let summary = "Collapse each multi-dimensional scf.parallel into one dimension";
+  let description = [{
+    Runs before the tiling by the block size. The tiling cuts the first
+    dimension into blocks of threads; with the dimensions of an op's loop
+    nest kept apart, a leading unit dimension (common after a GEMM's
+    [1, M, N] result) left one thread of 128 busy, and neighbouring threads
+    walked the outermost dimension (uncoalesced). One flat dimension, whose
+    index is split back into the original ones in row-major order, gives
+    full blocks in which neighbouring threads touch neighbouring elements.
+    Exact (upstream's collapseParallelLoops: same iteration space).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+}
+
 def KilnGpuDeviceMemory : Pass<"kiln-gpu-device-memory", "mlir::func::FuncOp"> {
   let summary = "Allocate the host's buffers in device memory";
   let description = [{
