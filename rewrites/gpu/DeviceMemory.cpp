@@ -8,6 +8,7 @@
 // of buffer deallocation; Kiln's tensors are static) stay on the host.
 //
 //===----------------------------------------------------------------------===//
+#include "rewrites/gpu/BufferRoot.h"
 #include "rewrites/gpu/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,17 +28,6 @@ namespace {
 
 bool inKernel(Operation *op) {
   return op->getParentOfType<gpu::LaunchOp>() || op->getParentOfType<gpu::GPUModuleOp>();
-}
-
-/// The op at the root of `value`'s chain of views.
-Operation *bufferRoot(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return def;
-    value = view.getViewSource();
-  }
-  return nullptr; // a block argument: a buffer the caller passed
 }
 
 struct DeviceMemoryPass : kiln::impl::KilnGpuDeviceMemoryBase<DeviceMemoryPass> {
@@ -145,7 +135,7 @@ struct DeviceMemoryPass : kiln::impl::KilnGpuDeviceMemoryBase<DeviceMemoryPass> 
 
   /// Whether the host may touch the buffer `value` views.
   static bool isHostBuffer(Value value) {
-    Operation *root = bufferRoot(value);
+    Operation *root = kiln::bufferRoot(value);
     if (auto alloc = dyn_cast_or_null<memref::AllocOp>(root))
       return !alloc.getType().hasStaticShape();
     return isa_and_nonnull<memref::AllocaOp>(root);

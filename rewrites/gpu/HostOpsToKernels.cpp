@@ -21,6 +21,7 @@
 //    first buffer, so the caller's buffer is never written.
 //
 //===----------------------------------------------------------------------===//
+#include "rewrites/gpu/BufferRoot.h"
 #include "rewrites/gpu/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -55,15 +56,7 @@ bool inParallelLoop(Operation *op) {
 
 /// Whether `value` is (a view of) a host stack buffer.
 bool isHostStackBuffer(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (isa<memref::AllocaOp>(def))
-      return true;
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      return false;
-    value = view.getViewSource();
-  }
-  return false;
+  return isa_and_nonnull<memref::AllocaOp>(kiln::bufferRoot(value));
 }
 
 struct HostOpsToKernelsPass

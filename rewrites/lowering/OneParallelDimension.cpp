@@ -21,41 +21,45 @@ using namespace mlir;
 
 namespace {
 
-/// The first dimension of `loop` known to have more than one iteration
-/// (dimension 0 if none is).
+/// The iterations of a loop with constant bounds, if they are.
+std::optional<int64_t> constantTrips(Value lb, Value ub, Value step) {
+  APInt l, u, s;
+  if (!matchPattern(lb, m_ConstantInt(&l)) || !matchPattern(ub, m_ConstantInt(&u)) ||
+      !matchPattern(step, m_ConstantInt(&s)) || s.isZero())
+    return std::nullopt;
+  return std::max<int64_t>(0, llvm::divideCeil((u - l).getSExtValue(), s.getSExtValue()));
+}
+
+std::optional<int64_t> constantTrips(scf::ParallelOp loop, unsigned d) {
+  return constantTrips(loop.getLowerBound()[d], loop.getUpperBound()[d], loop.getStep()[d]);
+}
+
+/// The first dimension of `loop` not known to have at most one iteration
+/// (dimension 0 if every one has).
 unsigned parallelDimension(scf::ParallelOp loop) {
   for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
-    APInt lb, ub, step;
-    if (!matchPattern(loop.getLowerBound()[d], m_ConstantInt(&lb)) ||
-        !matchPattern(loop.getUpperBound()[d], m_ConstantInt(&ub)) ||
-        !matchPattern(loop.getStep()[d], m_ConstantInt(&step)))
-      return d; // unknown trip count: worth running in parallel
-    if ((ub - lb).sgt(step))
-      return d;
+    std::optional<int64_t> trips = constantTrips(loop, d);
+    if (!trips || *trips > 1)
+      return d; // more than one iteration, or unknown: worth running in parallel
   }
   return 0;
 }
 
-/// Static iterations of `loop` and of the loops nested in it (their product
-/// along the deepest nest); -1 when a bound is not constant.
+/// Static iterations of `loop` times those of its deepest nested scf.for;
+/// -1 when a bound of `loop` is not constant.
 int64_t staticWork(scf::ParallelOp loop) {
   int64_t work = 1;
   for (unsigned d = 0; d < loop.getNumLoops(); ++d) {
-    APInt lb, ub, step;
-    if (!matchPattern(loop.getLowerBound()[d], m_ConstantInt(&lb)) ||
-        !matchPattern(loop.getUpperBound()[d], m_ConstantInt(&ub)) ||
-        !matchPattern(loop.getStep()[d], m_ConstantInt(&step)) || step.isZero())
+    std::optional<int64_t> trips = constantTrips(loop, d);
+    if (!trips)
       return -1;
-    work *= std::max<int64_t>(0, llvm::divideCeil((ub - lb).getSExtValue(), step.getSExtValue()));
+    work *= *trips;
   }
   int64_t inner = 1;
   loop.getBody()->walk([&](scf::ForOp f) {
-    APInt lb, ub, step;
-    if (matchPattern(f.getLowerBound(), m_ConstantInt(&lb)) &&
-        matchPattern(f.getUpperBound(), m_ConstantInt(&ub)) &&
-        matchPattern(f.getStep(), m_ConstantInt(&step)) && !step.isZero())
-      inner = std::max<int64_t>(
-          inner, llvm::divideCeil((ub - lb).getSExtValue(), step.getSExtValue()));
+    if (std::optional<int64_t> trips =
+            constantTrips(f.getLowerBound(), f.getUpperBound(), f.getStep()))
+      inner = std::max(inner, *trips);
   });
   return work * inner;
 }
