@@ -1,7 +1,8 @@
-//===- BufferRoot.h - where a buffer value comes from -----------*- C++ -*-===//
+//===- BufferRoot.h - buffers through their views --------------*- C++ -*-===//
 #ifndef KILN_REWRITES_GPU_BUFFERROOT_H
 #define KILN_REWRITES_GPU_BUFFERROOT_H
 
+#include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -19,6 +20,21 @@ inline mlir::Operation *bufferRoot(mlir::Value value) {
   }
   return nullptr;
 }
+
+/// Calls `f` on every user of `value` and of the views of it.
+inline void forEachViewUser(mlir::Value value, llvm::function_ref<void(mlir::Operation *)> f) {
+  for (mlir::Operation *user : value.getUsers()) {
+    f(user);
+    if (auto view = mlir::dyn_cast<mlir::ViewLikeOpInterface>(user))
+      if (view.getViewSource() == value)
+        for (mlir::Value result : user->getResults())
+          forEachViewUser(result, f);
+  }
+}
+
+/// Marks host buffers whose frees kiln-gpu-host-ops-to-kernels placed
+/// (kiln-gpu-device-memory adds none of its own for them).
+constexpr const char kGpuFreedAttr[] = "kiln.gpu.freed";
 
 } // namespace kiln
 

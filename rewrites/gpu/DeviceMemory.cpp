@@ -66,13 +66,13 @@ struct DeviceMemoryPass : kiln::impl::KilnGpuDeviceMemoryBase<DeviceMemoryPass> 
       OpBuilder b(alloc);
       auto device = gpu::AllocOp::create(b, alloc.getLoc(), alloc.getType(), Type(),
                                          ValueRange{}, ValueRange{}, ValueRange{});
-      bool freedAlready = alloc->hasAttr("kiln.gpu.freed");
+      bool freedAlready = alloc->hasAttr(kiln::kGpuFreedAttr);
       alloc.replaceAllUsesWith(device.getMemref());
       alloc.erase();
       if (freedAlready)
         continue;
       bool returned = false, escapes = false;
-      forEachViewUser(device.getMemref(), [&](Operation *user) {
+      kiln::forEachViewUser(device.getMemref(), [&](Operation *user) {
         if (isa<func::ReturnOp>(user))
           returned = true;
         else if (user->hasTrait<OpTrait::IsTerminator>())
@@ -88,17 +88,6 @@ struct DeviceMemoryPass : kiln::impl::KilnGpuDeviceMemoryBase<DeviceMemoryPass> 
       gpu::DeallocOp::create(db, device.getLoc(), Type(), ValueRange{}, device.getMemref());
     }
     return success();
-  }
-
-  /// Calls `f` on every user of `value` and of the views of it.
-  static void forEachViewUser(Value value, llvm::function_ref<void(Operation *)> f) {
-    for (Operation *user : value.getUsers()) {
-      f(user);
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
-        if (view.getViewSource() == value)
-          for (Value result : user->getResults())
-            forEachViewUser(result, f);
-    }
   }
 
   /// Constants are host globals: each gets a device copy, made at the
@@ -121,7 +110,7 @@ struct DeviceMemoryPass : kiln::impl::KilnGpuDeviceMemoryBase<DeviceMemoryPass> 
                                         global.getResult());
       global.getResult().replaceAllUsesExcept(device.getMemref(), copy);
       bool returned = false;
-      forEachViewUser(device.getMemref(), [&](Operation *user) {
+      kiln::forEachViewUser(device.getMemref(), [&](Operation *user) {
         returned |= isa<func::ReturnOp>(user);
       });
       if (returned)

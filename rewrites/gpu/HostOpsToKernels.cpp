@@ -46,10 +46,6 @@ namespace {
 /// buffer means the program does real work on the host, which is reported.
 constexpr int64_t kMaxStagedBytes = 4096;
 
-/// Marks buffers whose frees this pass placed (kiln-gpu-device-memory adds
-/// none of its own).
-constexpr const char kFreedAttr[] = "kiln.gpu.freed";
-
 bool inParallelLoop(Operation *op) {
   return op->getParentOfType<scf::ParallelOp>() || op->getParentOfType<gpu::LaunchOp>();
 }
@@ -118,10 +114,10 @@ struct HostOpsToKernelsPass
       memref::DeallocOp::create(rewriter, loc, grown.getResults().back());
       Value result = grown.getResult(i);
       bool returned = false, escapes = false;
-      for (Operation *user : result.getUsers()) {
+      kiln::forEachViewUser(result, [&](Operation *user) {
         returned |= isa<func::ReturnOp>(user);
         escapes |= user->hasTrait<OpTrait::IsTerminator>() && !isa<func::ReturnOp>(user);
-      }
+      });
       if (escapes)
         return grown.emitOpError("kiln-lower-gpu: a loop carry that leaves an enclosing loop "
                                  "is not supported");
@@ -129,8 +125,8 @@ struct HostOpsToKernelsPass
         rewriter.setInsertionPoint(grown->getBlock()->getTerminator());
         memref::DeallocOp::create(rewriter, loc, result);
       }
-      first->setAttr(kFreedAttr, rewriter.getUnitAttr());
-      second->setAttr(kFreedAttr, rewriter.getUnitAttr());
+      first->setAttr(kiln::kGpuFreedAttr, rewriter.getUnitAttr());
+      second->setAttr(kiln::kGpuFreedAttr, rewriter.getUnitAttr());
     }
     return success();
   }
