@@ -126,17 +126,16 @@ int main(int argc, char **argv) {
       raw.push_back(b.bytes.data());
     // GPU: device copies of every buffer, the inputs filled once.
     const kiln::GpuRuntimeApi *rt = nullptr;
+    std::vector<size_t> bytes;
+    std::vector<void *> host(raw);
     if (gpu) {
       rt = kiln::loadGpuRuntime(kiln::gpuRuntimePath(""), error);
       if (!rt)
         throw std::runtime_error(error);
-      for (size_t i = 0; i < buffers.size(); ++i) {
-        void *device = rt->memAlloc(buffers[i].bytes.size(), nullptr, false);
-        if (i < exe->inputs().size())
-          rt->memcpy(device, raw[i], buffers[i].bytes.size(), nullptr);
-        raw[i] = device;
-      }
-      rt->streamSynchronize(nullptr); // the compiled code's streams do not wait for stream 0
+      for (HostBuffer &b : buffers)
+        bytes.push_back(b.bytes.size());
+      kiln::buffersToDevice(*rt, host.data(), bytes.data(), exe->inputs().size(), raw.size(),
+                            raw.data(), nullptr);
       if (const char *why = rt->takeError())
         throw std::runtime_error(std::string("GPU: ") + why);
     }
@@ -154,11 +153,8 @@ int main(int argc, char **argv) {
     std::cout << "], \"compile_s\": " << compileSeconds
               << ", \"calls_per_sample\": " << callsPerSample << "}" << std::endl;
     if (gpu) {
-      for (size_t i = exe->inputs().size(); i < buffers.size(); ++i)
-        rt->memcpy(buffers[i].bytes.data(), raw[i], buffers[i].bytes.size(), nullptr);
-      rt->streamSynchronize(nullptr);
-      for (void *device : raw)
-        rt->memFree(device, nullptr);
+      kiln::buffersFromDevice(*rt, host.data(), bytes.data(), exe->inputs().size(), raw.size(),
+                              raw.data(), nullptr);
       if (const char *why = rt->takeError())
         throw std::runtime_error(std::string("GPU: ") + why);
     }

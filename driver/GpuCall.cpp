@@ -66,29 +66,40 @@ const GpuRuntimeApi *loadGpuRuntime(const std::string &path, std::string &why) {
   return (loaded[path] = std::move(api)).get();
 }
 
-bool callOnGpu(const GpuRuntimeApi &rt, void (*fn)(void *const *), void *const *hostBuffers,
-               const size_t *bytes, size_t numInputs, size_t numBuffers, std::string *error) {
-  void *stream = rt.streamCreate();
-  llvm::SmallVector<void *, 32> device(numBuffers, nullptr);
+void buffersToDevice(const GpuRuntimeApi &rt, void *const *hostBuffers, const size_t *bytes,
+                     size_t numInputs, size_t numBuffers, void **device, void *stream) {
   for (size_t i = 0; i < numBuffers; ++i) {
     device[i] = rt.memAlloc(bytes[i], stream, /*isHostShared=*/false);
     if (i < numInputs && bytes[i])
       rt.memcpy(device[i], hostBuffers[i], bytes[i], stream);
   }
-  // The compiled code runs on streams of its own: the inputs must be there.
   rt.streamSynchronize(stream);
+}
+
+void buffersFromDevice(const GpuRuntimeApi &rt, void *const *hostBuffers, const size_t *bytes,
+                       size_t numInputs, size_t numBuffers, void *const *device, void *stream,
+                       bool copyOutputs) {
+  if (copyOutputs)
+    for (size_t i = numInputs; i < numBuffers; ++i)
+      if (bytes[i])
+        rt.memcpy(hostBuffers[i], device[i], bytes[i], stream);
+  for (size_t i = 0; i < numBuffers; ++i)
+    rt.memFree(device[i], stream);
+  rt.streamSynchronize(stream);
+}
+
+bool callOnGpu(const GpuRuntimeApi &rt, void (*fn)(void *const *), void *const *hostBuffers,
+               const size_t *bytes, size_t numInputs, size_t numBuffers, std::string *error) {
+  void *stream = rt.streamCreate();
+  llvm::SmallVector<void *, 32> device(numBuffers, nullptr);
+  buffersToDevice(rt, hostBuffers, bytes, numInputs, numBuffers, device.data(), stream);
   const char *failure = rt.takeError();
   if (!failure) {
     fn(device.data()); // returns once its work is done (it waits at its end)
     failure = rt.takeError();
   }
-  if (!failure)
-    for (size_t i = numInputs; i < numBuffers; ++i)
-      if (bytes[i])
-        rt.memcpy(hostBuffers[i], device[i], bytes[i], stream);
-  for (void *buffer : device)
-    rt.memFree(buffer, stream);
-  rt.streamSynchronize(stream);
+  buffersFromDevice(rt, hostBuffers, bytes, numInputs, numBuffers, device.data(), stream,
+                    /*copyOutputs=*/!failure);
   rt.streamDestroy(stream);
   if (!failure)
     failure = rt.takeError();

@@ -38,6 +38,17 @@ std::string gpuRuntimePath(const std::string &configured);
 /// nothing can run.)
 const GpuRuntimeApi *loadGpuRuntime(const std::string &path, std::string &why);
 
+/// Device copies of `numBuffers` host buffers (`bytes` each), the first
+/// `numInputs` filled from the host; waits until they are there (the
+/// compiled code runs on streams of its own). The runtime records any error.
+void buffersToDevice(const GpuRuntimeApi &rt, void *const *hostBuffers, const size_t *bytes,
+                     size_t numInputs, size_t numBuffers, void **device, void *stream);
+/// Copies buffers [numInputs, numBuffers) back to the host (unless
+/// `copyOutputs` is false) and frees every device copy; waits for both.
+void buffersFromDevice(const GpuRuntimeApi &rt, void *const *hostBuffers, const size_t *bytes,
+                       size_t numInputs, size_t numBuffers, void *const *device, void *stream,
+                       bool copyOutputs = true);
+
 /// Calls `fn` (a compiled GPU function taking device buffers) on device
 /// copies of `hostBuffers` (the inputs, then the outputs; `bytes` each):
 /// copies the inputs in, runs, copies the outputs back, frees the copies.
