@@ -98,14 +98,16 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
   buildKilnBufferizePipeline(pm, options);
   // Every linalg op's parallel dimensions become an scf.parallel (its
   // reductions loops inside), so a large elementwise op or partial
-  // reduction runs on all cores like the parallel scans below; a loop of
-  // fewer iterations than one task runs inline.
+  // reduction runs on all cores like the parallel scans below; a loop with
+  // too little work for a dispatch becomes plain loops
+  // (kiln-one-parallel-dimension). No linalg op is left after this.
   addText(pm, "func.func(convert-linalg-to-parallel-loops)");
   pm.addNestedPass<func::FuncOp>(createKilnOneParallelDimension());
   if (options.parallelScans) {
-    // scf.parallel (the batch-parallel scans) runs on all cores through
-    // MLIR's async runtime (libmlir_async_runtime, loaded by the JIT); the
-    // vector-lane tiles of each iteration are freed at its end.
+    // scf.parallel (the batch-parallel scans and large linalg ops) runs on
+    // all cores through MLIR's async runtime (libmlir_async_runtime, loaded
+    // by the JIT); the vector-lane tiles of each iteration are freed at its
+    // end.
     pm.addNestedPass<func::FuncOp>(createKilnParallelAllocaScopes());
     addText(pm, "async-parallel-for{async-dispatch=1 num-workers=-1 min-task-size=256},"
                 "async-to-async-runtime,async-runtime-ref-counting,"
@@ -117,7 +119,7 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
           // transposes become 16x16 shuffles, the rest masked loads/stores.
           // (Before any canonicalize: it would turn a transpose whose rows
           // are extracted into 256 scalar extracts and inserts.)
-          "convert-linalg-to-loops,lower-affine,convert-vector-to-scf{full-unroll=1},"
+          "lower-affine,convert-vector-to-scf{full-unroll=1},"
           "convert-vector-to-llvm{vector-transpose-lowering=shuffle16x16},"
           "convert-scf-to-cf,canonicalize,convert-async-to-llvm,"
           "expand-strided-metadata,lower-affine,"
