@@ -445,7 +445,7 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   // The compile cache: the key names everything the object depends on.
   std::optional<CompileCache> cache;
   std::string key;
-  if (!options_.cacheDir.empty() && !options_.keepLoweredIR) {
+  if (!options_.cacheDir.empty() && !options_.keepLoweredIR && !options_.printIRAfterAll) {
     cache.emplace(options_.cacheDir);
     key = CompileCache::digest(cacheKeyText(*clone, entry, options_, gpuChip));
     std::string object;
@@ -482,7 +482,15 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   gpuConfig.runtimeGemmMinMacs =
       options_.useRuntimeGemm ? options_.runtimeGemmMinMacs : INT64_MAX;
   gpuConfig.approximateMath = options_.approximateMath;
+  // Printing the lowering's IR needs the passes to run one at a time.
+  auto printing = [&](PassManager &pm) {
+    if (options_.printIRAfterAll) {
+      ctx->disableMultithreading();
+      pm.enableIRPrinting();
+    }
+  };
   PassManager laxPm(ctx);
+  printing(laxPm);
   if (gpu)
     buildKilnLaxToLinalgForGpu(laxPm, gpuConfig);
   else
@@ -492,6 +500,7 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   addDpsWrapper(*clone, fn);
 
   PassManager pm(ctx);
+  printing(pm);
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
   if (gpu)

@@ -82,6 +82,10 @@ struct CompileOptions {
   /// Keep the lowered LLVM-dialect module text (Executable::loweredIR()).
   /// Bypasses the compile cache (a cached entry has no IR to show).
   bool keepLoweredIR = false;
+  /// Print the IR after every pass of the lowering to stderr (what
+  /// `kiln-run --print-ir-after-all` shows past its own rewrites). Bypasses
+  /// the compile cache, as keepLoweredIR.
+  bool printIRAfterAll = false;
   /// Directory of the persistent compile cache (CompileCache.h); empty: no
   /// cache. defaultCompileCacheDir() gives the user's cache directory.
   std::string cacheDir;

@@ -65,7 +65,7 @@ static cl::list<std::string> rulePaths("rules", cl::cat(runCategory), cl::desc("
 static cl::list<std::string> ruleTags("rule-tags", cl::cat(runCategory), cl::desc("Enable/disable rule tags: +tag,-tag"),
                                       cl::CommaSeparated);
 static cl::list<std::string> plugins("plugin", cl::cat(runCategory), cl::desc("Load a Kiln plugin (repeatable)"));
-static cl::opt<bool> printIR("print-ir-after-all", cl::cat(runCategory), cl::desc("Print the IR after every pass"));
+static cl::opt<bool> printIR("print-ir-after-all", cl::cat(runCategory), cl::desc("Print the IR after every pass (the rewrites, then the lowering)"));
 static cl::opt<std::string> cacheDir("cache-dir", cl::cat(runCategory),
                                      cl::desc("Compile cache directory (default: $KILN_CACHE_DIR, "
                                               "else ~/.cache/kiln)"));
@@ -222,6 +222,7 @@ int main(int argc, char **argv) {
     CompileOptions compileOptions;
     compileOptions.target = target == "gpu" ? Target::Gpu : Target::Cpu;
     compileOptions.gpuChip = gpuChip;
+    compileOptions.printIRAfterAll = printIR;
     if (!noCache)
       compileOptions.cacheDir = cacheDir.empty() ? defaultCompileCacheDir() : cacheDir;
     if (!runJit(*module, *entry, views, warmup, repeat, jit, &error, compileOptions)) {

@@ -3,7 +3,10 @@
 // kiln::Compiler's entry copies each result into a caller-owned memref
 // (memref.copy of bufferization.to_buffer). When the result's producer chain
 // is private to it, the chain's tensor.empty becomes the output memref
-// itself, so the result is computed in place (see Passes.td).
+// itself; when the copy's source is a memref.alloc used only before it
+// (what kiln-scan-to-parallel-loops writes), the output memref replaces the
+// alloc. Either way the result is
+// computed in place (see Passes.td).
 //
 //===----------------------------------------------------------------------===//
 #include "rewrites/lowering/Passes.h"
@@ -13,6 +16,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNOUTPUTSINPLACE
@@ -41,6 +45,28 @@ OpOperand *privateEmptyInit(Value v) {
   }
 }
 
+/// Whether `alloc` is only read and written before `copy` (its last use,
+/// through views too), never freed and never made into a tensor, so the
+/// copy's target can stand in for it.
+bool onlyUsedBefore(memref::AllocOp alloc, memref::CopyOp copy) {
+  SmallVector<Value> worklist = {alloc.getResult()};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (user == copy)
+        continue;
+      if (isa<memref::DeallocOp, bufferization::ToTensorOp>(user))
+        return false;
+      Operation *ancestor = copy->getBlock()->findAncestorOpInBlock(*user);
+      if (!ancestor || !ancestor->isBeforeInBlock(copy))
+        return false;
+      if (isa<ViewLikeOpInterface>(user))
+        llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return true;
+}
+
 struct OutputsInPlacePass
     : kiln::impl::KilnOutputsInPlaceBase<OutputsInPlacePass> {
   void runOnOperation() override {
@@ -52,11 +78,21 @@ struct OutputsInPlacePass
     for (memref::CopyOp copy : copies) {
       auto out = dyn_cast<BlockArgument>(copy.getTarget());
       auto outType = dyn_cast<MemRefType>(copy.getTarget().getType());
+      if (!out || out.getOwner() != &fn.getBody().front() || !out.hasOneUse() ||
+          !outType || !outType.getLayout().isIdentity())
+        continue;
+      // A buffer written in place (kiln-scan-to-parallel-loops' results):
+      // the output memref takes its place, and the copy goes.
+      if (auto alloc = copy.getSource().getDefiningOp<memref::AllocOp>();
+          alloc && alloc.getType() == outType && onlyUsedBefore(alloc, copy)) {
+        alloc.getResult().replaceAllUsesWith(out);
+        alloc.erase();
+        copy.erase();
+        continue;
+      }
       auto toBuffer =
           copy.getSource().getDefiningOp<bufferization::ToBufferOp>();
-      if (!out || out.getOwner() != &fn.getBody().front() || !out.hasOneUse() ||
-          !outType || !outType.getLayout().isIdentity() || !toBuffer ||
-          !toBuffer->hasOneUse())
+      if (!toBuffer || !toBuffer->hasOneUse())
         continue;
       Value result = toBuffer.getTensor();
       auto tensorType =

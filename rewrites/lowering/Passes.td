@@ -53,6 +53,11 @@ def KilnOutputsInPlace : Pass<"kiln-outputs-in-place", "mlir::func::FuncOp"> {
     into `%out` and the copy becomes a self-copy that canonicalization
     removes. Exact: an empty tensor's contents are unspecified, and the
     single-use chain means no other op reads or writes those values.
+    For `memref.copy(%alloc, %out)` of a `memref.alloc` of the output's type
+    that every op (through views too) reads or writes before the copy, and
+    that is neither freed nor made into a tensor (kiln-scan-to-parallel-loops'
+    results), `%out` replaces the alloc and the copy is erased. Exact: `%out`
+    then holds what the alloc held at the copy, and nothing uses it after.
     (Upstream eliminate-empty-tensors also rewrites chains whose values have
     other users, which corrupts results written to memref destinations.)
   }];

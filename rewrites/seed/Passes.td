@@ -73,13 +73,17 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
     of the last batch dimension at once, as vector lanes: a scan's steps form
     a dependence chain (TDMA's division), so one element at a time leaves the
     core waiting on latency, while lanes of independent elements fill it.
-    Strided xs/ys (one element's steps contiguous, as in seed 003) are copied
-    through a [step, lane] tile on the stack per iteration; the last partial
-    vector is masked.
+    Strided xs/ys (one element's steps contiguous, as in seed 003) go
+    through small [step, lane] tiles on the stack a block of `lanes` steps at
+    a time (lanes x lanes transposes in registers), and the rows of the
+    iteration `prefetch-distance` ahead are prefetched a block at a time; the
+    last partial vector is masked.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
-           "Run this many bits of batch elements per iteration as vector lanes (0: one element)">
+           "Run this many bits of batch elements per iteration as vector lanes (0: one element)">,
+    Option<"prefetchDistance", "prefetch-distance", "int64_t", /*default=*/"2",
+           "With vector lanes, prefetch the strided rows this many iterations ahead (0: none)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",

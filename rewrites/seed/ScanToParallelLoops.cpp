@@ -139,8 +139,8 @@ int64_t laneCountFor(ArrayRef<ScanOp> group, ArrayRef<int64_t> batch, int64_t ve
 }
 
 struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
-  BatchParallelScanToLoops(MLIRContext *context, int64_t vectorBits)
-      : OpRewritePattern(context), vectorBits(vectorBits) {}
+  BatchParallelScanToLoops(MLIRContext *context, int64_t vectorBits, int64_t prefetchDistance)
+      : OpRewritePattern(context), vectorBits(vectorBits), prefetchDistance(prefetchDistance) {}
 
   LogicalResult matchAndRewrite(ScanOp scan, PatternRewriter &rewriter) const override {
     FailureOr<ArrayRef<int64_t>> batch = batchShapeOf(scan, rewriter);
@@ -154,7 +154,8 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
     SmallVector<ScanOp> group = {scan};
     if (consumer)
       group.push_back(consumer);
-    ParallelScanEmitter emitter(rewriter, loc, *batch, laneCountFor(group, *batch, vectorBits));
+    ParallelScanEmitter emitter(rewriter, loc, *batch, laneCountFor(group, *batch, vectorBits),
+                               prefetchDistance);
     for (ScanOp s : group)
       emitter.prepareInputs(s);
 
@@ -227,6 +228,7 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
 
 private:
   int64_t vectorBits;
+  int64_t prefetchDistance;
 };
 
 struct ScanToParallelLoopsPass
@@ -234,7 +236,7 @@ struct ScanToParallelLoopsPass
   using ScanToParallelLoopsBase::ScanToParallelLoopsBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<BatchParallelScanToLoops>(&getContext(), vectorBits);
+    patterns.add<BatchParallelScanToLoops>(&getContext(), vectorBits, prefetchDistance);
     GreedyRewriteConfig config;
     config.setUseTopDownTraversal(true);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))

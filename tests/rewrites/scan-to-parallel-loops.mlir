@@ -23,42 +23,59 @@
 
 // The same with 16 systems per iteration as vector lanes: 1000 = 62 * 16 + 8,
 // so the last vector is masked (only the valid lanes' rows are copied). Each
-// system is a row, so the diagonals are copied row by row into [step, lane]
-// tiles on the stack, cp/dp stay in such tiles between the sweeps, and the
-// solution leaves through one: the step loops move whole vectors.
+// system is a row, so the step loops run in blocks of 16 steps: before a
+// block the diagonals' 16x16 blocks are transposed into [step, lane] tiles
+// on the stack, cp/dp stay in [100, lane] tiles between the sweeps, and the
+// solution leaves through a block tile after each block: the step loops
+// move whole vectors. The rows two iterations ahead are prefetched a block
+// at a time (read for the diagonals, write for the solution).
 // RUN: kiln-opt --kiln-fold-scan-layout --canonicalize --kiln-scan-to-parallel-loops=vector-bits=512 --canonicalize %examples/seeds/seed003_tdma.mlir | FileCheck %s --check-prefix=LANES
 // LANES: %[[OUT:.*]] = memref.alloc() : memref<1000x100xf32>
 // LANES: scf.parallel (%[[P:[^ )]+]]) = (%{{.*}}) to (%c1000) step (%c16) {
 // LANES: %[[LEFT:.*]] = arith.subi %c1000, %[[P]]
 // LANES: %[[VALID:.*]] = arith.minsi %[[LEFT]], %c16
-// LANES: memref.alloca() : memref<100x16xf32>
-// With all 16 lanes inside the batch, whole 16x16 blocks of the rows go
-// through registers (read lanes x steps, transpose, write steps x lanes);
-// steps 96..99 and a partial last vector are copied one scalar at a time.
+// LANES: %[[CP:.*]] = memref.alloca() : memref<100x16xf32>
+// LANES: %[[DP:.*]] = memref.alloca() : memref<100x16xf32>
+// LANES: %[[A:.*]] = memref.alloca() : memref<16x16xf32>
 // LANES: %[[FULL:.*]] = arith.cmpi eq, %[[VALID]], %c16
+// Six whole blocks of 16 steps, then steps 96..99.
+// LANES: scf.for %[[BLK:[^ ]+]] = %c0 to %c6 step %c1 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// LANES: %[[START:.*]] = arith.muli %[[BLK]], %c16
+// With all 16 lanes inside the batch, the block goes through registers: 16
+// rows read, 4 * 16 shuffles, 16 tile rows written.
 // LANES: scf.if %[[FULL]] {
-// LANES: scf.for %[[SB:[^ ]+]] = %c0 to %c96 step %c16 {
-// LANES: %[[BLOCK:.*]] = vector.transfer_read %{{.*}}[%[[P]], %[[SB]]], %{{.*}} {in_bounds = [true, true]} : memref<1000x100xf32>, vector<16x16xf32>
-// LANES: %[[T:.*]] = vector.transpose %[[BLOCK]], [1, 0]
-// LANES: vector.transfer_write %[[T]], %{{.*}}[%[[SB]], %c0] {in_bounds = [true, true]} : vector<16x16xf32>, memref<100x16xf32>
-// LANES: scf.for %{{.*}} = %c96 to %c100 step %c1
+// LANES: %[[ROW0:.*]] = vector.load %{{.*}}[%[[P]], %[[START]]] : memref<1000x100xf32>, vector<16xf32>
+// LANES-COUNT-64: vector.shuffle
+// LANES: vector.store %{{.*}}, %[[A]][%c0, %c0] : memref<16x16xf32>, vector<16xf32>
 // LANES: } else {
 // LANES: scf.for %[[L:[^ ]+]] = %c0 to %[[VALID]]
 // LANES: %[[ROW:.*]] = arith.addi %[[P]], %[[L]]
-// LANES: scf.for %[[S:[^ ]+]] =
-// LANES: %[[X:.*]] = tensor.extract %arg0[%[[ROW]], %[[S]]]
-// LANES: memref.store %[[X]], %[[A:alloca[_0-9]*]][%[[S]], %[[L]]] : memref<100x16xf32>
-// LANES: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
-// LANES: vector.load %[[A]]
+// LANES: scf.for %[[S:[^ ]+]] = %c0 to %c16
+// LANES: %[[STEP:.*]] = arith.addi %[[START]], %[[S]]
+// LANES: %[[X:.*]] = tensor.extract %arg0[%[[ROW]], %[[STEP]]]
+// LANES: memref.store %[[X]], %[[A]][%[[S]], %[[L]]] : memref<16x16xf32>
+// LANES: memref.prefetch %{{.*}}, read, locality<3>, data : memref<1000x100xf32>
+// LANES: scf.for %[[I:[^ ]+]] = %c0 to %c16 step %c1 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// LANES: %[[GLOBAL:.*]] = arith.addi %[[START]], %[[I]]
+// LANES: vector.load %[[A]][%[[I]], %c0]
 // LANES: arith.divf %{{.*}} : vector<16xf32>
-// LANES: vector.store %{{.*}}, %[[CP:alloca[_0-9]*]][%{{.*}}, %c0] : memref<100x16xf32>, vector<16xf32>
-// LANES: %[[SOL:.*]] = memref.alloca() : memref<100x16xf32>
-// LANES: scf.for {{.*}} -> (vector<16xf32>)
-// LANES: vector.load %[[CP]]
+// LANES: vector.store %{{.*}}, %[[CP]][%[[GLOBAL]], %c0] : memref<100x16xf32>, vector<16xf32>
+// LANES: scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// The back substitution runs backwards: steps 99..96 first, then the
+// blocks from the last; each ends with the solution's block written out.
+// LANES: %[[SOL:.*]] = memref.alloca() : memref<16x16xf32>
+// LANES: memref.prefetch %[[OUT]]{{.*}}, write, locality<3>, data
+// LANES: scf.for %[[J:[^ ]+]] = %c0 to %c4 step %c1 iter_args({{.*}}) -> (vector<16xf32>)
+// LANES: arith.subi %c3, %[[J]]
+// LANES: %[[R:.*]] = arith.subi %c99, %[[J]]
+// LANES: vector.load %[[CP]][%[[R]], %c0]
 // LANES: vector.store %{{.*}}, %[[SOL]]
-// LANES: scf.for %[[L2:[^ ]+]] = %c0 to %[[VALID]]
-// LANES: memref.load %[[SOL]]
 // LANES: memref.store %{{.*}}, %[[OUT]]
+// LANES: scf.for %[[BLK2:[^ ]+]] = %c0 to %c6 step %c1 iter_args({{.*}}) -> (vector<16xf32>)
+// LANES: arith.subi %c5, %[[BLK2]]
+// LANES: vector.load %[[SOL]][%c0, %c0] : memref<16x16xf32>, vector<16xf32>
+// LANES-COUNT-64: vector.shuffle
+// LANES: vector.store %{{.*}}, %[[OUT]][%[[P]], %{{.*}}] : memref<1000x100xf32>, vector<16xf32>
 // LANES-NOT: vector.gather
 // LANES-NOT: vector.scatter
 

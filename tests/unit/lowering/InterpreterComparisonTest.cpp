@@ -278,6 +278,45 @@ func.func @f(%k: tensor<3xf32>, %a0: tensor<3xf32>, %b0: tensor<3xf32>, %xs: ten
                          "f");
 }
 
+/// A batch-parallel scan over a [2, 37] batch with strided xs and ys (each
+/// element's steps contiguous, as in seed 003) and a contiguous xs: on the
+/// CPU 16 (f32) or 8 (f64) elements per iteration as vector lanes, the last
+/// vector partial, the strided rows moved a block of `lanes` steps at a
+/// time. Lengths below, at and past a block, forward and reverse.
+std::string laneScanProgram(int64_t length, const char *type, bool reverse) {
+  std::string n = std::to_string(length), t = type;
+  std::string batch = "tensor<2x37x" + t + ">";
+  std::string strided = "tensor<2x37x" + n + "x" + t + ">";
+  std::string contiguous = "tensor<" + n + "x2x37x" + t + ">";
+  return "func.func @f(%c0: " + batch + ", %xs: " + strided + ", %zs: " + contiguous +
+         ") -> (" + batch + ", " + strided + ", " + contiguous + ") {\n"
+         "  %c, %ys, %ws = lax.scan length = " + n + " carry(%c0) xs(%xs, %zs) {" +
+         (reverse ? "reverse = true, " : "") +
+         "xs_axes = array<i64: 2, 0>, ys_axes = array<i64: 2, 0>}\n"
+         "      : (" + batch + ", " + strided + ", " + contiguous + ") -> (" + batch + ", " +
+         strided + ", " + contiguous + ") {\n"
+         "  ^bb0(%p: " + batch + ", %x: " + batch + ", %z: " + batch + "):\n"
+         "    %h = lax.constant dense<0.5> : " + batch + "\n"
+         "    %s = lax.mul %p, %h : " + batch + "\n"
+         "    %u = lax.add %s, %x : " + batch + "\n"
+         "    %v = lax.sub %u, %z : " + batch + "\n"
+         "    %w = lax.mul %x, %z : " + batch + "\n"
+         "    lax.yield %v, %v, %w : " + batch + ", " + batch + ", " + batch + "\n"
+         "  }\n"
+         "  return %c, %ys, %ws : " + batch + ", " + strided + ", " + contiguous + "\n"
+         "}";
+}
+
+TEST(InterpreterComparison, BatchParallelLanes) {
+  for (const char *type : {"f32", "f64"})
+    for (int64_t length : {5, 8, 16, 35})
+      for (bool reverse : {false, true}) {
+        SCOPED_TRACE(std::string(type) + " length " + std::to_string(length) +
+                     (reverse ? " reverse" : ""));
+        compareWithInterpreter(laneScanProgram(length, type, reverse), "f");
+      }
+}
+
 TEST(InterpreterComparison, BatchParallelTdma) {
   // Seed 003's TDMA as the seed writes it (examples/seeds/seed003_tdma.mlir):
   // one parallel loop of vector lanes on the CPU, one kernel on the GPU (a
