@@ -486,7 +486,9 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   auto printing = [&](PassManager &pm) {
     if (options_.printIRAfterAll) {
       ctx->disableMultithreading();
-      pm.enableIRPrinting();
+      pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                         [](Pass *, Operation *) { return true; }, /*printModuleScope=*/true,
+                         /*printAfterOnlyOnChange=*/false);
     }
   };
   PassManager laxPm(ctx);

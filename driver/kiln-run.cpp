@@ -156,7 +156,9 @@ LogicalResult rewrite(ModuleOp module, MLIRContext &context) {
   PassManager pm(&context);
   if (printIR) {
     context.disableMultithreading();
-    pm.enableIRPrinting();
+    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                         [](Pass *, Operation *) { return true; }, /*printModuleScope=*/true,
+                         /*printAfterOnlyOnChange=*/false);
   }
   if (!passes.empty() && failed(addPassPipeline(pm, passes, llvm::errs()))) {
     llvm::errs() << "kiln-run: error: invalid --passes pipeline '" << passes << "'\n";
