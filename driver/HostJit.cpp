@@ -140,13 +140,19 @@ bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel,
   llvmModule->setDataLayout((*tm)->createDataLayout());
   llvmModule->setTargetTriple((*tm)->getTargetTriple());
   // Function attributes for the host CPU, so the optimiser's cost models and
-  // the vectoriser see AVX2/AVX-512 where the machine has them.
+  // the vectoriser see AVX2/AVX-512 where the machine has them. With
+  // AVX-512 the loop vectoriser may use all 512 bits (LLVM prefers 256 on
+  // these CPUs by default, against clock throttling that recent cores no
+  // longer have; Kiln's own vector code is 512 bits wide already).
   std::string cpu = llvm::sys::getHostCPUName().str();
   std::string features = (*tm)->getTargetFeatureString().str();
+  bool avx512 = llvm::StringRef(features).contains("+avx512f");
   for (llvm::Function &f : *llvmModule)
     if (!f.isDeclaration()) {
       f.addFnAttr("target-cpu", cpu);
       f.addFnAttr("target-features", features);
+      if (avx512)
+        f.addFnAttr("prefer-vector-width", "512");
     }
   lowerGlobalCtorsToFunctions(*llvmModule);
   markAllocatorsNoAlias(*llvmModule);

@@ -2,11 +2,14 @@
 //
 // Sound: the iterations of an scf.parallel without reductions are
 // independent, so executing the iterations of all dimensions but one in
-// sequence, inside each iteration of that one, computes the same thing.
+// sequence, inside each iteration of that one, computes the same thing; so
+// does running a few leading dimensions as one (their index recovered by
+// division), which visits the same iterations.
 //
 //===----------------------------------------------------------------------===//
 #include "rewrites/lowering/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -83,14 +86,28 @@ struct OneParallelDimensionPass
   }
 
   /// One parallel dimension with the others as loops inside it, or (for a
-  /// loop too small to be worth a dispatch) loops only.
-  static void rewrite(scf::ParallelOp loop, bool allSequential) {
+  /// loop too small to be worth a dispatch) loops only. The parallel
+  /// dimension is the first with more than one iteration, joined by the
+  /// ones after it (never the last) while it has fewer than
+  /// `minParallelIterations` iterations, so the cores get even shares.
+  void rewrite(scf::ParallelOp loop, bool allSequential) {
     unsigned k = parallelDimension(loop);
+    unsigned end = k + 1; // the parallel dimensions are [k, end)
+    if (std::optional<int64_t> trips = constantTrips(loop, k)) {
+      int64_t joined = *trips;
+      while (end + 1 < loop.getNumLoops() && joined < minParallelIterations) {
+        std::optional<int64_t> next = constantTrips(loop, end);
+        if (!next)
+          break;
+        joined *= *next;
+        ++end;
+      }
+    }
     Location loc = loop.getLoc();
     OpBuilder b(loop);
     SmallVector<unsigned> sequential;
     for (unsigned d = 0; d < loop.getNumLoops(); ++d)
-      if (d != k || allSequential)
+      if (d < k || d >= end || allSequential)
         sequential.push_back(d);
     IRMapping mapping;
     // Nested scf.for loops over `sequential[i..]`, the original body inside.
@@ -114,12 +131,43 @@ struct OneParallelDimensionPass
       loop.erase();
       return;
     }
-    scf::ParallelOp::create(b, loc, ValueRange{loop.getLowerBound()[k]},
-                            ValueRange{loop.getUpperBound()[k]}, ValueRange{loop.getStep()[k]},
-                            [&](OpBuilder &pb, Location, ValueRange ivs) {
-                              mapping.map(loop.getInductionVars()[k], ivs.front());
-                              nest(pb, 0);
-                            });
+    if (end == k + 1) {
+      scf::ParallelOp::create(b, loc, ValueRange{loop.getLowerBound()[k]},
+                              ValueRange{loop.getUpperBound()[k]}, ValueRange{loop.getStep()[k]},
+                              [&](OpBuilder &pb, Location, ValueRange ivs) {
+                                mapping.map(loop.getInductionVars()[k], ivs.front());
+                                nest(pb, 0);
+                              });
+      loop.erase();
+      return;
+    }
+    // Dimensions [k, end) as one: index i, the last dimension varying
+    // fastest; dimension d's induction variable is lb + (i mod trips) * step
+    // of what the later ones leave.
+    int64_t total = 1;
+    for (unsigned d = k; d < end; ++d)
+      total *= *constantTrips(loop, d);
+    auto constant = [&](OpBuilder &cb, int64_t v) {
+      return arith::ConstantIndexOp::create(cb, loc, v);
+    };
+    scf::ParallelOp::create(
+        b, loc, ValueRange{constant(b, 0)}, ValueRange{constant(b, total)},
+        ValueRange{constant(b, 1)}, [&](OpBuilder &pb, Location, ValueRange ivs) {
+          Value rest = ivs.front();
+          for (unsigned d = end; d-- > k;) {
+            Value index = rest;
+            if (d != k) {
+              Value trips = constant(pb, *constantTrips(loop, d));
+              index = arith::RemUIOp::create(pb, loc, rest, trips);
+              rest = arith::DivUIOp::create(pb, loc, rest, trips);
+            }
+            mapping.map(loop.getInductionVars()[d],
+                        arith::AddIOp::create(
+                            pb, loc, loop.getLowerBound()[d],
+                            arith::MulIOp::create(pb, loc, index, loop.getStep()[d])));
+          }
+          nest(pb, 0);
+        });
     loop.erase();
   }
 };

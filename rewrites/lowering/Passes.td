@@ -69,9 +69,12 @@ def KilnOneParallelDimension : Pass<"kiln-one-parallel-dimension", "mlir::func::
   let description = [{
     A multi-dimensional scf.parallel (what convert-linalg-to-parallel-loops
     makes of a linalg op) keeps its first dimension with more than one
-    iteration as the parallel one; the other dimensions become scf.for loops
-    inside it, in their order, so the innermost loop still walks contiguous
-    memory for the vectorizer. Exact: scf.parallel iterations are
+    iteration as the parallel one; while that has fewer than
+    `min-parallel-iterations` iterations, the dimensions after it (never
+    the last) join it as one linearized dimension, so the cores get even
+    shares. The other dimensions become scf.for loops inside it, in their
+    order, so the innermost loop still walks contiguous memory for the
+    vectorizer. Exact: scf.parallel iterations are
     independent, so running some of them in sequence changes nothing. It
     gives async-parallel-for the one-dimensional loops it splits correctly
     (its multi-dimensional "aligned" split ran parts of 3-D loops twice on
@@ -84,9 +87,11 @@ def KilnOneParallelDimension : Pass<"kiln-one-parallel-dimension", "mlir::func::
   }];
   let options = [
     Option<"minParallelWork", "min-parallel-work", "int64_t", /*default=*/"65536",
-           "Smallest static work (iterations) run as a parallel loop">
+           "Smallest static work (iterations) run as a parallel loop">,
+    Option<"minParallelIterations", "min-parallel-iterations", "int64_t", /*default=*/"64",
+           "Join dimensions into the parallel one until it has this many iterations">
   ];
-  let dependentDialects = ["mlir::scf::SCFDialect"];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
 }
 
 def KilnParallelAllocaScopes : Pass<"kiln-parallel-alloca-scopes", "mlir::func::FuncOp"> {

@@ -109,7 +109,7 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
     // by the JIT); the vector-lane tiles of each iteration are freed at its
     // end.
     pm.addNestedPass<func::FuncOp>(createKilnParallelAllocaScopes());
-    addText(pm, "async-parallel-for{async-dispatch=1 num-workers=-1 min-task-size=256},"
+    addText(pm, "async-parallel-for{async-dispatch=1 num-workers=-1 min-task-size=1},"
                 "async-to-async-runtime,async-runtime-ref-counting,"
                 "async-runtime-ref-counting-opt,arith-expand");
   }

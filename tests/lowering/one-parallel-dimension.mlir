@@ -1,6 +1,8 @@
 // kiln-one-parallel-dimension: the first dimension with more than one
-// iteration stays parallel, the others become loops inside it in order;
-// small loops become loops only; the batch-parallel scans' loops are left.
+// iteration stays parallel (joined by the next ones, never the last, while
+// it has fewer than 64 iterations), the others become loops inside it in
+// order; small loops become loops only; the batch-parallel scans' loops are
+// left.
 // RUN: kiln-opt --kiln-one-parallel-dimension -split-input-file %s | FileCheck %s
 
 // CHECK-LABEL: func.func @big
@@ -35,6 +37,38 @@ func.func @unit_first(%m: memref<1x512x512xf32>, %v: f32) {
   %c512 = arith.constant 512 : index
   scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%c1, %c512, %c512) step (%c1, %c1, %c1) {
     memref.store %v, %m[%i, %j, %k] : memref<1x512x512xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// 3 rows are too few to share among the cores evenly: rows and columns run
+// as one parallel dimension of 3 * 40 iterations (row = i / 40, column =
+// i mod 40, steps and lower bounds applied); the last dimension stays the
+// innermost loop.
+// CHECK-LABEL: func.func @joined
+// CHECK: %[[C120:.*]] = arith.constant 120 : index
+// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[C120]]) step (%{{.*}}) {
+// CHECK-NEXT: %[[C40:.*]] = arith.constant 40 : index
+// CHECK-NEXT: %[[COLUMN:.*]] = arith.remui %[[I]], %[[C40]]
+// CHECK-NEXT: %[[ROW:.*]] = arith.divui %[[I]], %[[C40]]
+// CHECK-NEXT: %[[CS:.*]] = arith.muli %[[COLUMN]], %c2
+// CHECK-NEXT: %[[J:.*]] = arith.addi %c0, %[[CS]]
+// CHECK-NEXT: %[[RS:.*]] = arith.muli %[[ROW]], %c1
+// CHECK-NEXT: %[[R:.*]] = arith.addi %c1, %[[RS]]
+// CHECK-NEXT: scf.for %[[K:.*]] = %c0 to %c4096 step %c1 {
+// CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[%[[R]], %[[J]], %[[K]]]
+func.func @joined(%m: memref<4x80x4096xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c80 = arith.constant 80 : index
+  %c4096 = arith.constant 4096 : index
+  scf.parallel (%i, %j, %k) = (%c1, %c0, %c0) to (%c4, %c80, %c4096) step (%c1, %c2, %c1) {
+    memref.store %v, %m[%i, %j, %k] : memref<4x80x4096xf32>
     scf.reduce
   }
   return
