@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -73,12 +74,15 @@ struct OneParallelDimensionPass
   void runOnOperation() override {
     SmallVector<scf::ParallelOp> loops;
     getOperation().walk([&](scf::ParallelOp loop) {
-      if (!loop->hasAttr("kiln.parallel_scan") && loop.getInitVals().empty() &&
-          !loop->getParentOfType<scf::ParallelOp>())
+      if (loop.getInitVals().empty() && !loop->getParentOfType<scf::ParallelOp>())
         loops.push_back(loop);
     });
     for (scf::ParallelOp loop : loops) {
+      // A batch-parallel scan says its work (elements times steps); its
+      // iterations hold several nested loops, which staticWork undercounts.
       int64_t work = staticWork(loop);
+      if (auto scanWork = loop->getAttrOfType<IntegerAttr>("kiln.parallel_scan"))
+        work = scanWork.getInt();
       bool small = work >= 0 && work < minParallelWork;
       if (loop.getNumLoops() > 1 || small)
         rewrite(loop, small);
@@ -110,11 +114,28 @@ struct OneParallelDimensionPass
       if (d < k || d >= end || allSequential)
         sequential.push_back(d);
     IRMapping mapping;
+    // The body's stack allocations die with its iteration (scf.parallel is
+    // an automatic allocation scope); inside sequential loops an
+    // alloca_scope keeps them from piling up.
+    bool allocates = !sequential.empty() && llvm::any_of(loop.getBody()->getOperations(),
+                                                          llvm::IsaPred<memref::AllocaOp>);
     // Nested scf.for loops over `sequential[i..]`, the original body inside.
     std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &nb, unsigned i) {
       if (i == sequential.size()) {
-        for (Operation &op : loop.getBody()->without_terminator())
-          nb.clone(op, mapping);
+        auto cloneBody = [&](OpBuilder &cb) {
+          for (Operation &op : loop.getBody()->without_terminator())
+            cb.clone(op, mapping);
+        };
+        if (!allocates) {
+          cloneBody(nb);
+          return;
+        }
+        auto scope = memref::AllocaScopeOp::create(nb, loc, TypeRange{});
+        Region &region = scope.getBodyRegion();
+        OpBuilder sb = OpBuilder::atBlockBegin(region.empty() ? &region.emplaceBlock()
+                                                              : &region.front());
+        cloneBody(sb);
+        memref::AllocaScopeReturnOp::create(sb, loc);
         return;
       }
       unsigned d = sequential[i];
@@ -132,12 +153,13 @@ struct OneParallelDimensionPass
       return;
     }
     if (end == k + 1) {
-      scf::ParallelOp::create(b, loc, ValueRange{loop.getLowerBound()[k]},
-                              ValueRange{loop.getUpperBound()[k]}, ValueRange{loop.getStep()[k]},
-                              [&](OpBuilder &pb, Location, ValueRange ivs) {
-                                mapping.map(loop.getInductionVars()[k], ivs.front());
-                                nest(pb, 0);
-                              });
+      auto parallel = scf::ParallelOp::create(
+          b, loc, ValueRange{loop.getLowerBound()[k]}, ValueRange{loop.getUpperBound()[k]},
+          ValueRange{loop.getStep()[k]}, [&](OpBuilder &pb, Location, ValueRange ivs) {
+            mapping.map(loop.getInductionVars()[k], ivs.front());
+            nest(pb, 0);
+          });
+      parallel->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
       loop.erase();
       return;
     }
@@ -150,7 +172,7 @@ struct OneParallelDimensionPass
     auto constant = [&](OpBuilder &cb, int64_t v) {
       return arith::ConstantIndexOp::create(cb, loc, v);
     };
-    scf::ParallelOp::create(
+    auto parallel = scf::ParallelOp::create(
         b, loc, ValueRange{constant(b, 0)}, ValueRange{constant(b, total)},
         ValueRange{constant(b, 1)}, [&](OpBuilder &pb, Location, ValueRange ivs) {
           Value rest = ivs.front();
@@ -168,6 +190,7 @@ struct OneParallelDimensionPass
           }
           nest(pb, 0);
         });
+    parallel->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
     loop.erase();
   }
 };

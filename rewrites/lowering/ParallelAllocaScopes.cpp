@@ -1,7 +1,8 @@
 //===- ParallelAllocaScopes.cpp - --kiln-parallel-alloca-scopes -----------===//
 //
 // Sound: a stack save/restore pair (what an alloca_scope lowers to) only
-// bounds the lifetime of the stack allocations made between them; every
+// bounds the lifetime of the stack allocations made between them, which for
+// an alloca_scope is its body; every
 // alloca in an scf.parallel body already dies with its iteration
 // (scf.parallel is an automatic allocation scope), so making that explicit
 // changes nothing but what the sequential lowering keeps.
@@ -42,6 +43,22 @@ struct ParallelAllocaScopesPass
       b.setInsertionPoint(body->getTerminator());
       LLVM::StackRestoreOp::create(b, loop.getLoc(), saved);
     });
+    // The same for an alloca_scope: its body between the pair, in place.
+    SmallVector<memref::AllocaScopeOp> scopes;
+    getOperation().walk([&](memref::AllocaScopeOp scope) {
+      if (scope.getNumResults() == 0)
+        scopes.push_back(scope);
+    });
+    for (memref::AllocaScopeOp scope : scopes) {
+      OpBuilder b(scope);
+      Value saved = LLVM::StackSaveOp::create(b, scope.getLoc(),
+                                              LLVM::LLVMPointerType::get(scope.getContext()));
+      Block &body = scope.getBodyRegion().front();
+      body.getTerminator()->erase();
+      scope->getBlock()->getOperations().splice(Block::iterator(scope), body.getOperations());
+      LLVM::StackRestoreOp::create(b, scope.getLoc(), saved);
+      scope.erase();
+    }
   }
 };
 

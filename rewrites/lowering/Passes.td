@@ -80,10 +80,12 @@ def KilnOneParallelDimension : Pass<"kiln-one-parallel-dimension", "mlir::func::
     (its multi-dimensional "aligned" split ran parts of 3-D loops twice on
     LLVM 22, see tests/unit/lowering/InterpreterComparisonTest.cpp). A loop
     whose static work (its iterations times those of its deepest inner
-    loop) is below `min-parallel-work` becomes loops only: a dispatch costs
-    more than it saves there, and small programs (seed 004's MLP) keep
-    code without the async runtime. The batch-parallel scans
-    (`kiln.parallel_scan`) are left as they are.
+    loop; for a batch-parallel scan's loop, the elements times steps its
+    `kiln.parallel_scan` attribute gives) is below `min-parallel-work`
+    becomes loops only: a dispatch costs more than it saves there, and
+    small programs (seed 004's MLP) keep code without the async runtime.
+    Stack allocations of a body that ends up inside sequential loops get an
+    alloca_scope, as scf.parallel gave them one per iteration.
   }];
   let options = [
     Option<"minParallelWork", "min-parallel-work", "int64_t", /*default=*/"65536",
@@ -91,7 +93,8 @@ def KilnOneParallelDimension : Pass<"kiln-one-parallel-dimension", "mlir::func::
     Option<"minParallelIterations", "min-parallel-iterations", "int64_t", /*default=*/"64",
            "Join dimensions into the parallel one until it has this many iterations">
   ];
-  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def KilnParallelAllocaScopes : Pass<"kiln-parallel-alloca-scopes", "mlir::func::FuncOp"> {
@@ -106,7 +109,10 @@ def KilnParallelAllocaScopes : Pass<"kiln-parallel-alloca-scopes", "mlir::func::
     scope, the vector-lane tiles of kiln-scan-to-parallel-loops would grow
     the stack by one tile set per iteration. Run it right before those
     lowerings, after buffer hoisting (which may move allocas to the top of
-    the body).
+    the body). Each memref.alloca_scope without results (what
+    kiln-one-parallel-dimension puts around a body it runs in sequence) is
+    replaced the same way: its body inlined between a stacksave and a
+    stackrestore.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

@@ -103,12 +103,13 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
   // (kiln-one-parallel-dimension). No linalg op is left after this.
   addText(pm, "func.func(convert-linalg-to-parallel-loops)");
   pm.addNestedPass<func::FuncOp>(createKilnOneParallelDimension());
+  // The vector-lane tiles of each parallel-scan iteration are freed at its
+  // end, whether it runs in parallel or in sequence.
+  pm.addNestedPass<func::FuncOp>(createKilnParallelAllocaScopes());
   if (options.parallelScans) {
     // scf.parallel (the batch-parallel scans and large linalg ops) runs on
     // all cores through MLIR's async runtime (libmlir_async_runtime, loaded
-    // by the JIT); the vector-lane tiles of each iteration are freed at its
-    // end.
-    pm.addNestedPass<func::FuncOp>(createKilnParallelAllocaScopes());
+    // by the JIT).
     addText(pm, "async-parallel-for{async-dispatch=1 num-workers=-1 min-task-size=1},"
                 "async-to-async-runtime,async-runtime-ref-counting,"
                 "async-runtime-ref-counting-opt,arith-expand");

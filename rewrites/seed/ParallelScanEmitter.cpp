@@ -457,7 +457,7 @@ void ParallelScanEmitter::prefetchAhead(OpBuilder &b, const ElementAccess &a, Va
 }
 
 void ParallelScanEmitter::emitParallel(
-    function_ref<void(OpBuilder &, ValueRange, const Lanes &)> body) {
+    function_ref<void(OpBuilder &, ValueRange, const Lanes &)> body, int64_t work) {
   if (batch.empty()) {
     body(rewriter, ValueRange{}, Lanes{});
     return;
@@ -485,9 +485,9 @@ void ParallelScanEmitter::emitParallel(
         // them per iteration with kiln-parallel-alloca-scopes).
         body(b, p, lanes);
       });
-  // The CPU pipeline runs these on all cores whatever their size
-  // (kiln-one-parallel-dimension leaves them alone).
-  parallel->setAttr("kiln.parallel_scan", rewriter.getUnitAttr());
+  // The CPU pipeline runs these on all cores unless `work` is too small for
+  // a dispatch (kiln-one-parallel-dimension).
+  parallel->setAttr("kiln.parallel_scan", rewriter.getI64IntegerAttr(work));
 }
 
 Value ParallelScanEmitter::asTensor(Value buffer, Type type) {

@@ -106,8 +106,10 @@ public:
 
   /// Emits `body(p, lanes)` in an scf.parallel over the batch (directly for
   /// a scalar batch); when vectorized the last dimension steps by the lane
-  /// count and the lanes past its end are masked.
-  void emitParallel(function_ref<void(OpBuilder &, ValueRange, const Lanes &)> body);
+  /// count and the lanes past its end are masked. `work` (batch elements
+  /// times steps) goes on the loop as `kiln.parallel_scan`.
+  void emitParallel(function_ref<void(OpBuilder &, ValueRange, const Lanes &)> body,
+                    int64_t work);
 
   Value asTensor(Value buffer, Type type);
 

@@ -199,6 +199,9 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
                                  : globalAccess(emitter.bufferOf(x), consumer.getXsAxis(j)));
     }
 
+    int64_t work = 0;
+    for (ScanOp s : group)
+      work += ShapedType::getNumElements(*batch) * s.getLength();
     emitter.emitParallel([&](OpBuilder &b, ValueRange p, const Lanes &lanes) {
       SmallVector<Value> tiles; // the producer's scratch ys, shared with the consumer
       emitter.emitLoop(b, scan, p, lanes, xsAccess,
@@ -207,7 +210,7 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
         emitter.emitLoop(b, consumer, p, lanes,
                          emitter.withScratchTiles(b, consumerXs, tiles, scan.getLength()),
                          consumerYsAccess, consumerCarryOut);
-    });
+    }, work);
 
     auto replace = [&](ScanOp s, ArrayRef<Value> carries, ArrayRef<ElementAccess> ys) {
       for (auto [result, out] : llvm::zip(s.getFinalCarries(), carries))

@@ -94,17 +94,43 @@ func.func @small(%m: memref<64x64xf32>, %v: f32) {
 
 // -----
 
-// A batch-parallel scan's loop is left as it is, however small.
+// A batch-parallel scan's loop says its work (elements times steps): enough
+// for a dispatch, it stays parallel; too little, it becomes loops, its
+// per-iteration stack tiles in an alloca_scope.
 // CHECK-LABEL: func.func @scan
 // CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c64) step (%c1) {
-// CHECK: } {kiln.parallel_scan}
+// CHECK: memref.alloca() : memref<100x16xf32>
+// CHECK: } {kiln.parallel_scan = 102400 : i64}
 func.func @scan(%m: memref<64xf32>, %v: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
   scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %tile = memref.alloca() : memref<100x16xf32>
     memref.store %v, %m[%i] : memref<64xf32>
     scf.reduce
-  } {kiln.parallel_scan}
+  } {kiln.parallel_scan = 102400 : i64}
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @small_scan
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for %[[I:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT: memref.alloca_scope {
+// CHECK-NEXT: memref.alloca() : memref<30x16xf32>
+// CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[%[[I]], %[[J]]]
+func.func @small_scan(%m: memref<4x8xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
+    %tile = memref.alloca() : memref<30x16xf32>
+    memref.store %v, %m[%i, %j] : memref<4x8xf32>
+    scf.reduce
+  } {kiln.parallel_scan = 960 : i64}
   return
 }
