@@ -420,40 +420,40 @@ void ParallelScanEmitter::copyBlockScalar(OpBuilder &b, const ElementAccess &a, 
 
 void ParallelScanEmitter::prefetchAhead(OpBuilder &b, const ElementAccess &a, ValueRange p,
                                         Value start, int64_t n, int64_t length, bool forWrite) {
-  int64_t rank = cast<MemRefType>(a.buffer.getType()).getRank();
+  auto type = cast<MemRefType>(a.buffer.getType());
+  int64_t rank = type.getRank();
   // Only rows laid out one after another ([..., lane, step], identity
-  // layout) make the iteration's part of the buffer one contiguous range.
+  // layout, static shape) make the iteration's part of the buffer one
+  // contiguous range.
   if (prefetchDistance <= 0 || a.axis != rank - 1 || a.laneDim(batch.size()) != rank - 2 ||
-      !cast<MemRefType>(a.buffer.getType()).getLayout().isIdentity())
+      !type.getLayout().isIdentity() || !type.hasStaticShape())
     return;
   // The iteration `prefetchDistance` ahead touches rows [ahead, ahead +
-  // lanes), lanes * length elements in a row; this block's share of them is
-  // the elements [start * lanes, (start + n) * lanes) of that range, one
-  // prefetch per cache line (64 bytes). Rows past the batch are clamped to
-  // its last row (a prefetch never faults, but its address must be valid).
+  // lanes), lanes * length consecutive elements from row `ahead`'s first;
+  // this block's share of them is the elements [start * lanes, (start + n)
+  // * lanes), one prefetch per cache line (64 bytes), in the buffer seen as
+  // one dimension. Addresses past its end are clamped to its last element
+  // (a prefetch never faults, but its address must be valid).
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+  Value first = arith::MulIOp::create(b, loc, start, constantIndex(b, laneCount));
+  for (auto [d, index] : llvm::enumerate(p))
+    first = arith::AddIOp::create(
+        b, loc, first, arith::MulIOp::create(b, loc, index, constantIndex(b, strides[d])));
+  first = arith::AddIOp::create(
+      b, loc, first, constantIndex(b, prefetchDistance * laneCount * strides[rank - 2]));
+  SmallVector<ReassociationIndices> all = {llvm::to_vector(llvm::seq<int64_t>(0, rank))};
+  Value flat = memref::CollapseShapeOp::create(b, loc, a.buffer, all);
   int64_t elementsPerLine = std::max<int64_t>(1, 512 / a.elementType.getIntOrFloatBitWidth());
   int64_t lines = (n * laneCount + elementsPerLine - 1) / elementsPerLine;
-  Value ahead = arith::AddIOp::create(b, loc, p.back(),
-                                      constantIndex(b, prefetchDistance * laneCount));
-  Value first = arith::MulIOp::create(b, loc, start, constantIndex(b, laneCount));
-  Value lastRow = constantIndex(b, batch.back() - 1);
-  scf::ForOp::create(
-      b, loc, constantIndex(b, 0), constantIndex(b, lines), constantIndex(b, 1), ValueRange{},
-      [&](OpBuilder &lb, Location ll, Value k, ValueRange) {
-        Value offset = arith::AddIOp::create(
-            lb, ll, first, arith::MulIOp::create(lb, ll, k, constantIndex(lb, elementsPerLine)));
-        Value lengthValue = constantIndex(lb, length);
-        Value row = arith::MinSIOp::create(
-            lb, ll, arith::AddIOp::create(lb, ll, ahead, arith::DivUIOp::create(lb, ll, offset, lengthValue)),
-            lastRow);
-        SmallVector<Value> element(p);
-        element.back() = row;
-        memref::PrefetchOp::create(
-            lb, ll, a.buffer,
-            stackedIndices(element, arith::RemUIOp::create(lb, ll, offset, lengthValue), a.axis),
-            forWrite, /*localityHint=*/3, /*isDataCache=*/true);
-        scf::YieldOp::create(lb, ll);
-      });
+  Value last = constantIndex(b, type.getNumElements() - 1);
+  for (int64_t k = 0; k < lines; ++k) {
+    Value element = arith::MinSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, first, constantIndex(b, k * elementsPerLine)), last);
+    memref::PrefetchOp::create(b, loc, flat, ValueRange{element}, forWrite, /*localityHint=*/3,
+                               /*isDataCache=*/true);
+  }
 }
 
 void ParallelScanEmitter::emitParallel(
