@@ -82,7 +82,7 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
            "Run this many bits of batch elements per iteration as vector lanes (0: one element)">,
-    Option<"prefetchDistance", "prefetch-distance", "int64_t", /*default=*/"2",
+    Option<"prefetchDistance", "prefetch-distance", "int64_t", /*default=*/"1",
            "With vector lanes, prefetch the strided rows this many iterations ahead (0: none)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

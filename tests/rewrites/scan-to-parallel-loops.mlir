@@ -27,7 +27,7 @@
 // block the diagonals' 16x16 blocks are transposed into [step, lane] tiles
 // on the stack, cp/dp stay in [100, lane] tiles between the sweeps, and the
 // solution leaves through a block tile after each block: the step loops
-// move whole vectors. The rows two iterations ahead are prefetched a block
+// move whole vectors. The rows of the next iteration are prefetched a block
 // at a time (read for the diagonals, write for the solution).
 // RUN: kiln-opt --kiln-fold-scan-layout --canonicalize --kiln-scan-to-parallel-loops=vector-bits=512 --canonicalize %examples/seeds/seed003_tdma.mlir | FileCheck %s --check-prefix=LANES
 // LANES: %[[OUT:.*]] = memref.alloc() : memref<1000x100xf32>
