@@ -45,15 +45,42 @@ OpOperand *privateEmptyInit(Value v) {
   }
 }
 
+/// The memref.alloc whose contents `copy` copies: its source itself, or
+/// through a to_buffer of reshapes (each used once) of a `to_tensor
+/// restrict` of it (a runtime call's result, as kiln-lax-to-linalg writes
+/// GEMMs). `toTensor` is set to that to_tensor.
+memref::AllocOp copiedAlloc(memref::CopyOp copy, Operation *&toTensor) {
+  Value source = copy.getSource();
+  if (auto alloc = source.getDefiningOp<memref::AllocOp>())
+    return alloc;
+  auto toBuffer = source.getDefiningOp<bufferization::ToBufferOp>();
+  if (!toBuffer || !toBuffer->hasOneUse())
+    return {};
+  Value t = toBuffer.getTensor();
+  while (t.hasOneUse()) {
+    if (auto collapse = t.getDefiningOp<tensor::CollapseShapeOp>())
+      t = collapse.getSrc();
+    else if (auto expand = t.getDefiningOp<tensor::ExpandShapeOp>())
+      t = expand.getSrc();
+    else
+      break;
+  }
+  auto op = t.getDefiningOp<bufferization::ToTensorOp>();
+  if (!op || !op.getRestrict() || !t.hasOneUse())
+    return {};
+  toTensor = op;
+  return op.getBuffer().getDefiningOp<memref::AllocOp>();
+}
+
 /// Whether `alloc` is only read and written before `copy` (its last use,
-/// through views too), never freed and never made into a tensor, so the
-/// copy's target can stand in for it.
-bool onlyUsedBefore(memref::AllocOp alloc, memref::CopyOp copy) {
+/// through views too), never freed and made into no tensor but `toTensor`,
+/// so the copy's target can stand in for it.
+bool onlyUsedBefore(memref::AllocOp alloc, memref::CopyOp copy, Operation *toTensor) {
   SmallVector<Value> worklist = {alloc.getResult()};
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     for (Operation *user : v.getUsers()) {
-      if (user == copy)
+      if (user == copy || user == toTensor)
         continue;
       if (isa<memref::DeallocOp, bufferization::ToTensorOp>(user))
         return false;
@@ -81,14 +108,37 @@ struct OutputsInPlacePass
       if (!out || out.getOwner() != &fn.getBody().front() || !out.hasOneUse() ||
           !outType || !outType.getLayout().isIdentity())
         continue;
-      // A buffer written in place (kiln-scan-to-parallel-loops' results):
-      // the output memref takes its place, and the copy goes.
-      if (auto alloc = copy.getSource().getDefiningOp<memref::AllocOp>();
-          alloc && alloc.getType() == outType && onlyUsedBefore(alloc, copy)) {
-        alloc.getResult().replaceAllUsesWith(out);
-        alloc.erase();
-        copy.erase();
-        continue;
+      // A buffer written in place (kiln-scan-to-parallel-loops' results, a
+      // runtime GEMM's): the output memref takes its place, seen with the
+      // buffer's shape when only reshapes lie between them (both are
+      // row-major and contiguous), and the copy goes.
+      Operation *toTensor = nullptr;
+      memref::AllocOp alloc = copiedAlloc(copy, toTensor);
+      if (alloc && onlyUsedBefore(alloc, copy, toTensor)) {
+        MemRefType allocType = alloc.getType();
+        Value replacement;
+        if (allocType == outType) {
+          replacement = out;
+        } else if (allocType.hasStaticShape() && allocType.getLayout().isIdentity() &&
+                   allocType.getElementType() == outType.getElementType() &&
+                   allocType.getNumElements() == outType.getNumElements()) {
+          OpBuilder b = OpBuilder::atBlockBegin(&fn.getBody().front());
+          SmallVector<int64_t> strides(allocType.getRank(), 1);
+          for (int64_t d = allocType.getRank() - 2; d >= 0; --d)
+            strides[d] = strides[d + 1] * allocType.getDimSize(d + 1);
+          replacement = memref::ReinterpretCastOp::create(b, copy.getLoc(), allocType, out,
+                                                          /*offset=*/0, allocType.getShape(),
+                                                          strides);
+        }
+        if (replacement) {
+          Operation *toBuffer = copy.getSource().getDefiningOp();
+          alloc.getResult().replaceAllUsesWith(replacement);
+          alloc.erase();
+          copy.erase();
+          if (toBuffer && toBuffer->use_empty() && isa<bufferization::ToBufferOp>(toBuffer))
+            toBuffer->erase();
+          continue;
+        }
       }
       auto toBuffer =
           copy.getSource().getDefiningOp<bufferization::ToBufferOp>();

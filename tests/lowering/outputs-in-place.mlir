@@ -61,3 +61,28 @@ func.func @freed_or_other_type(%x: memref<8xf32>, %out: memref<8xf32>, %out2: me
   memref.copy %other, %out2 : memref<8xf32, strided<[1], offset: 4>> to memref<8xf32>
   return
 }
+
+// -----
+
+// A runtime call's result (kiln-lax-to-linalg's GEMM: a [1, 6, 4] buffer
+// reshaped to the [2, 3, 4] result): the call writes the output, seen with
+// the buffer's shape.
+// CHECK-LABEL: func.func @reshaped_call_result
+// CHECK-SAME: %[[OUT:[^:]+]]: memref<2x3x4xf32>
+// CHECK: %[[VIEW:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [1, 6, 4], strides: [24, 4, 1] : memref<2x3x4xf32> to memref<1x6x4xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: %[[CAST:.*]] = memref.cast %[[VIEW]]
+// CHECK: call @fill(%[[CAST]])
+// CHECK-NOT: memref.copy
+func.func private @fill(memref<?x?x?xf32>)
+func.func @reshaped_call_result(%out: memref<2x3x4xf32>) {
+  %buf = memref.alloc() : memref<1x6x4xf32>
+  %cast = memref.cast %buf : memref<1x6x4xf32> to memref<?x?x?xf32>
+  call @fill(%cast) : (memref<?x?x?xf32>) -> ()
+  %t = bufferization.to_tensor %buf restrict writable : memref<1x6x4xf32> to tensor<1x6x4xf32>
+  %c = tensor.collapse_shape %t [[0, 1], [2]] : tensor<1x6x4xf32> into tensor<6x4xf32>
+  %e = tensor.expand_shape %c [[0, 1], [2]] output_shape [2, 3, 4] : tensor<6x4xf32> into tensor<2x3x4xf32>
+  %m = bufferization.to_buffer %e read_only : tensor<2x3x4xf32> to memref<2x3x4xf32, strided<[?, ?, ?], offset: ?>>
+  memref.copy %m, %out : memref<2x3x4xf32, strided<[?, ?, ?], offset: ?>> to memref<2x3x4xf32>
+  return
+}
