@@ -142,6 +142,11 @@ int main(int argc, char **argv) {
 
     for (int i = 0; i < warmup; ++i)
       exe->callRaw(raw.data());
+    // The heap the compiled code needs at most during one call, beyond what
+    // it holds between calls (CPU only: the runtime allocator counts it).
+    kiln::HeapStats before = kiln::runtimeHeapStats(/*resetPeak=*/true);
+    exe->callRaw(raw.data());
+    int64_t peakHeap = gpu ? -1 : kiln::runtimeHeapStats().peak - before.live;
     std::cout << "{\"times_s\": [";
     for (int i = 0; i < repeat; ++i) {
       auto t0 = Clock::now();
@@ -150,7 +155,7 @@ int main(int argc, char **argv) {
       double s = std::chrono::duration<double>(Clock::now() - t0).count() / callsPerSample;
       std::cout << (i ? ", " : "") << s;
     }
-    std::cout << "], \"compile_s\": " << compileSeconds
+    std::cout << "], \"compile_s\": " << compileSeconds << ", \"peak_heap_bytes\": " << peakHeap
               << ", \"calls_per_sample\": " << callsPerSample << "}" << std::endl;
     if (gpu) {
       kiln::buffersFromDevice(*rt, host.data(), bytes.data(), exe->inputs().size(), raw.size(),

@@ -181,6 +181,12 @@ def w3(b):
                       lambda: b.run_kiln(f"mse1_{label[:4]}", src, "mse", [cp, xp, yp],
                                          ("kiln-optimize{reassociate=1}",)),
                       ref, rtol, t)
+            for peer, name in (("Kiln without push-up", f"mse0_{label[:4]}"),
+                               ("Kiln with push-up", f"mse1_{label[:4]}")):
+                peak = b.peak_heap.get(name)
+                if peak is not None and peak >= 0:
+                    b.memory_rows.append([wl, peer, peak])
+                    print(f"  {peer:<40} extra heap per call {peak / 2**20:8.2f} MiB", flush=True)
 
 
 # --- W4: seed 004 ------------------------------------------------------------

@@ -32,6 +32,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
@@ -569,6 +570,17 @@ Compiler::link(std::unique_ptr<Executable::Impl> impl,
   std::unique_ptr<Executable> exe(new Executable(std::move(impl)));
   exe->fn_ = reinterpret_cast<void (*)(void *const *)>(raw);
   return exe;
+}
+
+HeapStats runtimeHeapStats(bool resetPeak) {
+  // The runtime library is loaded permanently by the first CPU compile.
+  using StatsFn = void (*)(int64_t *, int64_t *, int32_t);
+  auto stats = reinterpret_cast<StatsFn>(
+      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("kiln_rt_heap_stats"));
+  HeapStats result;
+  if (stats)
+    stats(&result.live, &result.peak, resetPeak ? 1 : 0);
+  return result;
 }
 
 } // namespace kiln

@@ -212,6 +212,17 @@ bool buffersClose(const void *got, const void *want, int64_t numElements,
                   ElementKind kind, double rtol, double atol,
                   std::string *where = nullptr);
 
+/// Heap bytes that compiled CPU code holds (allocated through the runtime
+/// library's allocator and not yet freed): now, and the most since the last
+/// reset. Zeros until a CPU compile has loaded the runtime library.
+struct HeapStats {
+  int64_t live = 0;
+  int64_t peak = 0;
+};
+/// With `resetPeak`, the peak restarts from the current live bytes (after
+/// being read).
+HeapStats runtimeHeapStats(bool resetPeak = false);
+
 } // namespace kiln
 
 #endif // KILN_DRIVER_COMPILER_H

@@ -14,7 +14,15 @@
 // a 64-byte header with their size class. A bounded amount of memory stays
 // cached per thread; the rest is returned to the system.
 //
+// The bytes the compiled code holds (allocated, not yet freed) and their
+// peak are counted for kiln_rt_heap_stats: the benchmarks report the extra
+// memory a program needs (seed 002's stacked output, or none after the
+// push-up) from it.
+//
 //===----------------------------------------------------------------------===//
+#include "runtime/cpu/KilnRuntimeCpu.h"
+
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -28,8 +36,9 @@ constexpr size_t kHeader = 64;
 constexpr size_t kMaxCachedBytes = size_t(1) << 30; // per thread
 
 struct Header {
-  size_t bytes;     // size class of the user part
+  size_t bytes;     // size class of the user part (0: over-aligned, not cached)
   void *raw;        // what aligned_alloc returned
+  size_t counted;   // what the block adds to the live bytes
 };
 static_assert(sizeof(Header) <= kHeader, "header fits its slot");
 
@@ -50,6 +59,15 @@ ThreadCache &cache() {
 
 size_t sizeClass(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
+std::atomic<int64_t> liveBytes{0}, peakBytes{0};
+
+void countAllocated(size_t bytes) {
+  int64_t live = liveBytes.fetch_add(int64_t(bytes), std::memory_order_relaxed) + int64_t(bytes);
+  int64_t peak = peakBytes.load(std::memory_order_relaxed);
+  while (live > peak && !peakBytes.compare_exchange_weak(peak, live, std::memory_order_relaxed))
+    ;
+}
+
 void *allocate(size_t bytes, size_t alignment) {
   size_t cls = sizeClass(bytes ? bytes : 1);
   if (alignment <= kAlign) {
@@ -59,6 +77,7 @@ void *allocate(size_t bytes, size_t alignment) {
       void *p = it->second.back();
       it->second.pop_back();
       c.cachedBytes -= cls;
+      countAllocated(cls);
       return p;
     }
   }
@@ -73,6 +92,8 @@ void *allocate(size_t bytes, size_t alignment) {
   Header *h = reinterpret_cast<Header *>(user - kHeader);
   h->bytes = alignment <= kAlign ? cls : 0; // over-aligned blocks are not cached
   h->raw = raw;
+  h->counted = cls;
+  countAllocated(cls);
   return reinterpret_cast<void *>(user);
 }
 
@@ -80,6 +101,7 @@ void release(void *p) {
   if (!p)
     return;
   Header *h = reinterpret_cast<Header *>(static_cast<char *>(p) - kHeader);
+  liveBytes.fetch_sub(int64_t(h->counted), std::memory_order_relaxed);
   ThreadCache &c = cache();
   if (h->bytes == 0 || c.cachedBytes + h->bytes > kMaxCachedBytes) {
     std::free(h->raw);
@@ -97,4 +119,14 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
   return allocate(size, alignment);
 }
 void _mlir_memref_to_llvm_free(void *p) { release(p); }
+
+void kiln_rt_heap_stats(int64_t *live, int64_t *peak, int32_t resetPeak) {
+  int64_t now = liveBytes.load(std::memory_order_relaxed);
+  if (live)
+    *live = now;
+  if (peak)
+    *peak = peakBytes.load(std::memory_order_relaxed);
+  if (resetPeak)
+    peakBytes.store(now, std::memory_order_relaxed);
+}
 }

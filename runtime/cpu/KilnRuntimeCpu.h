@@ -36,6 +36,12 @@ void _mlir_ciface_kiln_rt_dgemm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
 void kiln_rt_sgemm_rowmajor(int64_t m, int64_t n, int64_t k, const float *a,
                             int64_t lda, const float *b, int64_t ldb, float *c,
                             int64_t ldc);
+
+/// Heap bytes the compiled code holds now (`live`: allocated through the
+/// runtime's allocator, KilnAllocator.cpp, and not freed) and the most it
+/// has held (`peak`); with `resetPeak` the peak restarts from now. Either
+/// pointer may be null.
+void kiln_rt_heap_stats(int64_t *live, int64_t *peak, int32_t resetPeak);
 }
 
 #endif // KILN_RUNTIME_CPU_KILNRUNTIMECPU_H

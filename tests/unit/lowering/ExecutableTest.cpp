@@ -283,3 +283,61 @@ func.func @f(%a: tensor<64x1024xf32>) -> tensor<64x1024xf32> {
   expectNear(out, want, 1e-5f);
 }
 } // namespace
+
+namespace {
+/// runtimeHeapStats counts what compiled code holds on the heap: seed 002's
+/// scan as written materializes its stacked ys (30x15x12 floats) during a
+/// call and frees it; the push-up form (one fused reduction) needs none.
+TEST(Executable, RuntimeHeapStatsCountATemporary) {
+  const char *src = R"(
+func.func @mse(%c0: tensor<10x5x8xf32>, %xs: tensor<30x15x12xf32>, %y: tensor<30x15x12xf32>) -> tensor<f32> {
+  %c, %ys = lax.scan length = 30 carry(%c0) xs(%xs)
+      : (tensor<10x5x8xf32>, tensor<30x15x12xf32>) -> (tensor<10x5x8xf32>, tensor<30x15x12xf32>) {
+  ^bb0(%carry: tensor<10x5x8xf32>, %x: tensor<15x12xf32>):
+    %s = lax.sin %carry : tensor<10x5x8xf32>
+    %cs = lax.cos %x : tensor<15x12xf32>
+    lax.yield %s, %cs : tensor<10x5x8xf32>, tensor<15x12xf32>
+  }
+  %e = lax.sub %y, %ys : tensor<30x15x12xf32>
+  %f = lax.integer_pow %e y = 2 : tensor<30x15x12xf32>
+  %g = lax.reduce_sum %f axes = [0, 1, 2] : tensor<30x15x12xf32> -> tensor<f32>
+  return %g : tensor<f32>
+})";
+  auto materialized = jit(src, "mse");
+  ASSERT_TRUE(materialized);
+  auto c0 = randomFloats(10 * 5 * 8, 1), xs = randomFloats(30 * 15 * 12, 2),
+       y = randomFloats(30 * 15 * 12, 3);
+  float out = 0;
+  auto call = [&](Executable &exe) {
+    ASSERT_TRUE(exe.call({{c0.data(), {10, 5, 8}, ElementKind::F32},
+                          {xs.data(), {30, 15, 12}, ElementKind::F32},
+                          {y.data(), {30, 15, 12}, ElementKind::F32}},
+                         {{&out, {}, ElementKind::F32}}));
+  };
+  HeapStats before = runtimeHeapStats(/*resetPeak=*/true);
+  call(*materialized);
+  HeapStats after = runtimeHeapStats();
+  EXPECT_GE(after.peak - before.live, int64_t(30 * 15 * 12 * sizeof(float)));
+  EXPECT_EQ(after.live, before.live) << "a call leaves nothing allocated";
+
+  // The same loss as one fused reduction: no temporary on the heap.
+  const char *fused = R"(
+func.func @mse(%xs: tensor<30x15x12xf32>, %y: tensor<30x15x12xf32>) -> tensor<f32> {
+  %1 = lax.cos %xs : tensor<30x15x12xf32>
+  %2 = lax.sub %y, %1 : tensor<30x15x12xf32>
+  %3 = lax.integer_pow %2 y = 2 : tensor<30x15x12xf32>
+  %4 = lax.reduce_sum %3 axes = [0, 1, 2] : tensor<30x15x12xf32> -> tensor<f32>
+  return %4 : tensor<f32>
+})";
+  auto pushedUp = jit(fused, "mse");
+  ASSERT_TRUE(pushedUp);
+  float expected = out;
+  before = runtimeHeapStats(/*resetPeak=*/true);
+  ASSERT_TRUE(pushedUp->call({{xs.data(), {30, 15, 12}, ElementKind::F32},
+                              {y.data(), {30, 15, 12}, ElementKind::F32}},
+                             {{&out, {}, ElementKind::F32}}));
+  after = runtimeHeapStats();
+  EXPECT_EQ(after.peak, before.live);
+  EXPECT_NEAR(out, expected, 1e-3f * std::abs(expected));
+}
+} // namespace
