@@ -40,23 +40,20 @@ static void transposeRows(OpBuilder &b, Location loc, SmallVectorImpl<Value> &ro
 }
 
 void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange first, Value tile,
-                         int64_t lanes, int64_t steps, bool toTile) {
+                         int64_t lanes, bool toTile) {
   Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> tileFirst = {zero, zero};
   if (!llvm::isPowerOf2_64(lanes)) {
     // The buffer's minor dimensions are [lane, step]; the tile's are
-    // [step, lane]: read, transpose (upstream's lowering), write; a partial
-    // block masks the steps past `steps` (in_bounds stays true: the vector
-    // never leaves the buffer or the tile).
-    SmallVector<Value> tileFirst = {zero, zero};
+    // [step, lane]: read, transpose (upstream's lowering), write.
     auto [from, fromIndices, to, toIndices] =
         toTile ? std::tuple(buffer, SmallVector<Value>(first), tile, tileFirst)
                : std::tuple(tile, tileFirst, buffer, SmallVector<Value>(first));
     Value padding = arith::ConstantOp::create(b, loc, b.getZeroAttr(elementType));
     SmallVector<bool> inBounds = {true, true};
-    auto blockType = VectorType::get({lanes, lanes}, elementType);
-    Value block =
-        vector::TransferReadOp::create(b, loc, blockType, from, fromIndices, padding, inBounds);
+    Value block = vector::TransferReadOp::create(
+        b, loc, VectorType::get({lanes, lanes}, elementType), from, fromIndices, padding, inBounds);
     Value transposed = vector::TransposeOp::create(b, loc, block, ArrayRef<int64_t>{1, 0});
     vector::TransferWriteOp::create(b, loc, transposed, to, toIndices, inBounds);
     return;
@@ -73,35 +70,11 @@ void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange fi
     return indices;
   };
   auto rowType = VectorType::get({lanes}, elementType);
-  // A partial block: buffer rows are read and written under a mask of the
-  // first `steps` elements (nothing past them is touched), and only the
-  // first `steps` tile rows are read or written.
-  Value stepMask;
-  if (steps < lanes)
-    stepMask = vector::ConstantMaskOp::create(b, loc, VectorType::get({lanes}, b.getI1Type()),
-                                              ArrayRef<int64_t>{steps});
-  Value padding = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(rowType, b.getZeroAttr(elementType)));
+  Value from = toTile ? buffer : tile, to = toTile ? tile : buffer;
   SmallVector<Value> rows;
-  for (int64_t i = 0; i < lanes; ++i) {
-    if (toTile)
-      rows.push_back(stepMask ? (Value)vector::MaskedLoadOp::create(b, loc, rowType, buffer,
-                                                                    rowIndices(i, false),
-                                                                    stepMask, padding)
-                              : vector::LoadOp::create(b, loc, rowType, buffer, rowIndices(i, false)));
-    else
-      rows.push_back(i < steps ? (Value)vector::LoadOp::create(b, loc, rowType, tile, rowIndices(i, true))
-                               : padding);
-  }
+  for (int64_t i = 0; i < lanes; ++i)
+    rows.push_back(vector::LoadOp::create(b, loc, rowType, from, rowIndices(i, !toTile)));
   transposeRows(b, loc, rows);
-  for (int64_t i = 0; i < lanes; ++i) {
-    if (toTile) {
-      if (i < steps)
-        vector::StoreOp::create(b, loc, rows[i], tile, rowIndices(i, true));
-    } else if (stepMask) {
-      vector::MaskedStoreOp::create(b, loc, buffer, rowIndices(i, false), stepMask, rows[i]);
-    } else {
-      vector::StoreOp::create(b, loc, rows[i], buffer, rowIndices(i, false));
-    }
-  }
+  for (int64_t i = 0; i < lanes; ++i)
+    vector::StoreOp::create(b, loc, rows[i], to, rowIndices(i, toTile));
 }

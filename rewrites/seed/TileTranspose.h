@@ -16,16 +16,13 @@
 
 namespace kiln {
 
-/// Copies one block of `lanes` rows by `steps` (at most `lanes`) steps
-/// between `buffer` (element rows: dimension rank-2 runs along the lanes,
-/// rank-1 along the steps; `first` are the indices of the block's lane 0,
-/// step 0) and `tile` ([step, lane], the block at [0, 0]), `toTile` saying
-/// the direction. All `lanes` rows must be inside the buffer, and the
-/// steps too; with fewer than `lanes` steps, `lanes` must be a power of
-/// two.
+/// Copies one lanes x lanes block between `buffer` (element rows: dimension
+/// rank-2 runs along the lanes, rank-1 along the steps; `first` are the
+/// indices of the block's lane 0, step 0) and `tile` ([step, lane], the
+/// block at [0, 0]), `toTile` saying the direction. All `lanes` rows and
+/// steps must be inside the buffer.
 void copyTileBlock(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
-                   mlir::ValueRange first, mlir::Value tile, int64_t lanes, int64_t steps,
-                   bool toTile);
+                   mlir::ValueRange first, mlir::Value tile, int64_t lanes, bool toTile);
 
 } // namespace kiln
 
