@@ -131,12 +131,12 @@ struct OutputsInPlacePass
                                                           strides);
         }
         if (replacement) {
-          Operation *toBuffer = copy.getSource().getDefiningOp();
+          auto toBuffer = copy.getSource().getDefiningOp<bufferization::ToBufferOp>();
           alloc.getResult().replaceAllUsesWith(replacement);
           alloc.erase();
           copy.erase();
-          if (toBuffer && toBuffer->use_empty() && isa<bufferization::ToBufferOp>(toBuffer))
-            toBuffer->erase();
+          if (toBuffer && toBuffer->use_empty())
+            toBuffer.erase();
           continue;
         }
       }
