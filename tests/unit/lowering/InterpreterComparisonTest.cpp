@@ -321,11 +321,9 @@ TEST(InterpreterComparison, BatchParallelTdma) {
   // Seed 003's TDMA as the seed writes it (examples/seeds/seed003_tdma.mlir):
   // one parallel loop of vector lanes on the CPU, one kernel on the GPU (a
   // thread per system running both sweeps).
-  std::ifstream file(std::string(KILN_SOURCE_DIR) + "/examples/seeds/seed003_tdma.mlir");
-  ASSERT_TRUE(file) << "cannot read the seed";
-  std::stringstream text;
-  text << file.rdbuf();
-  compareWithInterpreter(text.str(), "tdma", /*positive=*/true);
+  std::string text = kiln::test::readSeed("seed003_tdma.mlir");
+  ASSERT_FALSE(text.empty()) << "cannot read the seed";
+  compareWithInterpreter(text, "tdma", /*positive=*/true);
 }
 
 TEST(InterpreterComparison, Seeds) {

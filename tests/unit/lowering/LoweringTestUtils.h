@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +16,14 @@
 namespace kiln::test {
 
 /// Compiles `src`'s @`entry`, failing the test with the diagnostics if not.
+/// The text of examples/seeds/`name`.
+inline std::string readSeed(const std::string &name) {
+  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/examples/seeds/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 inline std::unique_ptr<Executable> jit(const std::string &src,
                                        const std::string &entry = "main",
                                        CompileOptions options = {}) {
