@@ -29,9 +29,14 @@ def pin_threads(n):
 
 
 class Result:
-    def __init__(self, workload, peer, times, threads, ok, error, note=""):
+    """One row. `work`: (amount, unit) the row does per call, e.g. (flops,
+    "GF/s"), shown as a rate; `limit`: the row is the machine's limit for its
+    group (W2's copy floor), the others show their time as a % of it."""
+
+    def __init__(self, workload, peer, times, threads, ok, error, note="", work=None, limit=False):
         self.workload, self.peer, self.times = workload, peer, sorted(times)
         self.threads, self.ok, self.error, self.note = threads, ok, error, note
+        self.work, self.limit = work, limit
 
     @property
     def median(self):
@@ -42,7 +47,8 @@ class Result:
         return {"workload": self.workload, "peer": self.peer, "times_s": self.times,
                 "median_s": self.median, "min_s": min(self.times, default=None),
                 "max_s": max(self.times, default=None), "threads": self.threads,
-                "correct": self.ok, "max_rel_error": self.error, "note": self.note}
+                "correct": self.ok, "max_rel_error": self.error, "note": self.note,
+                "work": list(self.work) if self.work else None, "limit": self.limit}
 
 
 class Bench:
@@ -75,9 +81,9 @@ class Bench:
         err = float(np.max(np.abs(out - ref))) / scale
         return err <= rtol, err
 
-    def record(self, workload, peer, times, threads, out, ref, rtol, note=""):
+    def record(self, workload, peer, times, threads, out, ref, rtol, note="", **row):
         ok, err = self.check(out, ref, rtol)
-        self.results.append(Result(workload, peer, times, threads, ok, err, note))
+        self.results.append(Result(workload, peer, times, threads, ok, err, note, **row))
         status = "ok" if ok else f"WRONG (rel err {err:.2e})"
         med = sorted(times)[len(times) // 2] if times else float("nan")
         print(f"  {peer:<40} median {med * 1e3:12.4f} ms  {status}", flush=True)
@@ -154,10 +160,11 @@ class Bench:
     def kiln_available(self):
         return (self.bin / "kiln-bench").exists()
 
-    def guarded(self, workload, peer, thunk, ref, rtol, threads, note=""):
+    def guarded(self, workload, peer, thunk, ref, rtol, threads, note="", **row):
+        """Runs and records one row; `row`: Result's `work` and `limit`."""
         try:
             times, out = thunk()
-            self.record(workload, peer, times, threads, out, ref, rtol, note)
+            self.record(workload, peer, times, threads, out, ref, rtol, note, **row)
         except Exception as e:  # a missing peer must not stop the others
             print(f"  {peer:<34} skipped: {str(e).splitlines()[0] if str(e) else e!r}")
 

@@ -42,6 +42,19 @@ def best_kiln_medians(rows):
     return best
 
 
+def limit_cell(r, rows):
+    """What the row achieves against the machine: its rate (`work` per
+    median), and its share of the group's limit row (W2's copy floor)."""
+    cells = []
+    if r.work:
+        amount, unit = r.work
+        cells.append(f"{amount / r.median / 1e9:.0f} {unit}")
+    limit = next((x for x in rows if x.limit and ratio_group(x.peer) == ratio_group(r.peer)), None)
+    if limit is not None and limit is not r and r.ok:
+        cells.append(f"{limit.median / r.median:.0%} of floor")
+    return ", ".join(cells) or "-"
+
+
 def write_report(results, args, outdir, tables=()):
     """`tables`: Table rows measured beside the peer workloads (compile
     times, rule engine scale), printed, stored in the JSON under their key
@@ -53,7 +66,7 @@ def write_report(results, args, outdir, tables=()):
 
     print("\n" + "=" * 100)
     print(f"{'workload':<16} {'peer':<40} {'median':>11} {'min':>11} {'max':>11} "
-          f"{'thr':>4} {'vs Kiln':>8}  check")
+          f"{'thr':>4} {'vs Kiln':>8}  {'limit':<15} check")
     for workload, rows in groups.items():
         best = best_kiln_medians(rows)
         for r in rows:
@@ -61,9 +74,10 @@ def write_report(results, args, outdir, tables=()):
             ratio = f"{r.median / best_kiln:7.2f}x" if best_kiln else "      -"
             check = "ok" if r.ok else f"WRONG {r.error:.1e}"
             print(f"{workload:<16} {r.peer:<40} {fmt(r.median)} {fmt(min(r.times))} "
-                  f"{fmt(max(r.times))} {r.threads:>4} {ratio:>8}  {check}")
+                  f"{fmt(max(r.times))} {r.threads:>4} {ratio:>8}  {limit_cell(r, rows):<15} {check}")
     print("(vs Kiln: the peer's median time divided by Kiln's best median for the same element type"
-          " and device; > 1 means Kiln is faster)")
+          " and device; > 1 means Kiln is faster. limit: the rate reached, or the time as a share"
+          " of the copy floor's)")
     for table in tables:
         print(f"\n{table.title}")
         print("  " + " | ".join(table.columns))
@@ -123,18 +137,22 @@ def write_markdown(groups, args, path, tables=()):
              f" --threads {args.threads}` on {m['cpu']} ({m['cores']} cores), {m['platform']}.",
              "Times are medians of repeated runs (min and max beside them); `vs Kiln` is the",
              "peer's median divided by Kiln's best median in the same workload, element type",
-             "and device (> 1: Kiln is faster). Every result is checked against a float64",
+             "and device (> 1: Kiln is faster). `limit`: the rate reached (W1: GF/s; the",
+             "copy floor: GB/s) or, for W2, the copy floor's time as a share of the row's",
+             "(100 %: at the floor). Every result is checked against a float64",
              "reference. Threads 0: the row ran on the GPU.", ""]
     for workload, rows in groups.items():
         best_of = best_kiln_medians(rows)
-        lines += [f"## {workload}", "", "| peer | median | min | max | threads | vs Kiln | check |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += [f"## {workload}", "",
+                  "| peer | median | min | max | threads | vs Kiln | limit | check |",
+                  "|---|---|---|---|---|---|---|---|"]
         for r in rows:
             best = best_of.get(ratio_group(r.peer))
             ratio = f"{r.median / best:.2f}x" if best else "-"
             check = "ok" if r.ok else f"wrong ({r.error:.1e})"
             lines.append(f"| {r.peer} | {fmt(r.median).strip()} | {fmt(min(r.times)).strip()} | "
-                         f"{fmt(max(r.times)).strip()} | {r.threads} | {ratio} | {check} |")
+                         f"{fmt(max(r.times)).strip()} | {r.threads} | {ratio} | "
+                         f"{limit_cell(r, rows)} | {check} |")
         lines.append("")
     for table in tables:
         lines += [f"## {table.title}", "", *table.intro, "",

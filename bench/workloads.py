@@ -23,22 +23,27 @@ def w1(b):
     a = RNG.standard_normal((32, 100, 821), dtype=np.float32)
     ref = np.einsum("ab,...b->...a", w.astype(np.float64), a.astype(np.float64))
     rtol = 1e-5
-    note = f"{2 * 3200 * 600 * 821 / 1e9:.2f} GFLOP"
+    flops = 2 * 3200 * 600 * 821
+    note = f"{flops / 1e9:.2f} GFLOP"
+    rate = {"work": (flops, "GF/s")}  # each row shows its GF/s
     t = b.args.threads
-    b.guarded("W1", "numpy einsum", lambda: b.time_python(py.w1_numpy_einsum, w, a), ref, rtol, t, note)
-    b.guarded("W1", "numpy matmul (OpenBLAS)", lambda: b.time_python(py.w1_numpy_matmul, w, a), ref, rtol, t, note)
+    b.guarded("W1", "numpy einsum", lambda: b.time_python(py.w1_numpy_einsum, w, a),
+              ref, rtol, t, note, **rate)
+    b.guarded("W1", "numpy matmul (OpenBLAS)", lambda: b.time_python(py.w1_numpy_matmul, w, a),
+              ref, rtol, t, note, **rate)
     if py.torch is not None:
         py.torch.set_num_threads(t)
-        b.guarded("W1", "torch matmul", lambda: b.time_python(py.w1_torch, w, a), ref, rtol, t, note)
+        b.guarded("W1", "torch matmul", lambda: b.time_python(py.w1_torch, w, a),
+                  ref, rtol, t, note, **rate)
     wp, ap = b.save("w1_w", w), b.save("w1_a", a)
-    b.guarded("W1", "C++ Eigen", lambda: cpp(b, "w1-eigen", wp, ap), ref, rtol, t, note)
+    b.guarded("W1", "C++ Eigen", lambda: cpp(b, "w1-eigen", wp, ap), ref, rtol, t, note, **rate)
     if b.kiln_available():
         for name, file, entry, passes in (
                 ("Kiln f1 (as written)", "seed000_f1.mlir", "f1", ()),
                 ("Kiln f1 (kiln-optimize)", "seed000_f1.mlir", "f1", ("kiln-optimize",)),
                 ("Kiln f2", "seed000_f2.mlir", "f2", ())):
             b.guarded("W1", name, lambda: b.run_kiln(name.replace(" ", "_"), SEEDS / file, entry,
-                                                     [wp, ap], passes), ref, rtol, t, note)
+                                                     [wp, ap], passes), ref, rtol, t, note, **rate)
     if b.gpu_available():
         # On the GPU (threads column 0): Kiln's dot_general through cuBLAS,
         # JAX's einsum; inputs stay on the device.
@@ -47,10 +52,10 @@ def w1(b):
             if b.kiln_available():
                 b.guarded("W1", name, lambda: b.run_kiln(name.replace(" ", "_"), SEEDS / file,
                                                          entry, [wp, ap], target="gpu"),
-                          ref, 1e-3, 0, note)
+                          ref, 1e-3, 0, note, **rate)
         if py.jax is not None:
             b.guarded("W1", "GPU: JAX einsum (jit)", lambda: b.time_jax(py.w1_jax(), w, a),
-                      ref, 1e-3, 0, note)
+                      ref, 1e-3, 0, note, **rate)
 
 
 def cpp(b, workload, *args, binary="kiln-bench-peers"):
@@ -85,7 +90,7 @@ def w2(b):
         bytes_moved = 5 * a.nbytes
         b.guarded("W2", f"[{dtype}] copy floor (4 reads + 1 write)",
                   lambda: (cpp(b, "w2-copy", dtype, *paths)[0], ref), ref, float("inf"), t,
-                  f"{bytes_moved / 1e6:.0f} MB moved")
+                  f"{bytes_moved / 1e6:.0f} MB moved", work=(bytes_moved, "GB/s"), limit=True)
         b.guarded("W2", f"[{dtype}] C++ native layout (OpenMP)",
                   lambda: cpp(b, "w2-cpp", dtype, *paths), ref, rtol, t)
         b.guarded("W2", f"[{dtype}] numpy (seed's loop)",
