@@ -48,6 +48,10 @@ static cl::opt<std::string> target("target", cl::desc("cpu or gpu"), cl::init("c
 static cl::opt<int> callsPerSample("calls-per-sample",
                                    cl::desc("Calls per timed sample (tiny kernels)"),
                                    cl::init(1));
+static cl::opt<int> scanVectorBits("scan-vector-bits",
+                                   cl::desc("Bits of batch elements per parallel-scan iteration "
+                                            "(CompileOptions::scanVectorBits)"),
+                                   cl::init(512));
 
 namespace {
 
@@ -99,6 +103,7 @@ int main(int argc, char **argv) {
   kiln::CompileOptions options;
   const bool gpu = target == "gpu";
   options.target = gpu ? kiln::Target::Gpu : kiln::Target::Cpu;
+  options.scanVectorBits = scanVectorBits;
   auto exe = kiln::Compiler(options).compile(*module, entry, &error);
   if (!exe) {
     std::cerr << "kiln-bench: " << error << "\n";

@@ -110,8 +110,9 @@ def w2(b):
                                          ("kiln-optimize",
                                           "func.func(kiln-scan-to-parallel-loops{vector-bits=0})")),
                       ref, rtol, t)
-            # The CPU pipeline's parallel scans run 512 bits of systems as
-            # vector lanes (kiln-scan-to-parallel-loops{vector-bits=512}).
+            # The CPU pipeline's parallel scans run systems as vector lanes
+            # (kiln-scan-to-parallel-loops{vector-bits=512}: TDMA's
+            # arithmetic over strided rows takes 256 bits of them).
             b.guarded("W2", f"[{dtype}] Kiln (kiln-optimize, vector lanes)",
                       lambda: b.run_kiln(f"tdma2_{dtype}", src, "tdma", paths, ("kiln-optimize",)),
                       ref, rtol, t)

@@ -70,7 +70,8 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
 
     With `vector-bits=N` (the CPU pipeline sets 512) each iteration of the
     parallel loop runs N / (widest element bits) consecutive batch elements
-    of the last batch dimension at once, as vector lanes: a scan's steps form
+    of the last batch dimension at once, as vector lanes (half as many for a
+    body of arithmetic over strided rows, which moving the rows bounds): a scan's steps form
     a dependence chain (TDMA's division), so one element at a time leaves the
     core waiting on latency, while lanes of independent elements fill it.
     Strided xs/ys (one element's steps contiguous, as in seed 003) go

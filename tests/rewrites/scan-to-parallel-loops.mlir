@@ -21,15 +21,18 @@
 // TDMA-NOT: lax.
 // TDMA: bufferization.to_tensor %[[OUT]] restrict writable
 
-// The same with 16 systems per iteration as vector lanes: 1000 = 62 * 16 + 8,
-// so the last vector is masked (only the valid lanes' rows are copied). Each
+// The same with 16 systems per iteration as vector lanes (TDMA's body is
+// arithmetic over strided rows, so it takes half of `vector-bits`: 1024
+// gives 16 f32 lanes; the CPU pipeline's 512 gives 8, see HALF below):
+// 1000 = 62 * 16 + 8, so the last vector is masked (only the valid lanes'
+// rows are copied). Each
 // system is a row, so the step loops run in blocks of 16 steps: before a
 // block the diagonals' 16x16 blocks are transposed into [step, lane] tiles
 // on the stack, cp/dp stay in [100, lane] tiles between the sweeps, and the
 // solution leaves through a block tile after each block: the step loops
 // move whole vectors. The rows of the next iteration are prefetched a block
 // at a time (read for the diagonals, write for the solution).
-// RUN: kiln-opt --kiln-fold-scan-layout --canonicalize --kiln-scan-to-parallel-loops=vector-bits=512 --canonicalize %examples/seeds/seed003_tdma.mlir | FileCheck %s --check-prefix=LANES
+// RUN: kiln-opt --kiln-fold-scan-layout --canonicalize --kiln-scan-to-parallel-loops=vector-bits=1024 --canonicalize %examples/seeds/seed003_tdma.mlir | FileCheck %s --check-prefix=LANES
 // LANES: %[[OUT:.*]] = memref.alloc() : memref<1000x100xf32>
 // LANES: scf.parallel (%[[P:[^ )]+]]) = (%{{.*}}) to (%c1000) step (%c16) {
 // LANES: %[[LEFT:.*]] = arith.subi %c1000, %[[P]]
@@ -80,6 +83,18 @@
 // LANES: vector.store %{{.*}}, %[[OUT]][%[[P]], %{{.*}}] : memref<1000x100xf32>, vector<16xf32>
 // LANES-NOT: vector.gather
 // LANES-NOT: vector.scatter
+
+// At 512 bits TDMA runs 8 f32 lanes (half: arithmetic over strided rows is
+// bound by moving the rows), 8x8 blocks of 3 * 8 shuffles; a body with a
+// transcendental keeps all 16 lanes (@strided_tanh below).
+// RUN: kiln-opt --kiln-fold-scan-layout --canonicalize --kiln-scan-to-parallel-loops=vector-bits=512 --canonicalize %examples/seeds/seed003_tdma.mlir | FileCheck %s --check-prefix=HALF
+// HALF: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c1000) step (%c8) {
+// HALF: memref.alloca() : memref<100x8xf32>
+// HALF: memref.alloca() : memref<8x8xf32>
+// HALF: scf.for %{{.*}} = %c0 to %c12 step %c1 iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>)
+// HALF-COUNT-24: vector.shuffle {{.*}} : vector<8xf32>, vector<8xf32>
+// HALF-NEXT: vector.store %{{.*}}[%c0, %c0] : memref<8x8xf32>, vector<8xf32>
+// HALF: arith.divf %{{.*}} : vector<8xf32>
 
 // After the CPU pipeline's buffer passes, the iteration's tiles are freed at
 // its end: the body is bracketed by a stack save/restore.
@@ -162,4 +177,25 @@ func.func @not_elementwise(%c0: tensor<f32>, %xs: tensor<5x8xf32>) -> tensor<f32
     lax.yield %s : tensor<f32>
   }
   return %c : tensor<f32>
+}
+
+// -----
+
+// A body with a transcendental is bound by computing it, not by moving its
+// strided rows: it keeps all of `vector-bits` (16 f32 lanes at 512).
+// RUN: kiln-opt --kiln-scan-to-parallel-loops=vector-bits=512 --canonicalize -split-input-file %s | FileCheck %s --check-prefix=TANH
+// CHECK-LABEL: func.func @strided_tanh
+// TANH-LABEL: func.func @strided_tanh
+// TANH: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c32) step (%c16) {
+// TANH: memref.alloca() : memref<16x16xf32>
+// TANH: math.tanh %{{.*}} : vector<16xf32>
+func.func @strided_tanh(%c0: tensor<32xf32>, %xs: tensor<32x20xf32>) -> tensor<32xf32> {
+  %c = lax.scan length = 20 carry(%c0) xs(%xs) {xs_axes = array<i64: 1>}
+      : (tensor<32xf32>, tensor<32x20xf32>) -> tensor<32xf32> {
+  ^bb0(%p: tensor<32xf32>, %x: tensor<32xf32>):
+    %s = lax.add %p, %x : tensor<32xf32>
+    %t = lax.tanh %s : tensor<32xf32>
+    lax.yield %t : tensor<32xf32>
+  }
+  return %c : tensor<32xf32>
 }
