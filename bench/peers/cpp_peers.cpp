@@ -34,7 +34,12 @@ namespace {
 int repeatCount = 10, warmupCount = 2;
 
 void timeIt(const std::function<void()> &kernel) {
-  for (int i = 0; i < warmupCount; ++i)
+  // `warmupCount` calls and at least 20 ms, as kiln-bench.
+  auto warmStart = std::chrono::steady_clock::now();
+  for (int i = 0; i < warmupCount || (std::chrono::steady_clock::now() - warmStart <
+                                          std::chrono::milliseconds(20) &&
+                                      i < 100000);
+       ++i)
     kernel();
   std::cout << "{\"times_s\": [";
   for (int i = 0; i < repeatCount; ++i) {
