@@ -151,6 +151,21 @@ bool run::compareOutputs(llvm::raw_ostream &os, ArrayRef<Tensor> got, ArrayRef<T
       os << llvm::format(" (worst element %lld: %.9g vs reference %.9g)", (long long)worstAt,
                          g.asDouble(worstAt), w.asDouble(worstAt));
     os << "\n";
+    // A float sum's rounding error grows with the size of its terms, which a
+    // result near zero does not show: say how large the difference is next
+    // to the output's largest value, so rounding can be told from a bug.
+    if (!match && worstAt >= 0 && std::isfinite(worst)) {
+      double largest = 0;
+      for (int64_t k = 0; k < w.size(); ++k)
+        if (std::isfinite(w.asDouble(k)))
+          largest = std::max(largest, std::fabs(w.asDouble(k)));
+      double diff = std::fabs(g.asDouble(worstAt) - w.asDouble(worstAt));
+      if (largest > 0 && diff <= 1e-5 * largest)
+        os << llvm::format("  the difference, %.3g, is %.2g of the output's largest |value| "
+                           "(%.6g): float rounding of a long sum? --atol sets the absolute "
+                           "tolerance\n",
+                           diff, diff / largest, largest);
+    }
   }
   return ok;
 }
