@@ -49,7 +49,27 @@ unsigned parallelDimension(scf::ParallelOp loop) {
   return 0;
 }
 
-/// Static iterations of `loop` times those of its deepest nested scf.for;
+/// Innermost iterations one run of `block` executes: the nested scf.for
+/// loops' constant trip counts multiplied down each nest (a loop with
+/// unknown bounds counts once), summed over the nests side by side.
+int64_t nestedWork(Block &block) {
+  int64_t work = 0;
+  for (Operation &op : block) {
+    int64_t inner = 0;
+    for (Region &region : op.getRegions())
+      for (Block &b : region)
+        inner = std::max(inner, nestedWork(b));
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      std::optional<int64_t> trips =
+          constantTrips(loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+      inner = std::max<int64_t>(inner, 1) * trips.value_or(1);
+    }
+    work = std::min<int64_t>(work + inner, int64_t(1) << 40);
+  }
+  return work;
+}
+
+/// Static iterations of `loop` times the innermost iterations of its body;
 /// -1 when a bound of `loop` is not constant.
 int64_t staticWork(scf::ParallelOp loop) {
   int64_t work = 1;
@@ -59,13 +79,7 @@ int64_t staticWork(scf::ParallelOp loop) {
       return -1;
     work *= *trips;
   }
-  int64_t inner = 1;
-  loop.getBody()->walk([&](scf::ForOp f) {
-    if (std::optional<int64_t> trips =
-            constantTrips(f.getLowerBound(), f.getUpperBound(), f.getStep()))
-      inner = std::max(inner, *trips);
-  });
-  return work * inner;
+  return work * std::max<int64_t>(1, nestedWork(*loop.getBody()));
 }
 
 struct OneParallelDimensionPass

@@ -79,8 +79,9 @@ def KilnOneParallelDimension : Pass<"kiln-one-parallel-dimension", "mlir::func::
     gives async-parallel-for the one-dimensional loops it splits correctly
     (its multi-dimensional "aligned" split ran parts of 3-D loops twice on
     LLVM 22, see tests/unit/lowering/InterpreterComparisonTest.cpp). A loop
-    whose static work (its iterations times those of its deepest inner
-    loop; for a batch-parallel scan's loop, the elements times steps its
+    whose static work (its iterations times the innermost iterations of its
+    body, trip counts multiplied down each nest; for a batch-parallel scan's
+    loop, the elements times steps its
     `kiln.parallel_scan` attribute gives) is below `min-parallel-work`
     becomes loops only: a dispatch costs more than it saves there, and
     small programs (seed 004's MLP) keep code without the async runtime.

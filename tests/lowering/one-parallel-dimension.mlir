@@ -76,6 +76,35 @@ func.func @joined(%m: memref<4x80x4096xf32>, %v: f32) {
 
 // -----
 
+// The work of a body is its nested loops' trips multiplied down the nest
+// (a reduction over the last two axes of [64, 256, 512]: 8M iterations,
+// not 64 * 512): it stays parallel.
+// CHECK-LABEL: func.func @nested_reduction
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c64) step (%c1) {
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: scf.for
+func.func @nested_reduction(%m: memref<64x256x512xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %c512 = arith.constant 512 : index
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    scf.for %j = %c0 to %c256 step %c1 {
+      scf.for %k = %c0 to %c512 step %c1 {
+        %v = memref.load %m[%i, %j, %k] : memref<64x256x512xf32>
+        %s = memref.load %out[%i] : memref<64xf32>
+        %t = arith.addf %s, %v : f32
+        memref.store %t, %out[%i] : memref<64xf32>
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Too little work for a dispatch: loops only.
 // CHECK-LABEL: func.func @small
 // CHECK-NOT: scf.parallel
