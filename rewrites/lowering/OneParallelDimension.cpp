@@ -92,8 +92,8 @@ struct OneParallelDimensionPass
         loops.push_back(loop);
     });
     for (scf::ParallelOp loop : loops) {
-      // A batch-parallel scan says its work (elements times steps); its
-      // iterations hold several nested loops, which staticWork undercounts.
+      // A batch-parallel scan says its work (elements times steps): its
+      // loops also copy tiles and prefetch, which staticWork would count.
       int64_t work = staticWork(loop);
       if (auto scanWork = loop->getAttrOfType<IntegerAttr>("kiln.parallel_scan"))
         work = scanWork.getInt();

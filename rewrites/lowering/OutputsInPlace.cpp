@@ -4,8 +4,8 @@
 // (memref.copy of bufferization.to_buffer). When the result's producer chain
 // is private to it, the chain's tensor.empty becomes the output memref
 // itself; when the copy's source is a memref.alloc used only before it
-// (what kiln-scan-to-parallel-loops writes), the output memref replaces the
-// alloc. Either way the result is
+// (what kiln-scan-to-parallel-loops and a runtime GEMM write), the output
+// memref replaces the alloc. Either way the result is
 // computed in place (see Passes.td).
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -123,12 +124,9 @@ struct OutputsInPlacePass
                    allocType.getElementType() == outType.getElementType() &&
                    allocType.getNumElements() == outType.getNumElements()) {
           OpBuilder b = OpBuilder::atBlockBegin(&fn.getBody().front());
-          SmallVector<int64_t> strides(allocType.getRank(), 1);
-          for (int64_t d = allocType.getRank() - 2; d >= 0; --d)
-            strides[d] = strides[d + 1] * allocType.getDimSize(d + 1);
-          replacement = memref::ReinterpretCastOp::create(b, copy.getLoc(), allocType, out,
-                                                          /*offset=*/0, allocType.getShape(),
-                                                          strides);
+          replacement = memref::ReinterpretCastOp::create(
+              b, copy.getLoc(), allocType, out, /*offset=*/0, allocType.getShape(),
+              computeStrides(allocType.getShape()));
         }
         if (replacement) {
           auto toBuffer = copy.getSource().getDefiningOp<bufferization::ToBufferOp>();

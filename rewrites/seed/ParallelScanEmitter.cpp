@@ -27,6 +27,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -435,9 +436,7 @@ void ParallelScanEmitter::prefetchAhead(OpBuilder &b, const ElementAccess &a, Va
   // * lanes), one prefetch per cache line (64 bytes), in the buffer seen as
   // one dimension. Addresses past its end are clamped to its last element
   // (a prefetch never faults, but its address must be valid).
-  SmallVector<int64_t> strides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+  SmallVector<int64_t> strides = computeStrides(type.getShape());
   Value first = arith::MulIOp::create(b, loc, start, constantIndex(b, laneCount));
   for (auto [d, index] : llvm::enumerate(p))
     first = arith::AddIOp::create(
