@@ -8,6 +8,7 @@
 #include "dialect/interpreter/Interpreter.h"
 #include "dialect/interpreter/Npy.h"
 #include "driver/Registration.h"
+#include "tests/unit/SourceFiles.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -17,8 +18,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 using namespace mlir;
 using namespace kiln::interp;
@@ -41,10 +40,7 @@ protected:
   }
 
   OwningOpRef<ModuleOp> parseExample(const std::string &name) {
-    std::ifstream in(std::string(KILN_SOURCE_DIR) + "/examples/seeds/" + name);
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse(text.str());
+    return parse(kiln::test::readSource("examples/seeds/" + name));
   }
 
   Tensor tensor(const std::string &typeText, std::vector<double> values) {

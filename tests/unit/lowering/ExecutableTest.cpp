@@ -289,7 +289,7 @@ namespace {
 /// scan as written materializes its stacked ys (30x15x12 floats) during a
 /// call and frees it; the push-up form (one fused reduction) needs none.
 TEST(Executable, RuntimeHeapStatsCountATemporary) {
-  std::string src = readSeed("seed002_mse_before.mlir");
+  std::string src = readSource("examples/seeds/seed002_mse_before.mlir");
   ASSERT_FALSE(src.empty());
   auto materialized = jit(src, "mse");
   ASSERT_TRUE(materialized);

@@ -17,8 +17,6 @@
 #include "mlir/Parser/Parser.h"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <cstring>
 #include <utility>
 
@@ -321,7 +319,7 @@ TEST(InterpreterComparison, BatchParallelTdma) {
   // Seed 003's TDMA as the seed writes it (examples/seeds/seed003_tdma.mlir):
   // one parallel loop of vector lanes on the CPU, one kernel on the GPU (a
   // thread per system running both sweeps).
-  std::string text = kiln::test::readSeed("seed003_tdma.mlir");
+  std::string text = kiln::test::readSource("examples/seeds/seed003_tdma.mlir");
   ASSERT_FALSE(text.empty()) << "cannot read the seed";
   compareWithInterpreter(text, "tdma", /*positive=*/true);
 }

@@ -3,12 +3,11 @@
 #define KILN_TESTS_UNIT_LOWERING_LOWERINGTESTUTILS_H
 
 #include "driver/Compiler.h"
+#include "tests/unit/SourceFiles.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,14 +15,6 @@
 namespace kiln::test {
 
 /// Compiles `src`'s @`entry`, failing the test with the diagnostics if not.
-/// The text of examples/seeds/`name`.
-inline std::string readSeed(const std::string &name) {
-  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/examples/seeds/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 inline std::unique_ptr<Executable> jit(const std::string &src,
                                        const std::string &entry = "main",
                                        CompileOptions options = {}) {

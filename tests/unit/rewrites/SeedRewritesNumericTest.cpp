@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "driver/Compiler.h"
 #include "driver/Registration.h"
+#include "tests/unit/SourceFiles.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -18,20 +19,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 using namespace kiln;
 
 namespace {
 
-std::string readSource(const std::string &relative) {
-  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/" + relative);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using kiln::test::readSource;
 
 class SeedRewritesNumericTest : public ::testing::Test {
 protected:

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "driver/Compiler.h"
 #include "driver/Registration.h"
+#include "tests/unit/SourceFiles.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -19,9 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 using namespace kiln;
 
@@ -29,16 +28,9 @@ namespace {
 
 constexpr int64_t kSystems = 1000, kSize = 100;
 
-std::string readExample(const std::string &name) {
-  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/examples/seeds/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 /// Compiles the TDMA after running `passes` (a textual pipeline, may be empty).
 std::unique_ptr<Executable> compileTdma(mlir::MLIRContext &context, const std::string &passes) {
-  auto module = mlir::parseSourceString<mlir::ModuleOp>(readExample("seed003_tdma.mlir"), &context);
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(kiln::test::readSource("examples/seeds/seed003_tdma.mlir"), &context);
   EXPECT_TRUE(module);
   if (!module)
     return nullptr;
