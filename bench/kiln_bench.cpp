@@ -53,6 +53,16 @@ static cl::opt<int> scanVectorBits("scan-vector-bits",
                                             "(CompileOptions::scanVectorBits)"),
                                    cl::init(512));
 
+static cl::opt<int> scanLaneGroups("scan-lane-groups",
+                                   cl::desc("Groups of lanes per parallel-scan iteration "
+                                            "(CompileOptions::scanLaneGroups; 0: chosen per scan)"),
+                                   cl::init(0));
+
+static cl::opt<std::string> cacheDir("cache-dir",
+                                    cl::desc("Compile cache directory (default: none, every run "
+                                             "compiles)"),
+                                    cl::init(""));
+
 namespace {
 
 struct HostBuffer {
@@ -104,6 +114,8 @@ int main(int argc, char **argv) {
   const bool gpu = target == "gpu";
   options.target = gpu ? kiln::Target::Gpu : kiln::Target::Cpu;
   options.scanVectorBits = scanVectorBits;
+  options.scanLaneGroups = scanLaneGroups;
+  options.cacheDir = cacheDir;
   auto exe = kiln::Compiler(options).compile(*module, entry, &error);
   if (!exe) {
     std::cerr << "kiln-bench: " << error << "\n";

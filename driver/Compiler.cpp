@@ -168,7 +168,7 @@ std::string cacheKeyText(ModuleOp module, const std::string &entry,
      << options.runtimeGemmMinMacs << "\nasync " << options.loadAsyncRuntime
      << "\ntarget " << (options.target == Target::Gpu ? "gpu " + gpuChip : "cpu")
      << "\nparallel-scans " << options.parallelScans << " "
-     << options.scanVectorBits << "\napproximate-math "
+     << options.scanVectorBits << " " << options.scanLaneGroups << "\napproximate-math "
      << options.approximateMath
      << "\nllvm " << LLVM_VERSION_STRING << "\nkiln "
      << binaryIdentity(reinterpret_cast<const void *>(&cacheKeyText)) << " "
@@ -477,6 +477,7 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   pipeline.runtimeGemmMinMacs = options_.runtimeGemmMinMacs;
   pipeline.parallelScans = options_.parallelScans;
   pipeline.scanVectorBits = options_.scanVectorBits;
+  pipeline.scanLaneGroups = options_.scanLaneGroups;
   pipeline.approximateMath = options_.approximateMath;
   GpuPipelineConfig gpuConfig;
   gpuConfig.chip = gpuChip;

@@ -77,6 +77,10 @@ struct CompileOptions {
   /// Bits of batch elements each parallel-scan iteration runs as vector
   /// lanes; 0: one element at a time.
   int64_t scanVectorBits = 512;
+  /// Groups of lanes each parallel-scan iteration runs, their steps
+  /// interleaved (independent dependence chains for the core); 0: chosen
+  /// per scan.
+  int64_t scanLaneGroups = 0;
   /// f32 sin/cos/exp/log/tanh as vectorizable polynomials (a few ulp).
   bool approximateMath = true;
   /// Keep the lowered LLVM-dialect module text (Executable::loweredIR()).

@@ -28,6 +28,9 @@ struct CpuPipelineOptions {
   /// Bits of batch elements each parallel-scan iteration runs as vector
   /// lanes (16 f32 elements at 512); 0: one element at a time.
   int64_t scanVectorBits = 512;
+  /// Groups of lanes per parallel-scan iteration, their steps interleaved;
+  /// 0: chosen per scan (kiln-scan-to-parallel-loops' lane-groups).
+  int64_t scanLaneGroups = 0;
   /// f32 sin/cos/exp/log/tanh as vectorizable polynomials
   /// (kiln-approximate-math; a few ulp from libm).
   bool approximateMath = true;

@@ -51,7 +51,8 @@ void kiln::buildKilnLaxToLinalgPipeline(OpPassManager &pm,
   funcPm.addPass(createFoldScanLayout());
   funcPm.addPass(createCanonicalizerPass());
   if (options.parallelScans) {
-    funcPm.addPass(createScanToParallelLoops({options.scanVectorBits}));
+    funcPm.addPass(createScanToParallelLoops(
+        {options.scanVectorBits, options.scanLaneGroups}));
     funcPm.addPass(createCanonicalizerPass());
   }
   KilnLaxToLinalgOptions laxOptions;

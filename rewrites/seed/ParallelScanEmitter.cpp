@@ -249,58 +249,76 @@ llvm::SetVector<Value> ParallelScanEmitter::outerValues(ScanOp scan) {
   return outer;
 }
 
-void ParallelScanEmitter::emitLoop(OpBuilder &b, ScanOp scan, ValueRange p, const Lanes &lanes,
-                                   ArrayRef<ElementAccess> xsAccess,
-                                   ArrayRef<ElementAccess> ysAccess, ArrayRef<Value> carryOut) {
+void ParallelScanEmitter::emitLoop(OpBuilder &b, ScanOp scan, ArrayRef<LaneGroup> groups,
+                                   ArrayRef<SmallVector<ElementAccess>> xsAccess,
+                                   ArrayRef<SmallVector<ElementAccess>> ysAccess,
+                                   ArrayRef<Value> carryOut) {
   Block &body = scan.getBodyBlock();
+  size_t numGroups = groups.size(), numCarry = scan.getNumCarry();
   // Vector lanes over strided xs/ys (one system per row in seed 003): the
   // rows go through block tiles (see the file comment), so the step loop
   // reads and writes whole vectors instead of gathering and scattering.
-  SmallVector<ElementAccess> xs(xsAccess), ys(ysAccess);
+  SmallVector<SmallVector<ElementAccess>> xs(xsAccess), ys(ysAccess);
   bool blocked = false;
-  if (lanes.isVector())
-    for (ElementAccess &a : llvm::concat<ElementAccess>(xs, ys))
-      if (isStridedGlobal(a)) {
-        a.tile = allocTile(b, a.elementType, laneCount);
-        a.blockTile = blocked = true;
-      }
-  IRMapping outerScalars;
-  for (Value v : outerValues(scan))
-    outerScalars.map(v, elementOf(b, v, p, lanes));
-  SmallVector<Value> inits =
-      llvm::map_to_vector(scan.getInits(), [&](Value v) { return outerScalars.lookup(v); });
+  for (size_t g = 0; g < numGroups; ++g)
+    if (groups[g].lanes.isVector())
+      for (ElementAccess &a : llvm::concat<ElementAccess>(xs[g], ys[g]))
+        if (isStridedGlobal(a)) {
+          a.tile = allocTile(b, a.elementType, laneCount);
+          a.blockTile = blocked = true;
+        }
+  SmallVector<IRMapping> outerScalars(numGroups);
+  SmallVector<Value> inits; // group by group
+  for (auto [g, group] : llvm::enumerate(groups)) {
+    for (Value v : outerValues(scan))
+      outerScalars[g].map(v, elementOf(b, v, group.p, group.lanes));
+    for (Value v : scan.getInits())
+      inits.push_back(outerScalars[g].lookup(v));
+  }
 
+  // One step of every group, op by op across the groups: their chains are
+  // independent, so each op of one group can issue while the same op of
+  // the others waits on latency.
   auto emitStep = [&](OpBuilder &fb, Value step, Value local,
                       ValueRange carries) -> SmallVector<Value> {
-    IRMapping scalars = outerScalars;
-    for (auto [arg, c] : llvm::zip(scan.getConstArgs(), scan.getConsts()))
-      scalars.map(arg, outerScalars.lookup(c));
-    for (auto [arg, carry] : llvm::zip(scan.getCarryArgs(), carries))
-      scalars.map(arg, carry);
-    for (auto [arg, access] : llvm::zip(scan.getXSliceArgs(), xs))
-      scalars.map(arg, loadAccess(fb, access, p, step, local, lanes));
-    for (Operation &op : body.without_terminator()) {
-      Value scalar;
-      if (auto c = dyn_cast<ConstantOp>(op))
-        scalar = splatConstant(fb, cast<SplatElementsAttr>(c.getValue()).getSplatValue<Attribute>(),
-                               lanes);
-      else
-        scalar = scalarizeElementwise(fb, &op, llvm::map_to_vector(op.getOperands(), [&](Value v) {
-                                        return scalars.lookup(v);
-                                      }));
-      scalars.map(op.getResult(0), scalar);
+    SmallVector<IRMapping> scalars(outerScalars);
+    for (size_t g = 0; g < numGroups; ++g) {
+      for (auto [arg, c] : llvm::zip(scan.getConstArgs(), scan.getConsts()))
+        scalars[g].map(arg, outerScalars[g].lookup(c));
+      for (auto [arg, carry] :
+           llvm::zip(scan.getCarryArgs(), carries.slice(g * numCarry, numCarry)))
+        scalars[g].map(arg, carry);
+      for (auto [arg, access] : llvm::zip(scan.getXSliceArgs(), xs[g]))
+        scalars[g].map(arg, loadAccess(fb, access, groups[g].p, step, local, groups[g].lanes));
     }
+    for (Operation &op : body.without_terminator())
+      for (size_t g = 0; g < numGroups; ++g) {
+        const Lanes &lanes = groups[g].lanes;
+        Value scalar;
+        if (auto c = dyn_cast<ConstantOp>(op))
+          scalar = splatConstant(
+              fb, cast<SplatElementsAttr>(c.getValue()).getSplatValue<Attribute>(), lanes);
+        else
+          scalar = scalarizeElementwise(fb, &op, llvm::map_to_vector(op.getOperands(), [&](Value v) {
+                                          return scalars[g].lookup(v);
+                                        }));
+        scalars[g].map(op.getResult(0), scalar);
+      }
     ValueRange yielded = cast<YieldOp>(body.getTerminator()).getValues();
-    for (auto [v, access] : llvm::zip(yielded.drop_front(scan.getNumCarry()), ys))
-      if (access.buffer || access.tile)
-        storeAccess(fb, scalars.lookup(v), access, p, step, local, lanes);
-    return llvm::map_to_vector(yielded.take_front(scan.getNumCarry()),
-                               [&](Value v) { return scalars.lookup(v); });
+    SmallVector<Value> next;
+    for (size_t g = 0; g < numGroups; ++g) {
+      for (auto [v, access] : llvm::zip(yielded.drop_front(numCarry), ys[g]))
+        if (access.buffer || access.tile)
+          storeAccess(fb, scalars[g].lookup(v), access, groups[g].p, step, local, groups[g].lanes);
+      for (Value v : yielded.take_front(numCarry))
+        next.push_back(scalars[g].lookup(v));
+    }
+    return next;
   };
 
   SmallVector<Value> finals;
   if (blocked) {
-    finals = emitBlocks(b, scan, p, lanes, xs, ys, inits, emitStep);
+    finals = emitBlocks(b, scan, groups, xs, ys, inits, emitStep);
   } else {
     Value last = constantIndex(b, scan.getLength() - 1);
     auto loop = scf::ForOp::create(
@@ -311,29 +329,36 @@ void ParallelScanEmitter::emitLoop(OpBuilder &b, ScanOp scan, ValueRange p, cons
         });
     finals = SmallVector<Value>(loop.getResults());
   }
-  for (auto [result, out] : llvm::zip(finals, carryOut))
-    if (out)
-      store(b, result, out, p, lanes);
+  for (auto [g, group] : llvm::enumerate(groups))
+    for (auto [result, out] :
+         llvm::zip(ArrayRef<Value>(finals).slice(g * numCarry, numCarry), carryOut))
+      if (out)
+        store(b, result, out, group.p, group.lanes);
 }
 
-SmallVector<Value> ParallelScanEmitter::emitBlocks(OpBuilder &b, ScanOp scan, ValueRange p,
-                                                   const Lanes &lanes, ArrayRef<ElementAccess> xs,
-                                                   ArrayRef<ElementAccess> ys, ValueRange inits,
-                                                   StepFn step) {
+SmallVector<Value> ParallelScanEmitter::emitBlocks(OpBuilder &b, ScanOp scan,
+                                                   ArrayRef<LaneGroup> groups,
+                                                   ArrayRef<SmallVector<ElementAccess>> xs,
+                                                   ArrayRef<SmallVector<ElementAccess>> ys,
+                                                   ValueRange inits, StepFn step) {
   int64_t length = scan.getLength();
   int64_t numFull = length / laneCount, rest = length % laneCount;
   bool reverse = scan.getReverse();
-  Value allValid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lanes.valid,
-                                         constantIndex(b, laneCount));
+  SmallVector<Value> allValid = llvm::map_to_vector(groups, [&](const LaneGroup &group) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group.lanes.valid,
+                                 constantIndex(b, laneCount));
+  });
   // Steps [start, start + n): copy in, prefetch ahead, run, copy out.
   auto block = [&](OpBuilder &bb, Value start, int64_t n, ValueRange carries) {
-    for (const ElementAccess &a : xs)
-      if (a.blockTile)
-        copyBlock(bb, a, p, lanes, allValid, start, n, /*toTile=*/true);
-    for (auto [accesses, forWrite] : {std::pair(xs, false), std::pair(ys, true)})
-      for (const ElementAccess &a : accesses)
+    for (auto [g, group] : llvm::enumerate(groups))
+      for (const ElementAccess &a : xs[g])
         if (a.blockTile)
-          prefetchAhead(bb, a, p, start, n, length, forWrite);
+          copyBlock(bb, a, group.p, group.lanes, allValid[g], start, n, /*toTile=*/true);
+    for (auto [g, group] : llvm::enumerate(groups))
+      for (auto [accesses, forWrite] : {std::pair(ArrayRef(xs[g]), false), std::pair(ArrayRef(ys[g]), true)})
+        for (const ElementAccess &a : accesses)
+          if (a.blockTile)
+            prefetchAhead(bb, a, group.p, start, n, length, forWrite);
     auto inner = scf::ForOp::create(
         bb, loc, constantIndex(bb, 0), constantIndex(bb, n), constantIndex(bb, 1), carries,
         [&](OpBuilder &ib, Location il, Value i, ValueRange innerCarries) {
@@ -342,9 +367,10 @@ SmallVector<Value> ParallelScanEmitter::emitBlocks(OpBuilder &b, ScanOp scan, Va
           Value global = arith::AddIOp::create(ib, il, start, local);
           scf::YieldOp::create(ib, il, step(ib, global, local, innerCarries));
         });
-    for (const ElementAccess &a : ys)
-      if (a.blockTile)
-        copyBlock(bb, a, p, lanes, allValid, start, n, /*toTile=*/false);
+    for (auto [g, group] : llvm::enumerate(groups))
+      for (const ElementAccess &a : ys[g])
+        if (a.blockTile)
+          copyBlock(bb, a, group.p, group.lanes, allValid[g], start, n, /*toTile=*/false);
     return SmallVector<Value>(inner.getResults());
   };
   auto wholeBlocks = [&](ValueRange carries) -> SmallVector<Value> {
@@ -430,8 +456,9 @@ void ParallelScanEmitter::prefetchAhead(OpBuilder &b, const ElementAccess &a, Va
   if (prefetchDistance <= 0 || a.axis != rank - 1 || a.laneDim(batch.size()) != rank - 2 ||
       !type.getLayout().isIdentity() || !type.hasStaticShape())
     return;
-  // The iteration `prefetchDistance` ahead touches rows [ahead, ahead +
-  // lanes), lanes * length consecutive elements from row `ahead`'s first;
+  // The iteration `prefetchDistance` ahead (lanes * groups rows per
+  // iteration) touches this group's rows [ahead, ahead + lanes), lanes *
+  // length consecutive elements from row `ahead`'s first;
   // this block's share of them is the elements [start * lanes, (start + n)
   // * lanes), one prefetch per cache line (64 bytes), in the buffer seen as
   // one dimension. Addresses past its end are clamped to its last element
@@ -442,7 +469,7 @@ void ParallelScanEmitter::prefetchAhead(OpBuilder &b, const ElementAccess &a, Va
     first = arith::AddIOp::create(
         b, loc, first, arith::MulIOp::create(b, loc, index, constantIndex(b, strides[d])));
   first = arith::AddIOp::create(
-      b, loc, first, constantIndex(b, prefetchDistance * laneCount * strides[rank - 2]));
+      b, loc, first, constantIndex(b, prefetchDistance * laneCount * groupCount * strides[rank - 2]));
   SmallVector<ReassociationIndices> all = {llvm::to_vector(llvm::seq<int64_t>(0, rank))};
   Value flat = memref::CollapseShapeOp::create(b, loc, a.buffer, all);
   int64_t elementsPerLine = std::max<int64_t>(1, 512 / a.elementType.getIntOrFloatBitWidth());
@@ -456,10 +483,10 @@ void ParallelScanEmitter::prefetchAhead(OpBuilder &b, const ElementAccess &a, Va
   }
 }
 
-void ParallelScanEmitter::emitParallel(
-    function_ref<void(OpBuilder &, ValueRange, const Lanes &)> body, int64_t work) {
+void ParallelScanEmitter::emitParallel(function_ref<void(OpBuilder &, ArrayRef<LaneGroup>)> body,
+                                       int64_t work) {
   if (batch.empty()) {
-    body(rewriter, ValueRange{}, Lanes{});
+    body(rewriter, LaneGroup{});
     return;
   }
   Value zero = constantIndex(rewriter, 0);
@@ -468,22 +495,33 @@ void ParallelScanEmitter::emitParallel(
   for (int64_t d : batch)
     ubs.push_back(constantIndex(rewriter, d));
   if (laneCount > 1)
-    steps.back() = constantIndex(rewriter, laneCount);
+    steps.back() = constantIndex(rewriter, laneCount * groupCount);
   auto parallel = scf::ParallelOp::create(
       rewriter, loc, lbs, ubs, steps, [&](OpBuilder &b, Location, ValueRange p) {
         if (laneCount == 1) {
-          body(b, p, Lanes{});
+          body(b, LaneGroup{llvm::to_vector(p), Lanes{}});
           return;
         }
-        Lanes lanes;
-        lanes.count = laneCount;
-        lanes.valid = arith::MinSIOp::create(
-            b, loc, constantIndex(b, laneCount),
-            arith::SubIOp::create(b, loc, constantIndex(b, batch.back()), p.back()));
-        lanes.mask = laneMask(b, lanes.valid);
+        // Group g's lanes start g * lanes elements after p; in the last
+        // iteration a whole group may lie past the batch (no valid lane).
+        SmallVector<LaneGroup> groups;
+        for (int64_t g = 0; g < groupCount; ++g) {
+          LaneGroup group{llvm::to_vector(p), Lanes{}};
+          if (g > 0)
+            group.p.back() =
+                arith::AddIOp::create(b, loc, p.back(), constantIndex(b, g * laneCount));
+          group.lanes.count = laneCount;
+          group.lanes.valid = arith::MinSIOp::create(
+              b, loc, constantIndex(b, laneCount),
+              arith::SubIOp::create(b, loc, constantIndex(b, batch.back()), group.p.back()));
+          if (g > 0) // group 0 starts inside the batch
+            group.lanes.valid = arith::MaxSIOp::create(b, loc, zero, group.lanes.valid);
+          group.lanes.mask = laneMask(b, group.lanes.valid);
+          groups.push_back(std::move(group));
+        }
         // The tiles are allocas of this iteration (the CPU pipeline keeps
         // them per iteration with kiln-parallel-alloca-scopes).
-        body(b, p, lanes);
+        body(b, groups);
       });
   // The CPU pipeline runs these on all cores unless `work` is too small for
   // a dispatch (kiln-one-parallel-dimension).
@@ -501,11 +539,11 @@ bool ParallelScanEmitter::isStridedGlobal(const ElementAccess &a) const {
   return a.laneDim(batch.size()) != cast<MemRefType>(a.buffer.getType()).getRank() - 1;
 }
 
-/// The first `valid` lanes; a constant all-true mask when the lanes divide
-/// the last batch dimension (folded away later).
+/// The first `valid` lanes; a constant all-true mask when the iterations'
+/// lanes divide the last batch dimension (folded away later).
 Value ParallelScanEmitter::laneMask(OpBuilder &b, Value valid) {
   auto maskType = VectorType::get({laneCount}, b.getI1Type());
-  if (batch.back() % laneCount == 0)
+  if (batch.back() % (laneCount * groupCount) == 0)
     return vector::ConstantMaskOp::create(b, loc, maskType, ArrayRef<int64_t>{laneCount});
   return vector::CreateMaskOp::create(b, loc, maskType, ValueRange{valid});
 }

@@ -46,6 +46,14 @@ struct Lanes {
   }
 };
 
+/// One group of lanes of an iteration: the batch element `p` where its lanes
+/// start. An iteration runs `laneGroups` groups side by side, their steps
+/// interleaved, so the core has that many independent dependence chains.
+struct LaneGroup {
+  SmallVector<Value> p;
+  Lanes lanes;
+};
+
 /// Where one xs element is read from or one ys element written to, per batch
 /// element `p` and step: a buffer and the indices into it.
 struct ElementAccess {
@@ -75,10 +83,12 @@ ElementAccess globalAccess(Value buffer, int64_t axis);
 class ParallelScanEmitter {
 public:
   /// `prefetchDistance`: with vector lanes, how many iterations ahead the
-  /// rows of strided xs/ys are prefetched (0: none).
+  /// rows of strided xs/ys are prefetched (0: none). `laneGroups`: with
+  /// vector lanes, how many groups of `lanes` elements one iteration runs.
   ParallelScanEmitter(PatternRewriter &rewriter, Location loc, ArrayRef<int64_t> batch,
-                      int64_t lanes, int64_t prefetchDistance)
+                      int64_t lanes, int64_t laneGroups, int64_t prefetchDistance)
       : rewriter(rewriter), loc(loc), batch(batch), laneCount(lanes),
+        groupCount(lanes > 1 ? std::max<int64_t>(1, laneGroups) : 1),
         prefetchDistance(prefetchDistance) {}
 
   /// A read-only buffer of `tensor` (shared by all its readers).
@@ -98,18 +108,20 @@ public:
   void prepareInputs(ScanOp scan);
   static llvm::SetVector<Value> outerValues(ScanOp scan);
 
-  /// Emits, for batch element p (the lanes from p), the step loop of `scan`
-  /// and stores its final carries to `carryOut` at p.
-  void emitLoop(OpBuilder &b, ScanOp scan, ValueRange p, const Lanes &lanes,
-                ArrayRef<ElementAccess> xsAccess, ArrayRef<ElementAccess> ysAccess,
-                ArrayRef<Value> carryOut);
+  /// Emits, for the lane groups of one iteration, the step loop of `scan`
+  /// (each step once per group, op by op) and stores each group's final
+  /// carries to `carryOut` at its p. `xsAccess`/`ysAccess` hold one list
+  /// per group (they differ in their scratch tiles).
+  void emitLoop(OpBuilder &b, ScanOp scan, ArrayRef<LaneGroup> groups,
+                ArrayRef<SmallVector<ElementAccess>> xsAccess,
+                ArrayRef<SmallVector<ElementAccess>> ysAccess, ArrayRef<Value> carryOut);
 
-  /// Emits `body(p, lanes)` in an scf.parallel over the batch (directly for
-  /// a scalar batch); when vectorized the last dimension steps by the lane
-  /// count and the lanes past its end are masked. `work` (batch elements
-  /// times steps) goes on the loop as `kiln.parallel_scan`.
-  void emitParallel(function_ref<void(OpBuilder &, ValueRange, const Lanes &)> body,
-                    int64_t work);
+  /// Emits `body(groups)` in an scf.parallel over the batch (directly for a
+  /// scalar batch); when vectorized the last dimension steps by the lane
+  /// count times the lane groups, and the lanes past its end are masked.
+  /// `work` (batch elements times steps) goes on the loop as
+  /// `kiln.parallel_scan`.
+  void emitParallel(function_ref<void(OpBuilder &, ArrayRef<LaneGroup>)> body, int64_t work);
 
   Value asTensor(Value buffer, Type type);
 
@@ -129,11 +141,12 @@ private:
 
   /// The step loop of `scan` in blocks of `laneCount` steps (then the rest)
   /// for strided xs/ys: `step(builder, step, step within the block,
-  /// carries)` emits one step; returns the final carries.
+  /// carries)` emits one step of every group; returns the final carries.
   using StepFn = function_ref<SmallVector<Value>(OpBuilder &, Value, Value, ValueRange)>;
-  SmallVector<Value> emitBlocks(OpBuilder &b, ScanOp scan, ValueRange p, const Lanes &lanes,
-                                ArrayRef<ElementAccess> xs, ArrayRef<ElementAccess> ys,
-                                ValueRange inits, StepFn step);
+  SmallVector<Value> emitBlocks(OpBuilder &b, ScanOp scan, ArrayRef<LaneGroup> groups,
+                                ArrayRef<SmallVector<ElementAccess>> xs,
+                                ArrayRef<SmallVector<ElementAccess>> ys, ValueRange inits,
+                                StepFn step);
   /// Copies steps [start, start + n) of global `a` into (`toTile`) or out of
   /// its block tile, for the valid lanes.
   void copyBlock(OpBuilder &b, const ElementAccess &a, ValueRange p, const Lanes &lanes,
@@ -150,6 +163,7 @@ private:
   Location loc;
   ArrayRef<int64_t> batch;
   int64_t laneCount;
+  int64_t groupCount;
   int64_t prefetchDistance;
   int64_t numScratchSlots = 0;
   DenseMap<Value, Value> buffers;

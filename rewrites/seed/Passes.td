@@ -78,11 +78,18 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
     through small [step, lane] tiles on the stack a block of `lanes` steps at
     a time (lanes x lanes transposes in registers), and the rows of the
     iteration `prefetch-distance` ahead are prefetched a block at a time; the
-    last partial vector is masked.
+    last partial vector is masked. With `lane-groups=K` an iteration runs K
+    such groups of lanes, each step once per group, op by op across the
+    groups: K independent dependence chains for the out-of-order core (by
+    default 4 for a body bound by computing, 1 for arithmetic over strided
+    rows, which moving the rows bounds).
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
            "Run this many bits of batch elements per iteration as vector lanes (0: one element)">,
+    Option<"laneGroups", "lane-groups", "int64_t", /*default=*/"0",
+           "With vector lanes, run this many groups of lanes per iteration, their steps "
+           "interleaved (independent dependence chains); 0: chosen per scan">,
     Option<"prefetchDistance", "prefetch-distance", "int64_t", /*default=*/"1",
            "With vector lanes, prefetch the strided rows this many iterations ahead (0: none)">
   ];

@@ -120,6 +120,7 @@
 // F64: vector.store %{{.*}}[%c0] : memref<8xf64>, vector<8xf64>
 // F64-NOT: vector.gather
 // F64-NOT: vector.create_mask
+// F64-LABEL: func.func @not_elementwise
 
 // A single reversed scan with a const, a splat and a carry that is returned.
 // CHECK-LABEL: func.func @single
@@ -198,4 +199,71 @@ func.func @strided_tanh(%c0: tensor<32xf32>, %xs: tensor<32x20xf32>) -> tensor<3
     lax.yield %t : tensor<32xf32>
   }
   return %c : tensor<32xf32>
+}
+
+// -----
+
+// Lane groups: each iteration runs `lane-groups` groups of lanes side by
+// side, each step once per group, op by op across the groups (independent
+// dependence chains). Group 1 starts 16 elements after p; 40 is not a
+// multiple of 32, so every group's lanes are counted (group 1's may be none
+// in the last iteration: clamped at 0) and masked.
+// RUN: kiln-opt --kiln-scan-to-parallel-loops="vector-bits=512 lane-groups=2" --canonicalize -split-input-file %s | FileCheck %s --check-prefix=GROUPS
+// GROUPS-LABEL: func.func @two_groups
+// GROUPS: scf.parallel (%[[P:[^ )]+]]) = (%{{.*}}) to (%c40) step (%c32) {
+// GROUPS: %[[VALID0:.*]] = arith.minsi %{{.*}}, %c16
+// GROUPS: %[[MASK0:.*]] = vector.create_mask %[[VALID0]] : vector<16xi1>
+// GROUPS: %[[P1:.*]] = arith.addi %[[P]], %c16
+// GROUPS: %[[LEFT1:.*]] = arith.minsi %{{.*}}, %c16
+// GROUPS: %[[VALID1:.*]] = arith.maxsi %[[LEFT1]], %c0
+// GROUPS: %[[MASK1:.*]] = vector.create_mask %[[VALID1]] : vector<16xi1>
+// GROUPS: scf.for %{{.*}} iter_args(%[[H0:.*]] = %{{.*}}, %[[H1:.*]] = %{{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// GROUPS: %[[X0:.*]] = vector.maskedload %{{.*}}[%{{.*}}, %[[P]]], %[[MASK0]]
+// GROUPS: %[[X1:.*]] = vector.maskedload %{{.*}}[%{{.*}}, %[[P1]]], %[[MASK1]]
+// GROUPS: %[[S0:.*]] = arith.addf %[[H0]], %[[X0]] : vector<16xf32>
+// GROUPS-NEXT: %[[S1:.*]] = arith.addf %[[H1]], %[[X1]] : vector<16xf32>
+// GROUPS-NEXT: %[[T0:.*]] = math.tanh %[[S0]] : vector<16xf32>
+// GROUPS-NEXT: %[[T1:.*]] = math.tanh %[[S1]] : vector<16xf32>
+// GROUPS: scf.yield %[[T0]], %[[T1]]
+// GROUPS: vector.maskedstore %{{.*}}[%[[P]]], %[[MASK0]]
+// GROUPS: vector.maskedstore %{{.*}}[%[[P1]]], %[[MASK1]]
+func.func @two_groups(%c0: tensor<40xf32>, %xs: tensor<20x40xf32>) -> tensor<40xf32> {
+  %c = lax.scan length = 20 carry(%c0) xs(%xs)
+      : (tensor<40xf32>, tensor<20x40xf32>) -> tensor<40xf32> {
+  ^bb0(%p: tensor<40xf32>, %x: tensor<40xf32>):
+    %s = lax.add %p, %x : tensor<40xf32>
+    %t = lax.tanh %s : tensor<40xf32>
+    lax.yield %t : tensor<40xf32>
+  }
+  return %c : tensor<40xf32>
+}
+
+// -----
+
+// By default a scan bound by computing (here its lanes are contiguous in
+// memory) runs 4 groups when the batch leaves at least 64 iterations:
+// 4096 / (16 * 4) = 64. Strided arithmetic (TDMA, HALF above) runs 1.
+// RUN: kiln-opt --kiln-scan-to-parallel-loops=vector-bits=512 --canonicalize -split-input-file %s | FileCheck %s --check-prefix=AUTO
+// AUTO-LABEL: func.func @four_groups
+// AUTO: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c4096) step (%c64) {
+// AUTO: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// AUTO-LABEL: func.func @two_groups_small_batch
+// AUTO: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c2048) step (%c32) {
+func.func @four_groups(%c0: tensor<4096xf32>, %xs: tensor<20x4096xf32>) -> tensor<4096xf32> {
+  %c = lax.scan length = 20 carry(%c0) xs(%xs)
+      : (tensor<4096xf32>, tensor<20x4096xf32>) -> tensor<4096xf32> {
+  ^bb0(%p: tensor<4096xf32>, %x: tensor<4096xf32>):
+    %s = lax.mul %p, %x : tensor<4096xf32>
+    lax.yield %s : tensor<4096xf32>
+  }
+  return %c : tensor<4096xf32>
+}
+func.func @two_groups_small_batch(%c0: tensor<2048xf32>, %xs: tensor<20x2048xf32>) -> tensor<2048xf32> {
+  %c = lax.scan length = 20 carry(%c0) xs(%xs)
+      : (tensor<2048xf32>, tensor<20x2048xf32>) -> tensor<2048xf32> {
+  ^bb0(%p: tensor<2048xf32>, %x: tensor<2048xf32>):
+    %s = lax.mul %p, %x : tensor<2048xf32>
+    lax.yield %s : tensor<2048xf32>
+  }
+  return %c : tensor<2048xf32>
 }

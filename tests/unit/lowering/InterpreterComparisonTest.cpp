@@ -79,9 +79,10 @@ std::vector<char> bytesOf(const Tensor &t) {
 }
 
 /// Runs @`entry` of `src` on random inputs (positive ones when `positive`)
-/// through the interpreter and the JIT (both dot_general lowerings).
+/// through the interpreter and the JIT (both dot_general lowerings), with
+/// `laneGroups` groups of lanes per parallel-scan iteration (0: chosen).
 void compareWithInterpreter(const std::string &src, const std::string &entry,
-                            bool positive = false, uint64_t seed = 7) {
+                            bool positive = false, uint64_t seed = 7, int64_t laneGroups = 0) {
   SCOPED_TRACE(src);
   mlir::MLIRContext ctx;
   Compiler::prepareContext(ctx);
@@ -107,6 +108,7 @@ void compareWithInterpreter(const std::string &src, const std::string &entry,
     options.target = target;
     options.useRuntimeGemm = runtime;
     options.runtimeGemmMinMacs = 0;
+    options.scanLaneGroups = laneGroups;
     JitRunResult jit;
     std::string error;
     bool ran = runJit(*module, entry, views, 0, 0, jit, &error, options);
@@ -313,6 +315,24 @@ TEST(InterpreterComparison, BatchParallelLanes) {
                      (reverse ? " reverse" : ""));
         compareWithInterpreter(laneScanProgram(length, type, reverse), "f");
       }
+}
+
+TEST(InterpreterComparison, BatchParallelLaneGroups) {
+  // Several groups of lanes per iteration, their steps interleaved. With 37
+  // elements in the last batch dimension, the last iteration has a full
+  // group, a partial one and (3 groups of 8 or 16 lanes) one wholly past
+  // the batch, whose loads and stores must all be masked off.
+  for (int64_t groups : {2, 3})
+    for (const char *type : {"f32", "f64"})
+      for (int64_t length : {5, 16})
+        for (bool reverse : {false, true}) {
+          SCOPED_TRACE(std::to_string(groups) + " groups " + type + " length " +
+                       std::to_string(length) + (reverse ? " reverse" : ""));
+          compareWithInterpreter(laneScanProgram(length, type, reverse), "f", false, 7, groups);
+        }
+  std::string tdma = kiln::test::readSource("examples/seeds/seed003_tdma.mlir");
+  ASSERT_FALSE(tdma.empty()) << "cannot read the seed";
+  compareWithInterpreter(tdma, "tdma", /*positive=*/true, 7, 3);
 }
 
 TEST(InterpreterComparison, BatchParallelTdma) {
