@@ -56,8 +56,10 @@ class Bench:
         self.args = args
         self.build = Path(args.build).resolve()
         self.bin = self.build / "bin"
-        self.repeat = 5 if args.quick else 10
+        # Samples per round; the rounds together give each row 10 or more.
+        self.repeat = 5 if args.quick else max(4, -(-10 // args.rounds))
         self.warmup = 1 if args.quick else 3
+        self.round = 0
         self.results = []
         self.compile_times = {}
         self.peak_heap = {}    # run_kiln name -> heap bytes one call needs (CPU)
@@ -83,7 +85,13 @@ class Bench:
 
     def record(self, workload, peer, times, threads, out, ref, rtol, note="", **row):
         ok, err = self.check(out, ref, rtol)
-        self.results.append(Result(workload, peer, times, threads, ok, err, note, **row))
+        # A later round adds its samples to the row of the first.
+        same = next((r for r in self.results if (r.workload, r.peer) == (workload, peer)), None)
+        if same is None:
+            self.results.append(Result(workload, peer, times, threads, ok, err, note, **row))
+        else:
+            same.times = sorted(same.times + list(times))
+            same.ok, same.error = same.ok and ok, max(same.error, err)
         status = "ok" if ok else f"WRONG (rel err {err:.2e})"
         med = sorted(times)[len(times) // 2] if times else float("nan")
         print(f"  {peer:<40} median {med * 1e3:12.4f} ms  {status}", flush=True)
@@ -180,18 +188,28 @@ def main():
     parser.add_argument("--only", default="",
                         help="comma-separated workloads (W1..W4, COMPILE, RULES)")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="run the workloads this many times in turn and pool each row's "
+                             "samples, so that a slow stretch of a shared machine falls on "
+                             "every peer alike (default 3, --quick 1)")
     parser.add_argument("--write-docs", metavar="PATH",
                         help="also write the table as markdown (docs/performance.md)")
     args = parser.parse_args()
+    if args.rounds is None:
+        args.rounds = 1 if args.quick else 3
+    args.rounds = max(1, args.rounds)
     pin_threads(args.threads)
 
     import workloads  # after pinning threads
     bench = Bench(args)
     only = {w.strip().upper() for w in args.only.split(",") if w.strip()}
-    for name, fn in workloads.ALL:
-        if only and name not in only:
-            continue
-        fn(bench)
+    for bench.round in range(args.rounds):
+        if args.rounds > 1:
+            print(f"\n=== round {bench.round + 1} of {args.rounds}", flush=True)
+        for name, fn in workloads.ALL:
+            if only and name not in only:
+                continue
+            fn(bench)
     if not only or "COMPILE" in only:
         compile_times(bench)
     if not only or "RULES" in only:

@@ -88,6 +88,7 @@ def write_report(results, args, outdir, tables=()):
         write_markdown(groups, args, args.write_docs, tables)
 
     payload = {"machine": machine(), "threads": args.threads, "quick": args.quick,
+               "rounds": args.rounds,
                "results": [r.as_dict() for r in results]}
     for table in tables:
         payload[table.key] = [dict(zip(table.keys, row)) for row in table.rows]
@@ -135,6 +136,8 @@ def write_markdown(groups, args, path, tables=()):
     lines = ["# Performance", "",
              "Measured by `bench/run" + (" --quick" if args.quick else "") +
              f" --threads {args.threads}` on {m['cpu']} ({m['cores']} cores), {m['platform']}.",
+             f"The workloads ran {args.rounds} time(s) in turn, each row's samples pooled (a",
+             "slow stretch of the shared machine falls on every peer alike).",
              "Times are medians of repeated runs (min and max beside them); `vs Kiln` is the",
              "peer's median divided by Kiln's best median in the same workload, element type",
              "and device (> 1: Kiln is faster). `limit`: the rate reached (W1: GF/s; the",

@@ -190,7 +190,7 @@ def w3(b):
             for peer, name in (("Kiln without push-up", f"mse0_{label[:4]}"),
                                ("Kiln with push-up", f"mse1_{label[:4]}")):
                 peak = b.peak_heap.get(name)
-                if peak is not None and peak >= 0:
+                if peak is not None and peak >= 0 and b.round == 0:
                     b.memory_rows.append([wl, peer, peak])
                     print(f"  {peer:<40} extra heap per call {peak / 2**20:8.2f} MiB", flush=True)
 
