@@ -197,9 +197,9 @@ int64_t laneGroupsFor(const GroupTraits &traits, ArrayRef<int64_t> batch, int64_
                       int64_t requested) {
   if (lanes <= 1)
     return 1;
-  int64_t groups = requested > 0 ? requested : (traits.transcendental || !traits.stridedRows ? 4 : 1);
   if (requested > 0)
-    return groups;
+    return requested;
+  int64_t groups = traits.transcendental || !traits.stridedRows ? 4 : 1;
   int64_t elements = ShapedType::getNumElements(batch);
   while (groups > 1 && elements < 64 * lanes * groups)
     groups /= 2;
