@@ -136,9 +136,9 @@ def write_markdown(groups, args, path, tables=()):
     lines = ["# Performance", "",
              "Measured by `bench/run" + (" --quick" if args.quick else "") +
              f" --threads {args.threads}` on {m['cpu']} ({m['cores']} cores), {m['platform']}.",
-             ("The workloads ran once." if args.rounds == 1 else
-              f"The workloads ran {args.rounds} times in turn, each row's samples pooled (a"),
-             "" if args.rounds == 1 else "slow stretch of the shared machine falls on every peer alike).",
+             *(["The workloads ran once."] if args.rounds == 1 else
+               [f"The workloads ran {args.rounds} times in turn, each row's samples pooled (a",
+                "slow stretch of the shared machine falls on every peer alike)."]),
              "Times are medians of repeated runs (min and max beside them); `vs Kiln` is the",
              "peer's median divided by Kiln's best median in the same workload, element type",
              "and device (> 1: Kiln is faster). `limit`: the rate reached (W1: GF/s; the",
