@@ -81,7 +81,8 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
     last partial vector is masked. With `lane-groups=K` an iteration runs K
     such groups of lanes, each step once per group, op by op across the
     groups: K independent dependence chains for the out-of-order core (by
-    default 4 for a body bound by computing, 1 for arithmetic over strided
+    default 16 when the lanes are contiguous in memory, 2 for a
+    transcendental body over strided rows, 1 for arithmetic over strided
     rows, which moving the rows bounds).
   }];
   let options = [

@@ -182,24 +182,33 @@ int64_t laneCountFor(const GroupTraits &traits, ArrayRef<int64_t> batch, int64_t
 }
 
 /// How many groups of `lanes` elements one iteration runs, their steps
-/// interleaved: `requested`, or when 0, 4 for a group bound by computing
-/// (a transcendental, or lanes contiguous in memory) and 1 for arithmetic
-/// over strided rows, which is bound by moving them (more groups put more
-/// rows in flight and evict the prefetched ones). A step waits on the
-/// previous one (a division or a tanh on the carried chain), so independent
-/// groups fill the core: measured on this machine (2 cores), an RNN step
-/// h = tanh(0.9 h + x) over 262144 x 100 f32 took 33-37 ms instead of
-/// 45-49 (contiguous) and 17-18 instead of 21-23 (strided); TDMA with the
-/// steps outermost 19-21 ms instead of 27-28; seed 003's TDMA (strided
-/// rows) 11.9 ms instead of 10.7. Fewer groups when the batch would leave
-/// fewer than 64 iterations to share among the cores.
+/// interleaved: `requested`, or when 0 (measured on this machine, 2 cores,
+/// f32 unless said):
+/// - 16 when the lanes are contiguous in memory. A step waits on the
+///   previous one (a division or a tanh on the carried chain), and the
+///   groups are independent chains; also each step then reads 1 KiB of
+///   every row instead of 64 bytes (the rows of consecutive steps lie a
+///   whole batch apart, which the hardware prefetcher does not follow). An
+///   RNN step h = tanh(0.9 h + x) over 262144 x 100: 45-49 ms with 1 group,
+///   37-38 with 4, 24.5-25 with 8, 21.6-22 with 16; TDMA with the steps
+///   outermost 27-28 -> 19-21 (4) -> 14-17 ms (16), f64 40.5 (4) -> 30-33
+///   ms (16). (32 groups were slower: 21-25 ms.)
+/// - 2 for a body with a transcendental over strided rows: each group has
+///   its own block transposes, so compile time grows with the groups (the
+///   strided RNN: 21-25 ms and 0.5 s to compile with 1 group, 18.7-19.4 ms
+///   and 1 s with 2, 16.8-17.5 ms and 1.5-1.9 s with 4).
+/// - 1 for arithmetic over strided rows (seed 003's TDMA), bound by moving
+///   the rows: at full size 2 groups were slower (10.7 -> 11.9 ms), their
+///   rows in flight evicting the prefetched ones.
+/// Fewer groups when the batch would leave fewer than 64 iterations to
+/// share among the cores.
 int64_t laneGroupsFor(const GroupTraits &traits, ArrayRef<int64_t> batch, int64_t lanes,
                       int64_t requested) {
   if (lanes <= 1)
     return 1;
   if (requested > 0)
     return requested;
-  int64_t groups = traits.transcendental || !traits.stridedRows ? 4 : 1;
+  int64_t groups = !traits.stridedRows ? 16 : traits.transcendental ? 2 : 1;
   int64_t elements = ShapedType::getNumElements(batch);
   while (groups > 1 && elements < 64 * lanes * groups)
     groups /= 2;

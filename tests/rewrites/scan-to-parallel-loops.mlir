@@ -240,15 +240,27 @@ func.func @two_groups(%c0: tensor<40xf32>, %xs: tensor<20x40xf32>) -> tensor<40x
 
 // -----
 
-// By default a scan bound by computing (here its lanes are contiguous in
-// memory) runs 4 groups when the batch leaves at least 64 iterations:
-// 4096 / (16 * 4) = 64. Strided arithmetic (TDMA, HALF above) runs 1.
+// By default a scan whose lanes are contiguous in memory runs 16 groups,
+// fewer when the batch would leave under 64 iterations: 4096 / (16 * 4) =
+// 64. Strided arithmetic (TDMA, HALF above) runs 1.
 // RUN: kiln-opt --kiln-scan-to-parallel-loops=vector-bits=512 --canonicalize -split-input-file %s | FileCheck %s --check-prefix=AUTO
+// AUTO-LABEL: func.func @sixteen_groups
+// AUTO: scf.parallel (%[[P:[^ )]+]]) = (%{{.*}}) to (%c16384) step (%c256) {
+// AUTO: arith.addi %[[P]], %c240
 // AUTO-LABEL: func.func @four_groups
 // AUTO: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c4096) step (%c64) {
 // AUTO: scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // AUTO-LABEL: func.func @two_groups_small_batch
 // AUTO: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c2048) step (%c32) {
+func.func @sixteen_groups(%c0: tensor<16384xf32>, %xs: tensor<20x16384xf32>) -> tensor<16384xf32> {
+  %c = lax.scan length = 20 carry(%c0) xs(%xs)
+      : (tensor<16384xf32>, tensor<20x16384xf32>) -> tensor<16384xf32> {
+  ^bb0(%p: tensor<16384xf32>, %x: tensor<16384xf32>):
+    %s = lax.mul %p, %x : tensor<16384xf32>
+    lax.yield %s : tensor<16384xf32>
+  }
+  return %c : tensor<16384xf32>
+}
 func.func @four_groups(%c0: tensor<4096xf32>, %xs: tensor<20x4096xf32>) -> tensor<4096xf32> {
   %c = lax.scan length = 20 carry(%c0) xs(%xs)
       : (tensor<4096xf32>, tensor<20x4096xf32>) -> tensor<4096xf32> {
