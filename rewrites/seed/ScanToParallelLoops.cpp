@@ -215,6 +215,22 @@ int64_t laneGroupsFor(const GroupTraits &traits, ArrayRef<int64_t> batch, int64_
   return groups;
 }
 
+/// The most stack one iteration's scratch tiles (a fused producer's ys) may
+/// take, all lane groups together: well inside a worker thread's stack
+/// (8 MiB by default on Linux) and about an L2's share.
+constexpr int64_t kMaxScratchTileBytes = 256 * 1024;
+
+/// Stack bytes of one lane group's scratch tiles when `producer` is fused
+/// with its consumer: a [length, lanes] tile per ys that is read.
+int64_t scratchTileBytes(ScanOp producer, int64_t lanes) {
+  int64_t bytes = 0;
+  for (Value ys : producer.getYs())
+    if (!ys.use_empty())
+      bytes += producer.getLength() * lanes *
+               ((tensorTypeOf(ys).getElementType().getIntOrFloatBitWidth() + 7) / 8);
+  return std::max<int64_t>(bytes, 1);
+}
+
 struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
   BatchParallelScanToLoops(MLIRContext *context, int64_t vectorBits, int64_t laneGroups,
                            int64_t prefetchDistance)
@@ -226,17 +242,32 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
     if (failed(batch))
       return failure();
     ScanOp consumer = fusableConsumer(scan, *batch, rewriter);
-    if (consumer)
-      rewriter.setInsertionPoint(consumer); // inputs of both exist here
-
-    Location loc = scan.getLoc();
     SmallVector<ScanOp> group = {scan};
     if (consumer)
       group.push_back(consumer);
     GroupTraits traits = traitsOf(group, *batch);
     int64_t lanes = laneCountFor(traits, *batch, vectorBits);
-    ParallelScanEmitter emitter(rewriter, loc, *batch, lanes,
-                               laneGroupsFor(traits, *batch, lanes, laneGroups), prefetchDistance);
+    int64_t groups = laneGroupsFor(traits, *batch, lanes, laneGroups);
+    // With vector lanes a fused pair keeps the producer's ys in stack tiles
+    // of the iteration, `length` steps per group: fewer groups when they
+    // would pass the budget, and no fusion (the ys go through memory) when
+    // one group would (a long scan overflowed the thread's stack).
+    if (consumer && lanes > 1) {
+      int64_t perGroup = scratchTileBytes(scan, lanes);
+      groups = std::min(groups, std::max<int64_t>(1, kMaxScratchTileBytes / perGroup));
+      if (perGroup > kMaxScratchTileBytes) {
+        consumer = {};
+        group.pop_back();
+        traits = traitsOf(group, *batch);
+        lanes = laneCountFor(traits, *batch, vectorBits);
+        groups = laneGroupsFor(traits, *batch, lanes, laneGroups);
+      }
+    }
+    if (consumer)
+      rewriter.setInsertionPoint(consumer); // inputs of both exist here
+
+    Location loc = scan.getLoc();
+    ParallelScanEmitter emitter(rewriter, loc, *batch, lanes, groups, prefetchDistance);
     for (ScanOp s : group)
       emitter.prepareInputs(s);
 

@@ -279,3 +279,33 @@ func.func @two_groups_small_batch(%c0: tensor<2048xf32>, %xs: tensor<20x2048xf32
   }
   return %c : tensor<2048xf32>
 }
+
+// -----
+
+// A fused producer/consumer keeps the producer's ys in stack tiles of the
+// iteration, [length, lanes] per group. Here one group's tile would take
+// 9000 * 16 * 4 bytes, past the 256 KiB budget (a long scan overflowed the
+// thread's stack): the two scans are not fused, the ys go through memory.
+// RUN: kiln-opt --kiln-scan-to-parallel-loops=vector-bits=512 --canonicalize -split-input-file %s | FileCheck %s --check-prefix=LONG
+// LONG-LABEL: func.func @long_pair
+// (The batch is one vector, so each scan's parallel loop folds away.)
+// LONG: %[[YS:.*]] = memref.alloc() : memref<9000x16xf32>
+// LONG-NOT: memref.alloca
+// LONG: vector.store %{{.*}}, %[[YS]]
+// LONG-NOT: memref.alloca
+// LONG: vector.load %[[YS]]
+func.func @long_pair(%c0: tensor<16xf32>, %xs: tensor<9000x16xf32>) -> tensor<16xf32> {
+  %c, %ys = lax.scan length = 9000 carry(%c0) xs(%xs)
+      : (tensor<16xf32>, tensor<9000x16xf32>) -> (tensor<16xf32>, tensor<9000x16xf32>) {
+  ^bb0(%p: tensor<16xf32>, %x: tensor<16xf32>):
+    %s = lax.mul %p, %x : tensor<16xf32>
+    lax.yield %s, %s : tensor<16xf32>, tensor<16xf32>
+  }
+  %d = lax.scan length = 9000 carry(%c0) xs(%ys) {reverse = true}
+      : (tensor<16xf32>, tensor<9000x16xf32>) -> tensor<16xf32> {
+  ^bb0(%p: tensor<16xf32>, %y: tensor<16xf32>):
+    %s = lax.add %p, %y : tensor<16xf32>
+    lax.yield %s : tensor<16xf32>
+  }
+  return %d : tensor<16xf32>
+}

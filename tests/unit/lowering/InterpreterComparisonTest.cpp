@@ -351,6 +351,34 @@ func.func @rnn(%h0: tensor<16400xf32>, %xs: tensor<6x16400xf32>) -> (tensor<1640
                          "rnn");
 }
 
+TEST(InterpreterComparison, BatchParallelLongFusedPair) {
+  // A producer/consumer pair whose fused stack tiles would pass the budget
+  // (9000 steps x 8 lanes x 4 bytes x 2 ys): run unfused, the ys through
+  // memory. Fused, a longer one overflowed the thread's stack.
+  compareWithInterpreter(R"(
+func.func @pair(%c0: tensor<40xf32>, %xs: tensor<40x9000xf32>) -> tensor<40x9000xf32> {
+  %c, %u, %v = lax.scan length = 9000 carry(%c0) xs(%xs) {xs_axes = array<i64: 1>}
+      : (tensor<40xf32>, tensor<40x9000xf32>) -> (tensor<40xf32>, tensor<9000x40xf32>, tensor<9000x40xf32>) {
+  ^bb0(%p: tensor<40xf32>, %x: tensor<40xf32>):
+    %h = lax.constant dense<0.5> : tensor<40xf32>
+    %s = lax.mul %p, %h : tensor<40xf32>
+    %t = lax.add %s, %x : tensor<40xf32>
+    lax.yield %t, %t, %x : tensor<40xf32>, tensor<40xf32>, tensor<40xf32>
+  }
+  %d, %w = lax.scan length = 9000 carry(%c0) xs(%u, %v) {reverse = true, ys_axes = array<i64: 1>}
+      : (tensor<40xf32>, tensor<9000x40xf32>, tensor<9000x40xf32>) -> (tensor<40xf32>, tensor<40x9000xf32>) {
+  ^bb0(%p: tensor<40xf32>, %a: tensor<40xf32>, %b: tensor<40xf32>):
+    %h = lax.constant dense<0.25> : tensor<40xf32>
+    %s = lax.mul %p, %h : tensor<40xf32>
+    %t = lax.sub %a, %s : tensor<40xf32>
+    %r = lax.add %t, %b : tensor<40xf32>
+    lax.yield %r, %r : tensor<40xf32>, tensor<40xf32>
+  }
+  return %w : tensor<40x9000xf32>
+})",
+                         "pair");
+}
+
 TEST(InterpreterComparison, BatchParallelTdma) {
   // Seed 003's TDMA as the seed writes it (examples/seeds/seed003_tdma.mlir):
   // one parallel loop of vector lanes on the CPU, one kernel on the GPU (a
