@@ -291,19 +291,21 @@ void ParallelScanEmitter::emitLoop(OpBuilder &b, ScanOp scan, ArrayRef<LaneGroup
       for (auto [arg, access] : llvm::zip(scan.getXSliceArgs(), xs[g]))
         scalars[g].map(arg, loadAccess(fb, access, groups[g].p, step, local, groups[g].lanes));
     }
-    for (Operation &op : body.without_terminator())
-      for (size_t g = 0; g < numGroups; ++g) {
-        const Lanes &lanes = groups[g].lanes;
-        Value scalar;
-        if (auto c = dyn_cast<ConstantOp>(op))
-          scalar = splatConstant(
-              fb, cast<SplatElementsAttr>(c.getValue()).getSplatValue<Attribute>(), lanes);
-        else
-          scalar = scalarizeElementwise(fb, &op, llvm::map_to_vector(op.getOperands(), [&](Value v) {
-                                          return scalars[g].lookup(v);
-                                        }));
-        scalars[g].map(op.getResult(0), scalar);
+    for (Operation &op : body.without_terminator()) {
+      if (auto c = dyn_cast<ConstantOp>(op)) { // one splat serves every group
+        Value splat = splatConstant(
+            fb, cast<SplatElementsAttr>(c.getValue()).getSplatValue<Attribute>(),
+            groups.front().lanes);
+        for (IRMapping &groupScalars : scalars)
+          groupScalars.map(op.getResult(0), splat);
+        continue;
       }
+      for (IRMapping &groupScalars : scalars)
+        groupScalars.map(op.getResult(0),
+                         scalarizeElementwise(fb, &op, llvm::map_to_vector(op.getOperands(), [&](Value v) {
+                                                return groupScalars.lookup(v);
+                                              })));
+    }
     ValueRange yielded = cast<YieldOp>(body.getTerminator()).getValues();
     SmallVector<Value> next;
     for (size_t g = 0; g < numGroups; ++g) {
