@@ -15,7 +15,10 @@
 // consecutive elements may run as the lanes of one vector (vector-bits): lane
 // l computes exactly what the scalar loop computes for its element, and the
 // lanes past the end of the batch are masked off at every load and store
-// (and their rows are not copied into or out of the stack tiles).
+// (and their rows are not copied into or out of the stack tiles). Several
+// such vectors (lane groups) may share an iteration, their steps interleaved
+// op by op: each group only ever reads its own carries and elements, so the
+// interleaving reorders independent computations and changes no value.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/LaxOps.h"
