@@ -248,9 +248,13 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
     SmallVector<ScanOp> group = {scan};
     if (consumer)
       group.push_back(consumer);
-    GroupTraits traits = traitsOf(group, *batch);
-    int64_t lanes = laneCountFor(traits, *batch, vectorBits);
-    int64_t groups = laneGroupsFor(traits, *batch, lanes, laneGroups);
+    int64_t lanes = 1, groups = 1;
+    auto chooseLanes = [&] {
+      GroupTraits traits = traitsOf(group, *batch);
+      lanes = laneCountFor(traits, *batch, vectorBits);
+      groups = laneGroupsFor(traits, *batch, lanes, laneGroups);
+    };
+    chooseLanes();
     // With vector lanes a fused pair keeps the producer's ys in stack tiles
     // of the iteration, `length` steps per group: fewer groups when they
     // would pass the budget, and no fusion (the ys go through memory) when
@@ -261,9 +265,7 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
       if (perGroup > kMaxScratchTileBytes) {
         consumer = {};
         group.pop_back();
-        traits = traitsOf(group, *batch);
-        lanes = laneCountFor(traits, *batch, vectorBits);
-        groups = laneGroupsFor(traits, *batch, lanes, laneGroups);
+        chooseLanes();
       }
     }
     if (consumer)
