@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -192,6 +193,9 @@ def main():
                         help="run the workloads this many times in turn and pool each row's "
                              "samples, so that a slow stretch of a shared machine falls on "
                              "every peer alike (default 3, --quick 1)")
+    parser.add_argument("--keep-tmp", action="store_true",
+                        help="keep the scratch directory (inputs as .npy, programs, outputs) "
+                             "and print its path; by default it is removed at the end")
     parser.add_argument("--write-docs", metavar="PATH",
                         help="also write the table as markdown (docs/performance.md)")
     args = parser.parse_args()
@@ -202,6 +206,18 @@ def main():
 
     import workloads  # after pinning threads
     bench = Bench(args)
+    try:
+        run_all(bench, args)
+    finally:
+        # The inputs alone are over a GiB for a full run (W2's .npy files).
+        if args.keep_tmp:
+            print(f"scratch files kept in {bench.tmp}")
+        else:
+            shutil.rmtree(bench.tmp, ignore_errors=True)
+
+
+def run_all(bench, args):
+    import workloads  # first imported by main(), after pinning threads
     only = {w.strip().upper() for w in args.only.split(",") if w.strip()}
     for bench.round in range(args.rounds):
         if args.rounds > 1:
@@ -227,7 +243,8 @@ def compile_times(bench):
                 ("seed 002 MSE, push-up rules", "seed002_mse_before.mlir",
                  ["--rules", str(ROOT / "examples" / "rules")]),
                 ("seed 003 TDMA", "seed003_tdma.mlir", ["--positive-inputs"])]
-    cache = Path(tempfile.mkdtemp(prefix="kiln-bench-cache-"))
+    cache = bench.tmp / "compile-cache"
+    cache.mkdir()
     bench.compile_rows = []
     for label, path, extra in programs:
         row = [label]
