@@ -169,7 +169,7 @@ std::string cacheKeyText(ModuleOp module, const std::string &entry,
      << "\ntarget " << (options.target == Target::Gpu ? "gpu " + gpuChip : "cpu")
      << "\nparallel-scans " << options.parallelScans << " "
      << options.scanVectorBits << " " << options.scanLaneGroups << "\napproximate-math "
-     << options.approximateMath
+     << options.approximateMath << "\nfp-contract " << options.fpContract
      << "\nllvm " << LLVM_VERSION_STRING << "\nkiln "
      << binaryIdentity(reinterpret_cast<const void *>(&cacheKeyText)) << " "
      << binaryIdentity(
@@ -523,7 +523,7 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   }
 
   std::string object, why;
-  if (!compileToHostObject(*clone, options_.optLevel, object, &why))
+  if (!compileToHostObject(*clone, options_.optLevel, options_.fpContract, object, &why))
     return fail("code generation for @" + entry + " failed: " + why);
   if (cache && !cache->store(key, object, &why))
     impl->cache.notStored = why;

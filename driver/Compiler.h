@@ -83,6 +83,11 @@ struct CompileOptions {
   int64_t scanLaneGroups = 0;
   /// f32 sin/cos/exp/log/tanh as vectorizable polynomials (a few ulp).
   bool approximateMath = true;
+  /// Let LLVM's code generator fuse a multiply and an add into one FMA
+  /// instruction (one rounding instead of two), as XLA:CPU does by default
+  /// (C's -ffp-contract=fast). Off: every op rounds as written, as in the
+  /// reference interpreter. Host code only (GPU kernels are unaffected).
+  bool fpContract = false;
   /// Keep the lowered LLVM-dialect module text (Executable::loweredIR()).
   /// Bypasses the compile cache (a cached entry has no IR to show).
   bool keepLoweredIR = false;

@@ -55,7 +55,7 @@ bool take(llvm::Expected<T> &value, const char *what, std::string *error) {
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-hostTargetMachine(unsigned optLevel) {
+hostTargetMachine(unsigned optLevel, bool fpContract = false) {
   initLLVMOnce();
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
@@ -63,6 +63,11 @@ hostTargetMachine(unsigned optLevel) {
   jtmb->setCodeGenOptLevel(optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
                            : optLevel == 0 ? llvm::CodeGenOptLevel::None
                                            : llvm::CodeGenOptLevel::Default);
+  // Fast: the DAG combiner may fuse an fmul feeding an fadd/fsub into one
+  // FMA whether or not the IR says `contract`; Standard (LLVM's default)
+  // fuses only what the IR allows, which Kiln's lowering never does.
+  if (fpContract)
+    jtmb->getOptions().AllowFPOpFusion = llvm::FPOpFusion::Fast;
   return jtmb->createTargetMachine();
 }
 
@@ -124,9 +129,9 @@ std::string hostTargetDescription() {
   return description;
 }
 
-bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel,
+bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel, bool fpContract,
                          std::string &object, std::string *error) {
-  auto tm = hostTargetMachine(optLevel);
+  auto tm = hostTargetMachine(optLevel, fpContract);
   if (!take(tm, "no host target machine", error))
     return false;
   llvm::LLVMContext llvmContext;

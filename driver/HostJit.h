@@ -30,9 +30,10 @@ namespace kiln {
 std::string hostTargetDescription();
 
 /// Translates `llvmDialectModule` to LLVM IR, optimises it at `optLevel` for
-/// the host CPU and emits a relocatable object into `object`. Returns false
-/// and sets `error` on failure.
-bool compileToHostObject(mlir::ModuleOp llvmDialectModule, unsigned optLevel,
+/// the host CPU and emits a relocatable object into `object`; `fpContract`:
+/// multiplies and adds may become FMAs (CompileOptions::fpContract). Returns
+/// false and sets `error` on failure.
+bool compileToHostObject(mlir::ModuleOp llvmDialectModule, unsigned optLevel, bool fpContract,
                          std::string &object, std::string *error);
 
 /// Object code linked into this process. Keeps the JIT (and the code) alive.

@@ -76,6 +76,9 @@ static cl::opt<std::string> target("target", cl::cat(runCategory),
 static cl::opt<std::string> gpuChip("gpu-chip", cl::cat(runCategory),
                                     cl::desc("--target=gpu: the GPU architecture (default: the "
                                              "device's)"));
+static cl::opt<bool> fpContract("fp-contract", cl::cat(runCategory),
+                                cl::desc("Let the CPU code fuse a multiply and an add into one FMA "
+                                         "(one rounding), as XLA:CPU does"));
 static cl::opt<bool> noCache("no-cache", cl::cat(runCategory), cl::desc("Do not use the compile cache"));
 static cl::opt<bool> cacheStats("cache-stats", cl::cat(runCategory),
                                 cl::desc("Print what the compile cache did (hit, miss, rebuilt)"));
@@ -225,6 +228,7 @@ int main(int argc, char **argv) {
     compileOptions.target = target == "gpu" ? Target::Gpu : Target::Cpu;
     compileOptions.gpuChip = gpuChip;
     compileOptions.printIRAfterAll = printIR;
+    compileOptions.fpContract = fpContract;
     if (!noCache)
       compileOptions.cacheDir = cacheDir.empty() ? defaultCompileCacheDir() : cacheDir;
     if (!runJit(*module, *entry, views, warmup, repeat, jit, &error, compileOptions)) {

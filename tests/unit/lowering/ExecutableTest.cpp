@@ -4,7 +4,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/TargetParser/Host.h"
 
+#include <cmath>
 #include <filesystem>
 #include <thread>
 
@@ -132,7 +134,44 @@ TEST(Executable, CompileCacheHit) {
   ASSERT_TRUE(third);
   EXPECT_EQ(third->cacheOutcome().kind, CacheOutcome::Miss)
       << third->cacheOutcome().describe();
+  o.optLevel = 3;
+  o.fpContract = true; // other machine code from the same LLVM IR
+  auto fourth = jit(kMlp, "mlp", o);
+  ASSERT_TRUE(fourth);
+  EXPECT_EQ(fourth->cacheOutcome().kind, CacheOutcome::Miss)
+      << fourth->cacheOutcome().describe();
+  expectMlpCorrectFromThreads(*fourth);
   std::filesystem::remove_all(o.cacheDir);
+}
+
+/// a * b + c where the rounded product loses what c cancels: (1 + 2^-30)
+/// (1 - 2^-30) = 1 - 2^-60 rounds to 1 in f64. Without fpContract every op
+/// rounds (the interpreter's result, 0); with it the host's FMA rounds once
+/// (std::fma: -2^-60).
+TEST(Executable, FpContractFusesMultiplyAdd) {
+  if (!llvm::sys::getHostCPUFeatures().lookup("fma"))
+    GTEST_SKIP() << "the host CPU has no FMA instruction";
+  const char *src = R"(
+func.func @madd(%a: tensor<8xf64>, %b: tensor<8xf64>, %c: tensor<8xf64>) -> tensor<8xf64> {
+  %p = lax.mul %a, %b : tensor<8xf64>
+  %s = lax.add %p, %c : tensor<8xf64>
+  return %s : tensor<8xf64>
+})";
+  std::vector<double> a(8, 1 + std::ldexp(1.0, -30)), b(8, 1 - std::ldexp(1.0, -30)), c(8, -1);
+  for (bool contract : {false, true}) {
+    CompileOptions o;
+    o.fpContract = contract;
+    auto exe = jit(src, "madd", o);
+    ASSERT_TRUE(exe);
+    std::vector<double> out(8, 42);
+    ASSERT_TRUE(exe->call({{a.data(), {8}, ElementKind::F64},
+                           {b.data(), {8}, ElementKind::F64},
+                           {c.data(), {8}, ElementKind::F64}},
+                          {{out.data(), {8}, ElementKind::F64}}));
+    double expected = contract ? std::fma(a[0], b[0], c[0]) : a[0] * b[0] + c[0];
+    ASSERT_NE(std::fma(a[0], b[0], c[0]), a[0] * b[0] + c[0]);
+    EXPECT_EQ(out, std::vector<double>(8, expected)) << "fpContract " << contract;
+  }
 }
 
 TEST(Executable, MultipleResultsAndInputsUntouched) {
