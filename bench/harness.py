@@ -32,12 +32,18 @@ def pin_threads(n):
 class Result:
     """One row. `work`: (amount, unit) the row does per call, e.g. (flops,
     "GF/s"), shown as a rate; `limit`: the row is the machine's limit for its
-    group (W2's copy floor), the others show their time as a % of it."""
+    group (W2's copy floor), the others show their time as a % of it.
+    `floor_ratios`: per sample, the time of a roofline program run right
+    beside it (kiln-bench --paired) over the sample's own time; `roofline`:
+    the row is such a program's (it comes first in the report, beside the
+    limit row)."""
 
-    def __init__(self, workload, peer, times, threads, ok, error, note="", work=None, limit=False):
+    def __init__(self, workload, peer, times, threads, ok, error, note="", work=None, limit=False,
+                 floor_ratios=(), roofline=False):
         self.workload, self.peer, self.times = workload, peer, sorted(times)
         self.threads, self.ok, self.error, self.note = threads, ok, error, note
-        self.work, self.limit = work, limit
+        self.work, self.limit, self.roofline = work, limit, roofline
+        self.floor_ratios = sorted(floor_ratios)
 
     @property
     def median(self):
@@ -49,7 +55,8 @@ class Result:
                 "median_s": self.median, "min_s": min(self.times, default=None),
                 "max_s": max(self.times, default=None), "threads": self.threads,
                 "correct": self.ok, "max_rel_error": self.error, "note": self.note,
-                "work": list(self.work) if self.work else None, "limit": self.limit}
+                "work": list(self.work) if self.work else None, "limit": self.limit,
+                "paired_floor_ratios": self.floor_ratios or None}
 
 
 class Bench:
@@ -84,14 +91,18 @@ class Bench:
         err = float(np.max(np.abs(out - ref))) / scale
         return err <= rtol, err
 
-    def record(self, workload, peer, times, threads, out, ref, rtol, note="", **row):
+    def record(self, workload, peer, times, threads, out, ref, rtol, note="", floor_times=None,
+               **row):
         ok, err = self.check(out, ref, rtol)
+        ratios = [f / t for f, t in zip(floor_times, times)] if floor_times else []
         # A later round adds its samples to the row of the first.
         same = next((r for r in self.results if (r.workload, r.peer) == (workload, peer)), None)
         if same is None:
-            self.results.append(Result(workload, peer, times, threads, ok, err, note, **row))
+            self.results.append(Result(workload, peer, times, threads, ok, err, note,
+                                       floor_ratios=ratios, **row))
         else:
             same.times = sorted(same.times + list(times))
+            same.floor_ratios = sorted(same.floor_ratios + ratios)
             same.ok, same.error = same.ok and ok, max(same.error, err)
         status = "ok" if ok else f"WRONG (rel err {err:.2e})"
         med = sorted(times)[len(times) // 2] if times else float("nan")
@@ -147,10 +158,13 @@ class Bench:
             times.append(time.perf_counter() - start)
         return times, np.asarray(out)
 
-    def run_kiln(self, name, mlir, entry, inputs, passes=(), calls_per_sample=1, target="cpu"):
+    def run_kiln(self, name, mlir, entry, inputs, passes=(), calls_per_sample=1, target="cpu",
+                 paired=None, fp_contract=False):
         """Compiles with kiln::Compiler after `passes` (pipeline elements such as
         "kiln-optimize"), times callRaw on fixed buffers; returns per-call
-        times and the first output."""
+        times and the first output, and with `paired` (a roofline program's
+        file and function, on the same inputs) its times, sample by sample
+        beside Kiln's."""
         import numpy as np
         outdir = self.tmp / f"kiln-{name}"
         outdir.mkdir(exist_ok=True)
@@ -160,6 +174,10 @@ class Bench:
                "--calls-per-sample", str(calls_per_sample), "--target", target]
         if passes:
             cmd += ["--passes", "builtin.module(" + ",".join(passes) + ")"]
+        if paired:
+            cmd += ["--paired", str(paired[0]), "--paired-entry", paired[1]]
+        if fp_contract:
+            cmd.append("--fp-contract")
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise RuntimeError(proc.stderr.strip() or proc.stdout.strip())
@@ -167,16 +185,24 @@ class Bench:
         data = json.loads(line)
         self.compile_times[name] = data.get("compile_s")
         self.peak_heap[name] = data.get("peak_heap_bytes")
-        return data["times_s"], np.load(outdir / "out0.npy")
+        out = np.load(outdir / "out0.npy")
+        return (data["times_s"], out) + ((data["paired_times_s"],) if paired else ())
 
     def kiln_available(self):
         return (self.bin / "kiln-bench").exists()
 
-    def guarded(self, workload, peer, thunk, ref, rtol, threads, note="", **row):
-        """Runs and records one row; `row`: Result's `work` and `limit`."""
+    def guarded(self, workload, peer, thunk, ref, rtol, threads, note="", floor=None, **row):
+        """Runs and records one row; `row`: Result's `work` and `limit`.
+        When the thunk also returns a paired roofline program's times
+        (run_kiln(paired=...)), `floor` = (peer, work) names the row that
+        collects them."""
         try:
-            times, out = thunk()
-            self.record(workload, peer, times, threads, out, ref, rtol, note, **row)
+            times, out, *paired = thunk()
+            floor_times = paired[0] if paired else None
+            self.record(workload, peer, times, threads, out, ref, rtol, note, floor_times, **row)
+            if floor_times and floor:
+                self.record(workload, floor[0], floor_times, threads, ref, ref, float("inf"),
+                            work=floor[1], roofline=True)
         except Exception as e:  # a missing peer must not stop the others
             print(f"  {peer:<34} skipped: {str(e).splitlines()[0] if str(e) else e!r}")
 

@@ -42,9 +42,14 @@ def best_kiln_medians(rows):
     return best
 
 
+def median(values):
+    return values[len(values) // 2]
+
+
 def limit_cell(r, rows):
     """What the row achieves against the machine: its rate (`work` per
-    median), and its share of the group's limit row (W2's copy floor)."""
+    median), its share of the group's limit row (W2's copy floor), and the
+    median share of a roofline program timed beside each of its samples."""
     cells = []
     if r.work:
         amount, unit = r.work
@@ -52,6 +57,8 @@ def limit_cell(r, rows):
     limit = next((x for x in rows if x.limit and ratio_group(x.peer) == ratio_group(r.peer)), None)
     if limit is not None and limit is not r and r.ok:
         cells.append(f"{limit.median / r.median:.0%} of floor")
+    if r.floor_ratios and r.ok:
+        cells.append(f"paired {median(r.floor_ratios):.0%}")
     return ", ".join(cells) or "-"
 
 
@@ -63,6 +70,8 @@ def write_report(results, args, outdir, tables=()):
     groups = OrderedDict()
     for r in results:
         groups.setdefault(r.workload, []).append(r)
+    for rows in groups.values():  # the floors first, the other rows in the order run
+        rows.sort(key=lambda r: not (r.limit or r.roofline))
 
     print("\n" + "=" * 100)
     print(f"{'workload':<16} {'peer':<40} {'median':>11} {'min':>11} {'max':>11} "
@@ -76,8 +85,9 @@ def write_report(results, args, outdir, tables=()):
             print(f"{workload:<16} {r.peer:<40} {fmt(r.median)} {fmt(min(r.times))} "
                   f"{fmt(max(r.times))} {r.threads:>4} {ratio:>8}  {limit_cell(r, rows):<15} {check}")
     print("(vs Kiln: the peer's median time divided by Kiln's best median for the same element type"
-          " and device; > 1 means Kiln is faster. limit: the rate reached, or the time as a share"
-          " of the copy floor's)")
+          " and device; > 1 means Kiln is faster. limit: the rate reached, or the floor's time as a"
+          " share of the row's; paired: the median share over samples each taken beside one of"
+          " the floor as a lax program)")
     for table in tables:
         print(f"\n{table.title}")
         print("  " + " | ".join(table.columns))
@@ -142,9 +152,13 @@ def write_markdown(groups, args, path, tables=()):
              "Times are medians of repeated runs (min and max beside them); `vs Kiln` is the",
              "peer's median divided by Kiln's best median in the same workload, element type",
              "and device (> 1: Kiln is faster). `limit`: the rate reached (W1: GF/s; the",
-             "copy floor: GB/s) or, for W2, the copy floor's time as a share of the row's",
-             "(100 %: at the floor). Every result is checked against a float64",
-             "reference. Threads 0: the row ran on the GPU.", ""]
+             "floors: GB/s) or the floor's time as a share of the row's (100 %: at the",
+             "floor; W2: copying the diagonals, W3 large: reading xs and y once).",
+             "`paired`: each sample of the row was taken right beside one of the same",
+             "floor written as a lax program (kiln-bench --paired, the order alternating),",
+             "and this is the median of the floor's share over those pairs: a slow",
+             "stretch of the shared machine falls on both of a pair. Every result is",
+             "checked against a float64 reference. Threads 0: the row ran on the GPU.", ""]
     for workload, rows in groups.items():
         best_of = best_kiln_medians(rows)
         lines += [f"## {workload}", "",

@@ -63,7 +63,25 @@ def cpp(b, workload, *args, binary="kiln-bench-peers"):
     return times, out
 
 
+def lax_type(shape, dtype="f32"):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + dtype + ">"
+
+
 # --- W2: seed 003 ------------------------------------------------------------
+def copy_floor_program(shape, dtype):
+    """W2's floor as a lax program on the TDMA's four inputs: out = a + b +
+    c + d, 4 reads and 1 write as the TDMA. Timed beside each sample of
+    Kiln's rows (kiln-bench --paired)."""
+    t = lax_type(shape, dtype)
+    return f"""func.func @floor(%a: {t}, %b: {t}, %c: {t}, %d: {t}) -> {t} {{
+  %ab = lax.add %a, %b : {t}
+  %abc = lax.add %ab, %c : {t}
+  %abcd = lax.add %abc, %d : {t}
+  return %abcd : {t}
+}}
+"""
+
+
 def tdma_program(systems, n, dtype):
     """seed003_tdma.mlir resized: (systems, n) diagonals of `dtype`."""
     text = (SEEDS / "seed003_tdma.mlir").read_text()
@@ -118,22 +136,35 @@ def w2(b):
         if b.kiln_available():
             src = b.tmp / f"tdma_{dtype}.mlir"
             src.write_text(tdma_program(systems, n, dtype))
+            floor = b.tmp / f"copy_floor_{dtype}.mlir"
+            floor.write_text(copy_floor_program((systems, n), dtype))
+            paired = {"floor": (f"[{dtype}] copy floor as a lax program (paired)",
+                                (bytes_moved, "GB/s"))}
+
+            def kiln(name, source, inputs, floor_source, **options):
+                return lambda: b.run_kiln(name, source, "tdma", inputs,
+                                          paired=(floor_source, "floor"), **options)
             b.guarded("W2", f"[{dtype}] Kiln (seed's scans as written)",
-                      lambda: b.run_kiln(f"tdma0_{dtype}", src, "tdma", paths), ref, rtol, t)
+                      kiln(f"tdma0_{dtype}", src, paths, floor), ref, rtol, t, **paired)
+            b.guarded("W2", f"[{dtype}] Kiln (seed's scans, FMA contraction)",
+                      kiln(f"tdma3_{dtype}", src, paths, floor, fp_contract=True),
+                      ref, rtol, t, **paired)
             b.guarded("W2", f"[{dtype}] Kiln (kiln-optimize, one element per iteration)",
-                      lambda: b.run_kiln(f"tdma1_{dtype}", src, "tdma", paths,
-                                         ("kiln-optimize",
-                                          "func.func(kiln-scan-to-parallel-loops{vector-bits=0})")),
-                      ref, rtol, t)
+                      kiln(f"tdma1_{dtype}", src, paths, floor,
+                           passes=("kiln-optimize",
+                                   "func.func(kiln-scan-to-parallel-loops{vector-bits=0})")),
+                      ref, rtol, t, **paired)
             # The diagonals stored steps-outermost (the seed's transposed
             # layout as the input): the same bytes, read a row per step.
             steps_src = b.tmp / f"tdma_steps_outer_{dtype}.mlir"
             steps_src.write_text(tdma_steps_outer_program(systems, n, dtype))
+            steps_floor = b.tmp / f"copy_floor_steps_outer_{dtype}.mlir"
+            steps_floor.write_text(copy_floor_program((n, systems), dtype))
             steps_paths = [b.save(f"w2t_{k}_{dtype}", x.T) for k, x in zip("abcd", (a, bd, c, d))]
+            steps = kiln(f"tdma2_{dtype}", steps_src, steps_paths, steps_floor)
             b.guarded("W2", f"[{dtype}] Kiln (diagonals stored steps-outermost)",
-                      lambda: (lambda r: (r[0], r[1].T))(
-                          b.run_kiln(f"tdma2_{dtype}", steps_src, "tdma", steps_paths)),
-                      ref, rtol, t)
+                      lambda: (lambda r: (r[0], r[1].T, *r[2:]))(steps()),
+                      ref, rtol, t, **paired)
         if b.gpu_available():
             w2_gpu(b, dtype, paths, (a, bd, c, d), ref, rtol)
 
@@ -157,8 +188,7 @@ def w2_gpu(b, dtype, paths, arrays, ref, rtol):
 # --- W3: seed 002 ------------------------------------------------------------
 def mse_program(carry_shape, xs_shape):
     """Seed 002's "before" program for any shapes (scan over axis 0 of xs)."""
-    def t(shape):
-        return "tensor<" + "x".join(map(str, shape)) + "xf32>"
+    t = lax_type
     slice_shape = xs_shape[1:]
     n = int(np.prod(xs_shape))
     axes = ", ".join(str(i) for i in range(len(xs_shape)))
@@ -174,6 +204,22 @@ def mse_program(carry_shape, xs_shape):
   %f = lax.integer_pow %e y = 2 : {t(xs_shape)}
   %g = lax.reduce_sum %f axes = [{axes}] : {t(xs_shape)} -> tensor<f32>
   %n = lax.constant dense<{float(n)}> : tensor<f32>
+  %h = lax.div %g, %n : tensor<f32>
+  return %h : tensor<f32>
+}}
+"""
+
+
+def read_floor_program(carry_shape, xs_shape):
+    """W3's floor as a lax program on the MSE's inputs: mean((y - xs)^2)
+    reads xs and y once, as the pushed-up MSE does (c0 is not read)."""
+    c, x = lax_type(carry_shape), lax_type(xs_shape)
+    axes = ", ".join(str(i) for i in range(len(xs_shape)))
+    return f"""func.func @floor(%c0: {c}, %xs: {x}, %y: {x}) -> tensor<f32> {{
+  %e = lax.sub %y, %xs : {x}
+  %f = lax.mul %e, %e : {x}
+  %g = lax.reduce_sum %f axes = [{axes}] : {x} -> tensor<f32>
+  %n = lax.constant dense<{float(np.prod(xs_shape))}> : tensor<f32>
   %h = lax.div %g, %n : tensor<f32>
   return %h : tensor<f32>
 }}
@@ -196,15 +242,30 @@ def w3(b):
         xp, yp, cp = b.save(f"w3_xs_{label}", xs), b.save(f"w3_y_{label}", y), b.save(f"w3_c_{label}", c0)
         b.guarded(wl, "C++ materialized", lambda: cpp(b, "w3-materialized", xp, yp), ref, rtol, t)
         b.guarded(wl, "C++ hand-fused", lambda: cpp(b, "w3-fused", xp, yp), ref, rtol, t)
+        # The large case is bound by memory: its floor reads xs and y once
+        # (no one-pass version can do less), also timed beside Kiln's rows.
+        large = label == "large"
+        bytes_read = xs.nbytes + y.nbytes
+        paired, floor = {}, None
+        if large:
+            b.guarded(wl, "C++ read floor (xs and y once)",
+                      lambda: (cpp(b, "w3-read", xp, yp)[0], ref), ref, float("inf"), t,
+                      f"{bytes_read / 1e6:.0f} MB read", work=(bytes_read, "GB/s"), limit=True)
+            floor = b.tmp / "read_floor_large.mlir"
+            floor.write_text(read_floor_program(carry, xs_shape))
+            paired = {"floor": ("read floor as a lax program (paired)", (bytes_read, "GB/s"))}
         if b.kiln_available():
             src = b.tmp / f"mse_{label.replace(' ', '_')}.mlir"
             src.write_text(mse_program(carry, xs_shape))
-            b.guarded(wl, "Kiln without push-up",
-                      lambda: b.run_kiln(f"mse0_{label[:4]}", src, "mse", [cp, xp, yp]), ref, rtol, t)
+
+            def kiln(name, passes=()):
+                return lambda: b.run_kiln(name, src, "mse", [cp, xp, yp], passes,
+                                          paired=(floor, "floor") if floor else None)
+            b.guarded(wl, "Kiln without push-up", kiln(f"mse0_{label[:4]}"), ref, rtol, t,
+                      **paired)
             b.guarded(wl, "Kiln with push-up (reassociates-float)",
-                      lambda: b.run_kiln(f"mse1_{label[:4]}", src, "mse", [cp, xp, yp],
-                                         ("kiln-optimize{reassociate=1}",)),
-                      ref, rtol, t)
+                      kiln(f"mse1_{label[:4]}", ("kiln-optimize{reassociate=1}",)),
+                      ref, rtol, t, **paired)
             for peer, name in (("Kiln without push-up", f"mse0_{label[:4]}"),
                                ("Kiln with push-up", f"mse1_{label[:4]}")):
                 peak = b.peak_heap.get(name)

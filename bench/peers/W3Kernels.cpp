@@ -19,6 +19,16 @@ double w3FusedSum(const float *xs, const float *y, int64_t n) {
   return sum;
 }
 
+double w3ReadFloorSum(const float *xs, const float *y, int64_t n) {
+  double sum = 0;
+#pragma omp parallel for simd reduction(+ : sum) schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    float e = y[i] - xs[i];
+    sum += e * e;
+  }
+  return sum;
+}
+
 double w3MaterializedSum(const float *xs, const float *y, float *ys, int64_t n) {
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < n; ++i)

@@ -6,6 +6,9 @@
 
 /// sum((y - cos(xs))^2) in one pass: what the push-up makes of the program.
 double w3FusedSum(const float *xs, const float *y, int64_t n);
+/// sum((y - xs)^2): the same reads without the cosine, the machine's floor
+/// for any one-pass version.
+double w3ReadFloorSum(const float *xs, const float *y, int64_t n);
 /// The same, first materialising ys = cos(xs) (the scan's stacked output).
 double w3MaterializedSum(const float *xs, const float *y, float *ys, int64_t n);
 

@@ -9,6 +9,7 @@
 //   w2-copy   f32|f64 A B C D OUT     roofline: out = a + b + c + d (4 reads, 1 write)
 //   w3-fused  XS Y OUT                seed 002: mean((y - cos(xs))^2), one pass
 //   w3-materialized XS Y OUT          same, materialising cos(xs) first
+//   w3-read   XS Y OUT                roofline: mean((y - xs)^2), xs and y read once
 //   w4-eigen  X W1 B1 W2 B2 W3 B3 OUT seed 004: fixed-size MLP, latency per call
 //
 // Each is compiled with -O3 -march=native -fopenmp; OpenMP threads follow
@@ -104,14 +105,17 @@ template <typename T> int w2Tdma(char **argv, bool copyOnly) {
   return 0;
 }
 
-int w3(char **argv, bool fused) {
+int w3(char **argv, const std::string &kind) {
   auto xs = readNpy<float>(argv[0]), y = readNpy<float>(argv[1]);
   int64_t total = xs.size();
   Array<float> out{{}, {0.0f}};
-  std::vector<float> ys(fused ? 0 : total);
+  const bool materialized = kind == "w3-materialized";
+  std::vector<float> ys(materialized ? total : 0);
   timeIt([&] {
-    double sum = fused ? w3FusedSum(xs.data.data(), y.data.data(), total)
-                       : w3MaterializedSum(xs.data.data(), y.data.data(), ys.data(), total);
+    const float *x = xs.data.data(), *yv = y.data.data();
+    double sum = materialized       ? w3MaterializedSum(x, yv, ys.data(), total)
+                 : kind == "w3-read" ? w3ReadFloorSum(x, yv, total)
+                                     : w3FusedSum(x, yv, total);
     out.data[0] = float(sum / total);
   });
   writeNpy(argv[2], out);
@@ -170,8 +174,8 @@ int main(int argc, char **argv) {
       return std::string(args[0]) == "f64" ? w2Tdma<double>(args + 1, copyOnly)
                                            : w2Tdma<float>(args + 1, copyOnly);
     }
-    if (workload == "w3-fused" || workload == "w3-materialized")
-      return w3(args, workload == "w3-fused");
+    if (workload == "w3-fused" || workload == "w3-materialized" || workload == "w3-read")
+      return w3(args, workload);
     if (workload == "w4-eigen")
       return w4Eigen(args);
   } catch (const std::exception &e) {
