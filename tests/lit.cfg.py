@@ -26,6 +26,14 @@ tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = ["kiln-opt", "kiln-translate", "kiln-run", "kiln-verify-rules", "mlir-opt", "FileCheck", "not", "split-file"]
 llvm_config.add_tool_substitutions([t for t in tools], tool_dirs)
 
+# The host CPU has FMA instructions (what --fp-contract fuses into).
+try:
+    with open("/proc/cpuinfo") as f:
+        if " fma " in f.read():
+            config.available_features.add("host-fma")
+except OSError:
+    pass
+
 # GPU compile-only tests need the CUDA Toolkit's ptxas (not a GPU).
 cuda_bin = os.environ.get("KILN_CUDA_BIN", "/usr/local/cuda/bin")
 if os.path.exists(os.path.join(cuda_bin, "ptxas")):
