@@ -29,6 +29,52 @@ def KilnLaxToLinalg : Pass<"kiln-lax-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def KilnFuseElementwise : Pass<"kiln-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops, never recomputing a producer's elements";
+  let description = [{
+    Upstream's linalg-fuse-elementwise-ops (the same patterns: elementwise
+    fusion, reshape folding by expansion, constant folding and the
+    canonicalizations it adds), except that a producer whose body computes
+    something is not fused into a consumer whose indexing map for it leaves
+    out loop dimensions: the fused body would recompute each producer
+    element once per point of those dimensions (a matvec's vector in every
+    row). A producer that only moves data (a broadcast, a transpose) still
+    fuses, as does everything upstream fuses otherwise. Exact either way:
+    not fusing materialises the producer's result once.
+  }];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::linalg::LinalgDialect",
+    "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
+def KilnVectorizeMatvec : Pass<"kiln-vectorize-matvec", "mlir::func::FuncOp"> {
+  let summary = "Small row-major matrix-vector products as vector code, rows summed together";
+  let description = [{
+    A linalg.generic on memrefs computing y[i] += W[i, k] * x[k] (W [M, K]
+    row-major, f32 or f64, static shapes, a `reassoc` add, as
+    kiln-lax-to-linalg lowers a matvec dot_general) with at least one
+    vector of rows, K a multiple of the vector and at most `max-macs`
+    multiply-adds becomes scf.for loops over blocks of L rows (L =
+    vector-bits / element bits): L vector accumulators over K, then one
+    shuffle-and-add tree that reduces all L into one vector of row sums
+    (2(L - 1) shuffles, instead of a horizontal sum of log2(L) shuffles
+    for every row, which bound seed 004's 64x64 layer on the one x86
+    shuffle port). Rows past the last whole block are summed one by one.
+    Reassociates the sum, which the `reassoc` flag allows.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+           "Bits of one vector (the rows of a block)">,
+    Option<"maxMacs", "max-macs", "int64_t", /*default=*/"65536",
+           "Largest product (multiply-adds) rewritten; larger ones run in parallel loops">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"
+  ];
+}
+
 def KilnLoopCarryInPlace : Pass<"kiln-loop-carry-in-place"> {
   let summary = "Compute scf.for carries into their iter_args";
   let description = [{

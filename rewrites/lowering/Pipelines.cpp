@@ -67,7 +67,9 @@ void kiln::buildKilnBufferizePipeline(OpPassManager &pm,
                                       const CpuPipelineOptions &options,
                                       bool deallocate) {
   ensureUpstreamPassesRegistered();
-  addText(pm, "canonicalize,linalg-generalize-named-ops,linalg-fuse-elementwise-ops,canonicalize,cse");
+  addText(pm, "canonicalize,linalg-generalize-named-ops");
+  pm.addPass(createKilnFuseElementwise());
+  addText(pm, "canonicalize,cse");
   // Tensors become buffers; function arguments and results get identity
   // layouts so callers pass plain row-major descriptors.
   // Scan carries are computed into their loop buffers (no alloc per step).
@@ -97,6 +99,8 @@ void kiln::buildKilnBufferizePipeline(OpPassManager &pm,
 void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
                                          const CpuPipelineOptions &options) {
   buildKilnBufferizePipeline(pm, options);
+  // Small dense layers (batch-1 matvecs) sum a block of rows together.
+  pm.addNestedPass<func::FuncOp>(createKilnVectorizeMatvec());
   // Every linalg op's parallel dimensions become an scf.parallel (its
   // reductions loops inside), so a large elementwise op or partial
   // reduction runs on all cores like the parallel scans below; a loop with

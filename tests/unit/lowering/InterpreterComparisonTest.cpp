@@ -257,6 +257,26 @@ func.func @f(%a: tensor<3x4x5xf32>, %b: tensor<5x3x6xf32>, %w: tensor<7x5xf32>, 
                          "f");
 }
 
+// Matvecs that kiln-vectorize-matvec sums a block of rows at a time: whole
+// blocks, blocks then single rows, f64's 8 lanes, and dense layers whose
+// activation (not fused into the next matvec) feeds the next one.
+TEST(InterpreterComparison, SmallMatvecRowBlocks) {
+  compareWithInterpreter(R"(
+func.func @f(%w: tensor<48x32xf32>, %x: tensor<32xf32>, %v: tensor<50x64xf32>, %u: tensor<64xf32>,
+             %b: tensor<50xf32>, %d: tensor<20x16xf64>, %e: tensor<16xf64>, %s: tensor<16x50xf32>)
+    -> (tensor<48xf32>, tensor<50xf32>, tensor<20xf64>, tensor<16xf32>) {
+  %0 = lax.dot_general %w, %x contracting = [1] x [0] batch = [] x [] : (tensor<48x32xf32>, tensor<32xf32>) -> tensor<48xf32>
+  %1 = lax.dot_general %v, %u contracting = [1] x [0] batch = [] x [] : (tensor<50x64xf32>, tensor<64xf32>) -> tensor<50xf32>
+  %2 = lax.add %1, %b : tensor<50xf32>
+  %z = lax.constant dense<0.0> : tensor<50xf32>
+  %3 = lax.max %2, %z : tensor<50xf32>
+  %4 = lax.dot_general %d, %e contracting = [1] x [0] batch = [] x [] : (tensor<20x16xf64>, tensor<16xf64>) -> tensor<20xf64>
+  %5 = lax.dot_general %s, %3 contracting = [1] x [0] batch = [] x [] : (tensor<16x50xf32>, tensor<50xf32>) -> tensor<16xf32>
+  return %0, %3, %4, %5 : tensor<48xf32>, tensor<50xf32>, tensor<20xf64>, tensor<16xf32>
+})",
+                         "f");
+}
+
 TEST(InterpreterComparison, ScanVariants) {
   compareWithInterpreter(R"(
 func.func @f(%k: tensor<3xf32>, %a0: tensor<3xf32>, %b0: tensor<3xf32>, %xs: tensor<3x6xf32>, %zs: tensor<6x3xf32>)
