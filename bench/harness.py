@@ -230,7 +230,6 @@ def main():
     args.rounds = max(1, args.rounds)
     pin_threads(args.threads)
 
-    import workloads  # after pinning threads
     bench = Bench(args)
     try:
         run_all(bench, args)
@@ -243,7 +242,7 @@ def main():
 
 
 def run_all(bench, args):
-    import workloads  # first imported by main(), after pinning threads
+    import workloads  # numpy, torch, numba: after main() pinned their threads
     only = {w.strip().upper() for w in args.only.split(",") if w.strip()}
     for bench.round in range(args.rounds):
         if args.rounds > 1:
