@@ -244,10 +244,9 @@ def w3(b):
         b.guarded(wl, "C++ hand-fused", lambda: cpp(b, "w3-fused", xp, yp), ref, rtol, t)
         # The large case is bound by memory: its floor reads xs and y once
         # (no one-pass version can do less), also timed beside Kiln's rows.
-        large = label == "large"
         bytes_read = xs.nbytes + y.nbytes
         paired, floor = {}, None
-        if large:
+        if label == "large":
             b.guarded(wl, "C++ read floor (xs and y once)",
                       lambda: (cpp(b, "w3-read", xp, yp)[0], ref), ref, float("inf"), t,
                       f"{bytes_read / 1e6:.0f} MB read", work=(bytes_read, "GB/s"), limit=True)
