@@ -35,18 +35,15 @@ using namespace mlir;
 
 namespace {
 
-/// How many consumer iterations read each element of `operand`: the product
-/// of the loop ranges its indexing map leaves out (dynamic ranges count as
-/// many).
-int64_t readsPerElement(linalg::GenericOp consumer, OpOperand &operand) {
+/// Whether each element of `operand` is read at one consumer iteration
+/// only: every loop its indexing map leaves out runs once (a dynamic range
+/// may run more).
+bool readOnce(linalg::GenericOp consumer, OpOperand &operand) {
   AffineMap map = consumer.getMatchingIndexingMap(&operand);
-  SmallVector<int64_t> ranges = consumer.getStaticLoopRanges();
-  int64_t reads = 1;
-  for (auto [d, range] : llvm::enumerate(ranges))
-    if (!map.isFunctionOfDim(d))
-      reads = ShapedType::isDynamic(range) ? std::numeric_limits<int64_t>::max() / 2
-                                           : reads * std::max<int64_t>(range, 1);
-  return reads;
+  for (auto [d, range] : llvm::enumerate(consumer.getStaticLoopRanges()))
+    if (!map.isFunctionOfDim(d) && range != 1)
+      return false;
+  return true;
 }
 
 /// A body that only yields its block arguments (a broadcast, a transpose,
@@ -63,7 +60,7 @@ bool shouldFuse(OpOperand *fused) {
   auto generic = dyn_cast<linalg::GenericOp>(producer);
   if (!consumer || !generic || onlyMovesData(generic))
     return true;
-  return readsPerElement(consumer, *fused) == 1;
+  return readOnce(consumer, *fused);
 }
 
 struct FuseElementwisePass : kiln::impl::KilnFuseElementwiseBase<FuseElementwisePass> {

@@ -85,8 +85,8 @@ std::optional<Matvec> matchMatvec(linalg::GenericOp op) {
   Value w = op.getDpsInputs()[0], x = op.getDpsInputs()[1], y = op.getDpsInits()[0];
   auto wType = cast<MemRefType>(w.getType());
   if (!contiguousRows(wType) || !contiguousRows(cast<MemRefType>(x.getType())) ||
-      !contiguousRows(cast<MemRefType>(y.getType())) || !wType.getElementType().isF32() &&
-      !wType.getElementType().isF64())
+      !contiguousRows(cast<MemRefType>(y.getType())) ||
+      !(wType.getElementType().isF32() || wType.getElementType().isF64()))
     return std::nullopt;
   return Matvec{w, x, y, wType.getDimSize(0), wType.getDimSize(1), add.getFastmathAttr()};
 }
