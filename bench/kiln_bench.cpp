@@ -22,9 +22,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "bench/peers/Npy.h"
-#include "driver/Compiler.h"
-#include "driver/GpuCall.h"
-#include "driver/Registration.h"
+#include "compiler/Compiler.h"
+#include "compiler/HeapStats.h"
+#include "tools/JitRun.h"
+#include "compiler/GpuCall.h"
+#include "tools/Registration.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"

@@ -358,7 +358,7 @@ std::optional<llvm::SetVector<Operation *>> opsFedOnlyBy(Block &body, Value arg,
 
 /// A ys nobody reads need not be stacked, a const or an xs slice the body
 /// never reads need not be passed, and a carry whose final value nobody reads and
-/// whose value only feeds its own next value (seed 002's `_` carry) need not
+/// whose value only feeds its own next value (jax-ml/jax#4968's `_` carry) need not
 /// be computed: dropping any of them changes no value that is observed.
 struct PruneUnusedScanParts : OpRewritePattern<ScanOp> {
   using OpRewritePattern::OpRewritePattern;

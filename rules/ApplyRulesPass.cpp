@@ -4,88 +4,97 @@
 // the pipeline before any IR is touched), then runs the enabled rules and
 // the plugins' C++ patterns with MLIR's greedy driver. When the driver does
 // not converge, one more bounded round records which rules kept firing.
+// Everything it does is set by its options (rules/Passes.td); a tool's
+// top-level flags reach them through addRuleFlags.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/ApplyRules.h"
 
+#include "rules/PluginLoader.h"
 #include "rules/RuleRuntime.h"
 #include "rules/RuleSet.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <algorithm>
 #include <map>
+
+namespace kiln {
+#define GEN_PASS_DEF_APPLYRULES
+#define GEN_PASS_REGISTRATION
+#include "rules/Passes.h.inc"
+} // namespace kiln
 
 using namespace kiln::rules;
 using namespace mlir;
 
-RuleOptions &kiln::rules::globalRuleOptions() {
-  static RuleOptions options;
-  return options;
-}
-
-bool kiln::rules::rulesRequested() {
-  const RuleOptions &o = globalRuleOptions();
-  return !o.paths.empty() || !o.patternProviders.empty();
-}
-
 namespace {
-// On builtin.module only: the rules' trace/stats state is shared by the
-// pattern set, so the pass must not run on several functions in parallel.
-struct ApplyRulesPass : public PassWrapper<ApplyRulesPass, OperationPass<ModuleOp>> {
+struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ApplyRulesPass)
 
-  ApplyRulesPass() = default;
-  ApplyRulesPass(const ApplyRulesPass &other)
-      : PassWrapper(other), rules(other.rules), phases(other.phases) {}
+  using ApplyRulesBase::ApplyRulesBase;
 
-  StringRef getArgument() const override { return "kiln-apply-rules"; }
-  StringRef getDescription() const override {
-    return "Apply YAML rewrite rules (--rules) and plugin patterns with the greedy driver";
-  }
-
-  ListOption<std::string> files{*this, "rules",
-                                llvm::cl::desc("Rule files or directories (besides --rules)")};
-  Option<std::string> tags{*this, "tags", llvm::cl::desc("Tags to enable (+t) or disable (-t)"),
-                           llvm::cl::init("")};
-  Option<int> maxIterations{*this, "max-iterations",
-                            llvm::cl::desc("Greedy driver iterations before non-convergence "
-                                           "is an error (0: --rule-max-iterations)"),
-                            llvm::cl::init(0)};
+  /// How many leading `ruleFiles` came from a tool's --rules (addFlags):
+  /// the plugins' rule files load after them, before the pass's own.
+  size_t flagFiles = 0;
 
   std::shared_ptr<RuleSet> rules;
   /// One pattern set per phase (plugin C++ patterns run in phase 0).
   std::vector<std::pair<int, std::shared_ptr<const FrozenRewritePatternSet>>> phases;
 
+  /// Takes a tool's top-level flags (see kiln::rules::addRuleFlags).
+  void addFlags(const kiln::ApplyRulesOptions &flags) {
+    std::vector<std::string> files(flags.ruleFiles.begin(), flags.ruleFiles.end());
+    files.insert(files.end(), ruleFiles.begin(), ruleFiles.end());
+    ruleFiles = files;
+    flagFiles += flags.ruleFiles.size();
+    if (!flags.tags.empty())
+      tags = tags.empty() ? flags.tags : flags.tags + "," + tags;
+    trace = trace || flags.trace;
+    stats = stats || flags.stats;
+    verify = verify || flags.verify;
+    dumpPdl = dumpPdl || flags.dumpPdl;
+    if (explain.empty())
+      explain = flags.explain;
+    if (!maxIterations.hasValue() || maxIterations == 0)
+      maxIterations = flags.maxIterations;
+    if (!maxRewrites.hasValue())
+      maxRewrites = flags.maxRewrites;
+  }
+
   LogicalResult initialize(MLIRContext *ctx) override {
-    const RuleOptions &g = globalRuleOptions();
+    const PluginRules &plugins = PluginRules::global();
     rules = std::make_shared<RuleSet>(ctx);
+    // The tool's --rules, the plugins' rule files, then the pass's own.
+    std::vector<std::string> paths(ruleFiles.begin(), ruleFiles.end());
+    size_t at = std::min(flagFiles, paths.size());
+    paths.insert(paths.begin() + at, plugins.ruleFiles.begin(), plugins.ruleFiles.end());
     bool ok = true;
-    for (const std::string &p : g.paths)
-      ok &= succeeded(rules->loadPath(p));
-    for (const std::string &p : files)
+    for (const std::string &p : paths)
       ok &= succeeded(rules->loadPath(p));
     if (!ok)
       return failure();
-    rules->setTags(g.tags);
     rules->setTags(tags);
-    if (!g.explain.empty() && !rules->lookup(g.explain))
+    if (!explain.empty() && !rules->lookup(explain))
       return emitError(UnknownLoc::get(ctx))
-             << "--rule-explain: no rule named '" << g.explain << "' is loaded";
-    if (g.dumpPdl)
+             << "--rule-explain: no rule named '" << explain << "' is loaded";
+    if (dumpPdl)
       llvm::errs() << rules->describe();
     RuleRuntime &rt = rules->getRuntime();
-    rt.trace = g.trace;
-    rt.verify = g.verify;
+    rt.trace = trace;
+    rt.verify = verify;
     phases.clear();
     for (int phase : rules->getPhases()) {
       RewritePatternSet set(ctx);
       if (failed(rules->populate(set, phase)))
         return failure();
       if (phase == 0)
-        for (auto &provider : g.patternProviders)
+        for (auto &provider : plugins.patternProviders)
           provider(set);
       phases.emplace_back(phase, std::make_shared<FrozenRewritePatternSet>(std::move(set)));
     }
@@ -95,13 +104,12 @@ struct ApplyRulesPass : public PassWrapper<ApplyRulesPass, OperationPass<ModuleO
   /// Runs one phase to a fixpoint; a verification failure or
   /// non-convergence is an error.
   LogicalResult runPhase(int phase, const FrozenRewritePatternSet &patterns, int iterations) {
-    const RuleOptions &g = globalRuleOptions();
     Operation *op = getOperation();
     RuleRuntime &rt = rules->getRuntime();
     GreedyRewriteConfig config;
     config.setListener(&rt);
     config.setMaxIterations(iterations);
-    config.setMaxNumRewrites(g.maxRewrites);
+    config.setMaxNumRewrites(maxRewrites);
     bool converged = succeeded(applyPatternsGreedily(op, patterns, config));
     if (!rt.brokenBy.empty())
       return failure();
@@ -130,20 +138,18 @@ struct ApplyRulesPass : public PassWrapper<ApplyRulesPass, OperationPass<ModuleO
   }
 
   void runOnOperation() override {
-    const RuleOptions &g = globalRuleOptions();
     Operation *op = getOperation();
     RuleRuntime &rt = rules->getRuntime();
     rt.scope = op;
     rt.brokenBy.clear();
-    int iterations = maxIterations ? int(maxIterations) : g.maxIterations;
     for (auto &[phase, patterns] : phases)
-      if (failed(runPhase(phase, *patterns, iterations)))
+      if (failed(runPhase(phase, *patterns, maxIterations)))
         return signalPassFailure();
-    if (!g.explain.empty()) {
-      const CompiledRule *r = rules->lookup(g.explain);
+    if (!explain.empty()) {
+      const CompiledRule *r = rules->lookup(explain);
       explainRule(*r, rules->isEnabled(r->rule), op);
     }
-    if (g.stats) {
+    if (stats) {
       llvm::errs() << "rule-stats:\n";
       std::map<std::string, unsigned> all = rt.applied;
       for (auto &r : rules->getRules())
@@ -156,8 +162,14 @@ struct ApplyRulesPass : public PassWrapper<ApplyRulesPass, OperationPass<ModuleO
 };
 } // namespace
 
-std::unique_ptr<Pass> kiln::rules::createApplyRulesPass() {
-  return std::make_unique<ApplyRulesPass>();
+unsigned kiln::rules::addRuleFlags(OpPassManager &pm, const kiln::ApplyRulesOptions &flags) {
+  unsigned n = 0;
+  for (Pass &pass : pm.getPasses())
+    if (auto *applyRules = llvm::dyn_cast<ApplyRulesPass>(&pass)) {
+      applyRules->addFlags(flags);
+      ++n;
+    }
+  return n;
 }
 
-void kiln::registerKilnRules() { PassRegistration<ApplyRulesPass>(); }
+void kiln::registerKilnRules() { registerKilnRulesPasses(); }

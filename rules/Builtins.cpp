@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "rules/NativeRegistry.h"
 
-#include "rewrites/seed/ScanPushUp.h"
+#include "transforms/ScanPushUp.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -223,7 +223,7 @@ void kiln::rules::registerBuiltinNatives(NativeRegistry &r) {
     return true;
   }, "every listed dimension of the value has size 1");
 
-  // Scan push-up building blocks (rewrites/seed/ScanPushUp.h).
+  // Scan push-up building blocks (transforms/ScanPushUp.h).
   r.addOpRewrite("sink_elementwise_into_scan", kiln::sinkElementwiseIntoScan,
                  "moves an elementwise consumer of a scan's ys into the body (exact)");
   r.addOpRewrite("move_reduction_into_scan_body", kiln::moveReductionIntoScanBody,

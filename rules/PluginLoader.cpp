@@ -6,12 +6,16 @@
 
 #include <set>
 
-#include "rules/ApplyRules.h"
 #include "rules/KilnPlugin.h"
 
 #include "llvm/Support/DynamicLibrary.h"
 
 using namespace kiln::rules;
+
+PluginRules &PluginRules::global() {
+  static PluginRules rules;
+  return rules;
+}
 
 namespace {
 class Registrar : public kiln::PluginRegistrar {
@@ -19,9 +23,11 @@ public:
   std::string errors;
   NativeRegistry &natives() override { return NativeRegistry::global(); }
   void addPatterns(std::function<void(mlir::RewritePatternSet &)> populate) override {
-    globalRuleOptions().patternProviders.push_back(std::move(populate));
+    PluginRules::global().patternProviders.push_back(std::move(populate));
   }
-  void addRuleFile(const std::string &path) override { globalRuleOptions().paths.push_back(path); }
+  void addRuleFile(const std::string &path) override {
+    PluginRules::global().ruleFiles.push_back(path);
+  }
   void error(const std::string &message) override {
     errors += (errors.empty() ? "" : "; ") + message;
   }

@@ -3,14 +3,16 @@
 // Adds, without rebuilding Kiln:
 //  - a native constraint `is_even(int)`, used by plugin_rules.yaml;
 //  - that YAML rule file (integer_pow(neg(x), even n) -> integer_pow(x, n));
-//  - a C++ RewritePattern: rev(rev(x, d), d) -> x, named "plugin-rev-rev";
+//  - a typed C++ RewritePattern on kiln::lax::RevOp: rev(rev(x, d), d) -> x,
+//    named "plugin-rev-rev";
 //  - a pass, --example-count-ops, remarking how many ops a function has;
-//  - seed 002's push-up as a C++ pattern, "plugin-scan-pushup", composed from
+//  - the scan push-up (jax-ml/jax#4968) as a C++ pattern, "plugin-scan-pushup", composed from
 //    Kiln's native building blocks looked up by name (exact steps only: the
 //    float sums that would regroup are left alone).
 //
 //===----------------------------------------------------------------------===//
 #include "rules/KilnPlugin.h"
+#include "dialect/LaxOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -20,18 +22,16 @@
 using namespace mlir;
 
 namespace {
-/// rev(rev(x, d), d) is x. Written against op names: the plugin needs no
-/// Kiln library, only libMLIR.
-struct RevOfRev : public RewritePattern {
-  RevOfRev(MLIRContext *ctx) : RewritePattern("lax.rev", 1, ctx) {
-    setDebugName("plugin-rev-rev");
-  }
-  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
-    Operation *inner = op->getOperand(0).getDefiningOp();
-    if (!inner || inner->getName() != op->getName() ||
-        inner->getAttr("dimensions") != op->getAttr("dimensions"))
+/// rev(rev(x, d), d) is x. Written against the typed lax ops of Kiln's
+/// installed headers (Kiln::Lax): the accessors ODS generates, checked by the
+/// compiler, not attribute names spelled as strings.
+struct RevOfRev : public OpRewritePattern<kiln::lax::RevOp> {
+  RevOfRev(MLIRContext *ctx) : OpRewritePattern(ctx) { setDebugName("plugin-rev-rev"); }
+  LogicalResult matchAndRewrite(kiln::lax::RevOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getOperand().getDefiningOp<kiln::lax::RevOp>();
+    if (!inner || inner.getDimensions() != op.getDimensions())
       return failure();
-    rewriter.replaceOp(op, inner->getOperand(0));
+    rewriter.replaceOp(op, inner.getOperand());
     return success();
   }
 };

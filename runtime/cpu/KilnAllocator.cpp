@@ -2,8 +2,8 @@
 //
 // The CPU pipeline lowers memref.alloc/dealloc to `_mlir_memref_to_llvm_alloc`
 // and `_mlir_memref_to_llvm_free` (finalize-memref-to-llvm with
-// use-generic-functions), implemented here. Large temporaries (seed 003's
-// scratch rows, seed 002's stacked output) would otherwise go through
+// use-generic-functions), implemented here. Large temporaries (jax-ml/jax#2491's
+// scratch rows, jax-ml/jax#4968's stacked output) would otherwise go through
 // malloc/free on every call: glibc hands blocks that large to mmap/munmap, so
 // every call paid page faults on fresh zeroed pages. This allocator keeps
 // freed blocks in per-thread, per-size free lists and reuses them, so a
@@ -16,7 +16,7 @@
 //
 // The bytes the compiled code holds (allocated, not yet freed) and their
 // peak are counted for kiln_rt_heap_stats: the benchmarks report the extra
-// memory a program needs (seed 002's stacked output, or none after the
+// memory a program needs (jax-ml/jax#4968's stacked output, or none after the
 // push-up) from it.
 //
 //===----------------------------------------------------------------------===//

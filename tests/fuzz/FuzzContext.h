@@ -2,7 +2,7 @@
 #ifndef KILN_TESTS_FUZZ_FUZZCONTEXT_H
 #define KILN_TESTS_FUZZ_FUZZCONTEXT_H
 
-#include "driver/Registration.h"
+#include "tools/Registration.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"

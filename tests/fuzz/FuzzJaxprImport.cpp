@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tests/fuzz/FuzzContext.h"
-#include "dialect/importer/JaxprImporter.h"
+#include "importer/JaxprImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "driver/Registration.h"
+#include "tools/Registration.h"
 #include "tests/fuzz/FuzzContext.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"

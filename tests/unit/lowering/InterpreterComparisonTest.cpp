@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "tests/unit/lowering/LoweringTestUtils.h"
 
-#include "dialect/interpreter/Interpreter.h"
+#include "reference/Interpreter.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -25,24 +25,8 @@ using kiln::interp::Tensor;
 
 namespace {
 
-ElementKind kindOf(mlir::Type t) {
-  if (t.isF32())
-    return ElementKind::F32;
-  if (t.isF64())
-    return ElementKind::F64;
-  if (t.isInteger(1))
-    return ElementKind::Bool;
-  if (t.isUnsignedInteger(32))
-    return ElementKind::U32;
-  if (t.isInteger(8))
-    return ElementKind::I8;
-  if (t.isInteger(32))
-    return ElementKind::I32;
-  return ElementKind::I64;
-}
-
 std::vector<char> bytesOf(const Tensor &t) {
-  ElementKind kind = kindOf(t.getElementType());
+  ElementKind kind = *elementKindOf(t.getElementType());
   size_t w = elementSize(kind);
   std::vector<char> bytes(std::max<size_t>(t.size() * w, 1));
   for (int64_t i = 0; i < t.size(); ++i) {
@@ -98,7 +82,7 @@ void compareWithInterpreter(const std::string &src, const std::string &entry,
     argBytes.push_back(bytesOf(t));
     views.push_back({argBytes.back().data(),
                      std::vector<int64_t>(t.shape().begin(), t.shape().end()),
-                     kindOf(t.getElementType())});
+                     *elementKindOf(t.getElementType())});
   }
   for (auto [runtime, target] : {std::pair{true, Target::Cpu}, std::pair{false, Target::Cpu},
                                  std::pair{true, Target::Gpu}}) {
@@ -125,7 +109,7 @@ void compareWithInterpreter(const std::string &src, const std::string &entry,
       std::vector<char> wantBytes = bytesOf(want);
       std::string where;
       EXPECT_TRUE(buffersClose(jit.outputs[i].data(), wantBytes.data(),
-                               want.size(), kindOf(want.getElementType()), 1e-4,
+                               want.size(), *elementKindOf(want.getElementType()), 1e-4,
                                1e-5, &where))
           << "output " << i << ": " << where;
     }

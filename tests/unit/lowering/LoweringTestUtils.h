@@ -2,7 +2,9 @@
 #ifndef KILN_TESTS_UNIT_LOWERING_LOWERINGTESTUTILS_H
 #define KILN_TESTS_UNIT_LOWERING_LOWERINGTESTUTILS_H
 
-#include "driver/Compiler.h"
+#include "compiler/Compiler.h"
+#include "compiler/HeapStats.h"
+#include "tools/JitRun.h"
 #include "tests/unit/SourceFiles.h"
 
 #include <gtest/gtest.h>

@@ -1,0 +1,589 @@
+//===- Compiler.cpp - lax -> JIT-compiled Executable ----------------------===//
+//
+// compile():
+//  1. clones the module, lowers lax to linalg and adds `__kiln_dps`, the
+//     entry in destination-passing style: tensor inputs (marked not
+//     writable, so the caller's buffers are never clobbered) and one
+//     identity-layout memref per result, filled by a memref.copy that
+//     --kiln-outputs-in-place turns into computing the result in place;
+//  2. inlines the entry, runs --kiln-lower-cpu;
+//  3. adds `__kiln_call(ptr %buffers)`, an LLVM function that loads the data
+//     pointers and passes the static-shape memref descriptors to __kiln_dps,
+//     so a call needs no descriptor set-up at all (LLVM inlines both);
+//  4. JITs at -O3 for the host CPU (target machine and function attributes
+//     from the host's name and features) and looks the raw symbol up once.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Compiler.h"
+#include "compiler/HeapStats.h"
+#include "compiler/CompileCache.h"
+#include "compiler/GpuCall.h"
+#include "compiler/HostJit.h"
+
+#include "dialect/LaxDialect.h"
+#include "compiler/Dialects.h"
+#include "lowering/gpu/GpuPipeline.h"
+#include "lowering/Passes.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Config/llvm-config.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <optional>
+
+#ifndef KILN_RUNTIME_CPU_PATH
+#define KILN_RUNTIME_CPU_PATH ""
+#endif
+
+using namespace mlir;
+
+namespace kiln {
+
+size_t elementSize(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F32:
+  case ElementKind::I32:
+  case ElementKind::U32:
+    return 4;
+  case ElementKind::F64:
+  case ElementKind::I64:
+    return 8;
+  case ElementKind::F16:
+  case ElementKind::BF16:
+    return 2;
+  case ElementKind::I8:
+  case ElementKind::Bool:
+    return 1;
+  }
+  return 0;
+}
+
+std::optional<ElementKind> elementKindOf(mlir::Type t) {
+  if (t.isF32())
+    return ElementKind::F32;
+  if (t.isF64())
+    return ElementKind::F64;
+  if (t.isF16())
+    return ElementKind::F16;
+  if (t.isBF16())
+    return ElementKind::BF16;
+  if (t.isSignlessInteger(1))
+    return ElementKind::Bool;
+  if (t.isSignlessInteger(8))
+    return ElementKind::I8;
+  if (t.isSignlessInteger(32))
+    return ElementKind::I32;
+  if (t.isSignlessInteger(64))
+    return ElementKind::I64;
+  if (t.isUnsignedInteger(32))
+    return ElementKind::U32;
+  return std::nullopt;
+}
+
+const char *elementKindName(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F32:
+    return "f32";
+  case ElementKind::F64:
+    return "f64";
+  case ElementKind::F16:
+    return "f16";
+  case ElementKind::BF16:
+    return "bf16";
+  case ElementKind::I8:
+    return "i8";
+  case ElementKind::I32:
+    return "i32";
+  case ElementKind::I64:
+    return "i64";
+  case ElementKind::U32:
+    return "u32";
+  case ElementKind::Bool:
+    return "bool";
+  }
+  return "?";
+}
+
+int64_t TensorSpec::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+namespace {
+
+
+std::optional<TensorSpec> specOf(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  if (!rt || !rt.hasStaticShape())
+    return std::nullopt;
+  auto kind = elementKindOf(rt.getElementType());
+  if (!kind)
+    return std::nullopt;
+  return TensorSpec{
+      std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end()), *kind};
+}
+
+/// Identity of the binary that holds `address` (path, size, modification
+/// time): a rebuilt Kiln changes it, so stale cache entries are not reused
+/// even when the version number stays the same.
+std::string binaryIdentity(const void *address) {
+  Dl_info info;
+  if (!dladdr(address, &info) || !info.dli_fname)
+    return "?";
+  std::string id = info.dli_fname;
+  struct stat st;
+  if (stat(info.dli_fname, &st) == 0)
+    id += ":" + std::to_string(st.st_size) + ":" +
+          std::to_string(st.st_mtim.tv_sec) + "." +
+          std::to_string(st.st_mtim.tv_nsec);
+  return id;
+}
+
+/// Everything the compiled object depends on, as text (hashed into the
+/// cache key): the module after rewrites (without locations), the entry,
+/// the options that change code, Kiln's build, LLVM and the host CPU.
+std::string cacheKeyText(ModuleOp module, const std::string &entry,
+                         const CompileOptions &options, const std::string &gpuChip) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "kiln-cache-v1\nentry " << entry << "\nopt " << options.optLevel
+     << "\ngemm " << options.useRuntimeGemm << " "
+     << options.runtimeGemmMinMacs << "\nasync " << options.loadAsyncRuntime
+     << "\ntarget " << (options.target == Target::Gpu ? "gpu " + gpuChip : "cpu")
+     << "\nparallel-scans " << options.parallelScans << " "
+     << options.scanVectorBits << " " << options.scanLaneGroups << "\napproximate-math "
+     << options.approximateMath << "\nfp-contract " << options.fpContract
+     << "\nllvm " << LLVM_VERSION_STRING << "\nkiln "
+     << binaryIdentity(reinterpret_cast<const void *>(&cacheKeyText)) << " "
+     << binaryIdentity(
+            reinterpret_cast<const void *>(&buildKilnLinalgToLLVMPipeline))
+     << "\nhost " << hostTargetDescription() << "\n";
+  module.print(os, OpPrintingFlags().useLocalScope());
+  return text;
+}
+
+std::string runtimePath(const CompileOptions &options) {
+  if (!options.runtimeLibrary.empty())
+    return options.runtimeLibrary;
+  if (const char *env = std::getenv("KILN_RUNTIME_CPU"))
+    return env;
+  return KILN_RUNTIME_CPU_PATH;
+}
+
+/// Step 1: the destination-passing wrapper around `entry`.
+void addDpsWrapper(ModuleOp module, func::FuncOp entry) {
+  OpBuilder b(module.getContext());
+  b.setInsertionPointToEnd(module.getBody());
+  Location loc = entry.getLoc();
+  FunctionType ft = entry.getFunctionType();
+  SmallVector<Type> argTypes(ft.getInputs());
+  for (Type r : ft.getResults()) {
+    auto rt = cast<RankedTensorType>(r);
+    argTypes.push_back(MemRefType::get(rt.getShape(), rt.getElementType()));
+  }
+  auto fn = func::FuncOp::create(b, loc, "__kiln_dps",
+                                 b.getFunctionType(argTypes, {}));
+  for (unsigned i = 0; i < ft.getNumInputs(); ++i)
+    fn.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
+  Block *block = fn.addEntryBlock();
+  b.setInsertionPointToStart(block);
+  auto call = func::CallOp::create(
+      b, loc, entry, block->getArguments().take_front(ft.getNumInputs()));
+  // Each result is copied into its output memref; --kiln-outputs-in-place
+  // then computes it there directly when its producers are private to it.
+  // (bufferization.materialize_in_destination into a memref is avoided:
+  // eliminate-empty-tensors rewrites through shared values for it and
+  // corrupts other results.)
+  for (auto [i, r] : llvm::enumerate(call.getResults())) {
+    auto rt = cast<RankedTensorType>(r.getType());
+    SmallVector<int64_t> strides(rt.getRank(), ShapedType::kDynamic);
+    auto anyLayout = MemRefType::get(
+        rt.getShape(), rt.getElementType(),
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides));
+    Value buffer = bufferization::ToBufferOp::create(b, loc, anyLayout, r,
+                                                     /*read_only=*/true);
+    memref::CopyOp::create(b, loc, buffer,
+                           block->getArgument(ft.getNumInputs() + i));
+  }
+  func::ReturnOp::create(b, loc);
+  entry.setPrivate();
+}
+
+/// Step 3: `__kiln_call(ptr)` unpacking data pointers into descriptors.
+LogicalResult addRawEntry(ModuleOp module, ArrayRef<TensorSpec> specs) {
+  auto dps = module.lookupSymbol<LLVM::LLVMFuncOp>("__kiln_dps");
+  if (!dps)
+    return module.emitError("lowered module lacks __kiln_dps");
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  Location loc = dps.getLoc();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  auto i64 = b.getI64Type();
+  auto fn = LLVM::LLVMFuncOp::create(
+      b, loc, "__kiln_call",
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptrTy}));
+  Block *block = fn.addEntryBlock(b);
+  b.setInsertionPointToStart(block);
+  auto cst = [&](int64_t v) -> Value {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+  };
+  SmallVector<Value> args;
+  for (auto [i, spec] : llvm::enumerate(specs)) {
+    Value slot =
+        LLVM::GEPOp::create(b, loc, ptrTy, ptrTy, block->getArgument(0),
+                            ArrayRef<LLVM::GEPArg>{(int32_t)i});
+    Value p = LLVM::LoadOp::create(b, loc, ptrTy, slot);
+    args.append({p, p, cst(0)});
+    for (int64_t d : spec.shape)
+      args.push_back(cst(d));
+    // Row-major strides.
+    SmallVector<int64_t> strides(spec.shape.size(), 1);
+    for (int64_t d = (int64_t)spec.shape.size() - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * spec.shape[d + 1];
+    for (int64_t s : strides)
+      args.push_back(cst(s));
+  }
+  if (args.size() != dps.getNumArguments())
+    return dps.emitError("unexpected signature of the lowered entry");
+  LLVM::CallOp::create(b, loc, dps, args);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  return success();
+}
+
+} // namespace
+
+struct Executable::Impl {
+  std::unique_ptr<LoadedObject> code;
+  /// Target::Gpu: the runtime that moves buffers to and from the device.
+  const GpuRuntimeApi *gpu = nullptr;
+  std::vector<TensorSpec> inputs, outputs;
+  std::string loweredIR;
+  CacheOutcome cache;
+};
+
+Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Executable::~Executable() = default;
+const std::vector<TensorSpec> &Executable::inputs() const {
+  return impl_->inputs;
+}
+const std::vector<TensorSpec> &Executable::outputs() const {
+  return impl_->outputs;
+}
+const std::string &Executable::loweredIR() const { return impl_->loweredIR; }
+const CacheOutcome &Executable::cacheOutcome() const { return impl_->cache; }
+Target Executable::target() const { return impl_->gpu ? Target::Gpu : Target::Cpu; }
+
+const char *CacheOutcome::kindName() const {
+  switch (kind) {
+  case Off:
+    return "off";
+  case Hit:
+    return "hit";
+  case Miss:
+    return "miss";
+  case Rebuilt:
+    return "rebuilt";
+  }
+  return "?";
+}
+
+std::string CacheOutcome::describe() const {
+  std::string text = kindName();
+  if (kind != Off)
+    text += " " + entry;
+  if (kind == Rebuilt)
+    text += ": " + invalid;
+  if (!notStored.empty())
+    text += " (not stored: " + notStored + ")";
+  return text;
+}
+
+bool Executable::call(const std::vector<BufferView> &inputs,
+                      const std::vector<BufferView> &outputs,
+                      std::string *error) const {
+  auto fail = [&](const std::string &msg) {
+    if (error)
+      *error = msg;
+    return false;
+  };
+  if (inputs.size() != impl_->inputs.size() ||
+      outputs.size() != impl_->outputs.size())
+    return fail("expected " + std::to_string(impl_->inputs.size()) +
+                " inputs and " + std::to_string(impl_->outputs.size()) +
+                " outputs");
+  auto check = [&](const BufferView &v, const TensorSpec &s, const char *what,
+                   size_t i) {
+    if (v.shape != s.shape || v.kind != s.kind || (!v.data && s.numElements()))
+      return fail(
+          std::string(what) + " " + std::to_string(i) +
+          ": shape, element kind or data pointer differs from the signature");
+    return true;
+  };
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!check(inputs[i], impl_->inputs[i], "input", i))
+      return false;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!check(outputs[i], impl_->outputs[i], "output", i))
+      return false;
+  // On the stack for up to 32 buffers: no heap allocation per call.
+  llvm::SmallVector<void *, 32> buffers;
+  for (const BufferView &v : inputs)
+    buffers.push_back(v.data);
+  for (const BufferView &v : outputs)
+    buffers.push_back(v.data);
+  if (impl_->gpu) {
+    llvm::SmallVector<size_t, 32> bytes;
+    for (const TensorSpec &spec : impl_->inputs)
+      bytes.push_back(spec.numBytes());
+    for (const TensorSpec &spec : impl_->outputs)
+      bytes.push_back(spec.numBytes());
+    return callOnGpu(*impl_->gpu, fn_, buffers.data(), bytes.data(), inputs.size(),
+                     buffers.size(), error);
+  }
+  fn_(buffers.data());
+  return true;
+}
+
+Compiler::Compiler(CompileOptions options) : options_(std::move(options)) {}
+Compiler::~Compiler() = default;
+
+void Compiler::prepareContext(MLIRContext &context) {
+  DialectRegistry registry;
+  registerAllKilnDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  context.appendDialectRegistry(registry);
+  context.loadDialect<lax::LaxDialect, func::FuncDialect,
+                      bufferization::BufferizationDialect, LLVM::LLVMDialect,
+                      memref::MemRefDialect>();
+}
+
+std::unique_ptr<Executable> Compiler::compileSource(const std::string &source,
+                                                    const std::string &entry,
+                                                    std::string *error) const {
+  MLIRContext context;
+  prepareContext(context);
+  std::string diags;
+  llvm::raw_string_ostream os(diags);
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    os << d.getLocation() << ": " << d << "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
+  if (!module) {
+    if (error)
+      *error = "parse error: " + diags;
+    return nullptr;
+  }
+  return compile(*module, entry, error);
+}
+
+std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
+                                              const std::string &entry,
+                                              std::string *error) const {
+  MLIRContext *ctx = module.getContext();
+  prepareContext(*ctx);
+  std::string diags;
+  llvm::raw_string_ostream os(diags);
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+    os << d.getLocation() << ": " << d << "\n";
+    return success();
+  });
+  auto fail = [&](const std::string &msg) -> std::unique_ptr<Executable> {
+    if (error)
+      *error = msg + (diags.empty() ? "" : "\n" + diags);
+    return nullptr;
+  };
+
+  OwningOpRef<ModuleOp> clone(module.clone());
+  auto fn = clone->lookupSymbol<func::FuncOp>(entry);
+  if (!fn || fn.isExternal())
+    return fail("no function @" + entry + " with a body");
+  auto impl = std::make_unique<Executable::Impl>();
+  for (Type t : fn.getFunctionType().getInputs()) {
+    auto s = specOf(t);
+    if (!s)
+      return fail("@" + entry +
+                  ": arguments must be statically shaped tensors");
+    impl->inputs.push_back(*s);
+  }
+  for (Type t : fn.getFunctionType().getResults()) {
+    auto s = specOf(t);
+    if (!s)
+      return fail("@" + entry + ": results must be statically shaped tensors");
+    impl->outputs.push_back(*s);
+  }
+  const bool gpu = options_.target == Target::Gpu;
+  std::string gpuChip;
+  if (gpu) {
+    std::string why;
+    impl->gpu = loadGpuRuntime(gpuRuntimePath(options_.gpuRuntimeLibrary), why);
+    if (!impl->gpu)
+      return fail("GPU target: " + why);
+    gpuChip = options_.gpuChip;
+    const char *deviceChip = impl->gpu->status() ? nullptr : impl->gpu->chip();
+    if (gpuChip.empty())
+      gpuChip = deviceChip && *deviceChip ? deviceChip : "sm_80";
+  }
+  // The compile cache: the key names everything the object depends on.
+  std::optional<CompileCache> cache;
+  std::string key;
+  if (!options_.cacheDir.empty() && !options_.keepLoweredIR && !options_.printIRAfterAll) {
+    cache.emplace(options_.cacheDir);
+    key = CompileCache::digest(cacheKeyText(*clone, entry, options_, gpuChip));
+    std::string object;
+    impl->cache.entry = cache->entryPath(key);
+    switch (cache->load(key, object, impl->cache.invalid)) {
+    case CompileCache::Lookup::Hit: {
+      impl->cache.kind = CacheOutcome::Hit;
+      std::string why;
+      if (auto exe = link(std::move(impl), object, why))
+        return exe;
+      return fail(why);
+    }
+    case CompileCache::Lookup::Invalid:
+      impl->cache.kind = CacheOutcome::Rebuilt;
+      break;
+    case CompileCache::Lookup::Miss:
+      impl->cache.kind = CacheOutcome::Miss;
+      break;
+    }
+  }
+
+  // lax -> linalg first: unsigned types become signless in every
+  // signature, so the wrapper is built on the lowered entry's types.
+  // The same two halves as --kiln-lower-cpu, split so the wrapper can be
+  // added in between.
+  CpuPipelineOptions pipeline;
+  pipeline.useRuntimeGemm = options_.useRuntimeGemm;
+  pipeline.runtimeGemmMinMacs = options_.runtimeGemmMinMacs;
+  pipeline.parallelScans = options_.parallelScans;
+  pipeline.scanVectorBits = options_.scanVectorBits;
+  pipeline.scanLaneGroups = options_.scanLaneGroups;
+  pipeline.approximateMath = options_.approximateMath;
+  GpuPipelineConfig gpuConfig;
+  gpuConfig.chip = gpuChip;
+  gpuConfig.runtimeGemmMinMacs =
+      options_.useRuntimeGemm ? options_.runtimeGemmMinMacs : INT64_MAX;
+  gpuConfig.approximateMath = options_.approximateMath;
+  // Printing the lowering's IR needs the passes to run one at a time.
+  auto printing = [&](PassManager &pm) {
+    if (options_.printIRAfterAll) {
+      ctx->disableMultithreading();
+      pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                         [](Pass *, Operation *) { return true; }, /*printModuleScope=*/true,
+                         /*printAfterOnlyOnChange=*/false);
+    }
+  };
+  PassManager laxPm(ctx);
+  printing(laxPm);
+  if (gpu)
+    buildKilnLaxToLinalgForGpu(laxPm, gpuConfig);
+  else
+    buildKilnLaxToLinalgPipeline(laxPm, pipeline);
+  if (failed(laxPm.run(*clone)))
+    return fail("lowering @" + entry + " to linalg failed");
+  addDpsWrapper(*clone, fn);
+
+  PassManager pm(ctx);
+  printing(pm);
+  pm.addPass(createInlinerPass());
+  pm.addPass(createSymbolDCEPass());
+  if (gpu)
+    buildKilnLinalgToGpuPipeline(pm, gpuConfig);
+  else
+    buildKilnLinalgToLLVMPipeline(pm, pipeline);
+  if (failed(pm.run(*clone)))
+    return fail("lowering @" + entry + " failed");
+  std::vector<TensorSpec> all(impl->inputs);
+  all.insert(all.end(), impl->outputs.begin(), impl->outputs.end());
+  if (failed(addRawEntry(*clone, all)))
+    return fail("cannot build the raw entry");
+  if (options_.keepLoweredIR) {
+    llvm::raw_string_ostream ir(impl->loweredIR);
+    clone->print(ir);
+  }
+
+  std::string object, why;
+  if (!compileToHostObject(*clone, options_.optLevel, options_.fpContract, object, &why))
+    return fail("code generation for @" + entry + " failed: " + why);
+  if (cache && !cache->store(key, object, &why))
+    impl->cache.notStored = why;
+  if (auto exe = link(std::move(impl), object, why))
+    return exe;
+  return fail(why);
+}
+
+std::unique_ptr<Executable>
+Compiler::link(std::unique_ptr<Executable::Impl> impl,
+               const std::string &object, std::string &why) const {
+  std::vector<std::string> libs;
+  if (impl->gpu) {
+    // Loading runs the kernels' module loads: only where a GPU can.
+    if (const char *status = impl->gpu->status()) {
+      why = std::string("compiled for the GPU, but no GPU can run it: ") + status;
+      return nullptr;
+    }
+    impl->gpu->takeError(); // start clean
+    libs.push_back(impl->gpu->path);
+  } else {
+    if (std::string rt = runtimePath(options_); !rt.empty())
+      libs.push_back(rt);
+#ifdef KILN_ASYNC_RUNTIME_PATH
+    // Parallel loops (batch-parallel scans) call MLIR's async runtime.
+    if (options_.loadAsyncRuntime)
+      libs.push_back(KILN_ASYNC_RUNTIME_PATH);
+#endif
+  }
+  impl->code = LoadedObject::load(object, libs, &why);
+  if (!impl->code) {
+    why = "JIT failed: " + why;
+    return nullptr;
+  }
+  if (impl->gpu)
+    if (const char *error = impl->gpu->takeError()) {
+      why = std::string("loading the GPU kernels failed: ") + error;
+      return nullptr;
+    }
+  void *raw = impl->code->lookup("__kiln_call", &why);
+  if (!raw) {
+    why = "JIT lookup failed: " + why;
+    return nullptr;
+  }
+  std::unique_ptr<Executable> exe(new Executable(std::move(impl)));
+  exe->fn_ = reinterpret_cast<void (*)(void *const *)>(raw);
+  return exe;
+}
+
+HeapStats runtimeHeapStats(bool resetPeak) {
+  // The runtime library is loaded permanently by the first CPU compile.
+  using StatsFn = void (*)(int64_t *, int64_t *, int32_t);
+  auto stats = reinterpret_cast<StatsFn>(
+      llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("kiln_rt_heap_stats"));
+  HeapStats result;
+  if (stats)
+    stats(&result.live, &result.peak, resetPeak ? 1 : 0);
+  return result;
+}
+
+} // namespace kiln

@@ -1,0 +1,377 @@
+//===- HostJit.cpp - host object code: emit and link ----------------------===//
+//
+// Emission follows mlir::ExecutionEngine (translate, set the host triple and
+// data layout, optimise with makeOptimizingTransformer) but stops at an
+// object file, which the compile cache can keep. Linking uses a plain ORC
+// LLJIT: a cached object is linked exactly like a fresh one, so a cache hit
+// runs the same code as a miss.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/HostJit.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
+namespace kiln {
+
+namespace {
+
+void initLLVMOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+template <typename T>
+bool take(llvm::Expected<T> &value, const char *what, std::string *error) {
+  if (value)
+    return true;
+  if (error)
+    *error = std::string(what) + ": " + llvm::toString(value.takeError());
+  return false;
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+hostTargetMachine(unsigned optLevel, bool fpContract = false) {
+  initLLVMOnce();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return jtmb.takeError();
+  jtmb->setCodeGenOptLevel(optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
+                           : optLevel == 0 ? llvm::CodeGenOptLevel::None
+                                           : llvm::CodeGenOptLevel::Default);
+  // Fast: the DAG combiner may fuse an fmul feeding an fadd/fsub into one
+  // FMA whether or not the IR says `contract`; Standard (LLVM's default)
+  // fuses only what the IR allows, which Kiln's lowering never does.
+  if (fpContract)
+    jtmb->getOptions().AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  return jtmb->createTargetMachine();
+}
+
+/// Replaces llvm.global_ctors / llvm.global_dtors (the GPU module load and
+/// unload of gpu.binary) by two plain functions, `__kiln_init` and
+/// `__kiln_fini`, that LoadedObject calls: an object file linked by LLJIT
+/// without an ORC platform runtime would not run .init_array entries.
+void lowerGlobalCtorsToFunctions(llvm::Module &module) {
+  for (auto [global, name] : {std::pair{"llvm.global_ctors", "__kiln_init"},
+                              std::pair{"llvm.global_dtors", "__kiln_fini"}}) {
+    llvm::GlobalVariable *list = module.getGlobalVariable(global);
+    if (!list)
+      continue;
+    std::vector<std::pair<uint64_t, llvm::Function *>> entries;
+    if (auto *array = llvm::dyn_cast<llvm::ConstantArray>(list->getInitializer()))
+      for (llvm::Use &u : array->operands())
+        if (auto *entry = llvm::dyn_cast<llvm::ConstantStruct>(u.get()))
+          if (auto *fn = llvm::dyn_cast<llvm::Function>(entry->getOperand(1)))
+            entries.push_back(
+                {llvm::cast<llvm::ConstantInt>(entry->getOperand(0))->getZExtValue(), fn});
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](auto &a, auto &b) { return a.first < b.first; });
+    list->eraseFromParent();
+    llvm::LLVMContext &ctx = module.getContext();
+    auto *fn = llvm::Function::Create(
+        llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+        llvm::GlobalValue::ExternalLinkage, name, module);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    for (auto &[priority, callee] : entries)
+      b.CreateCall(callee);
+    b.CreateRetVoid();
+  }
+}
+
+/// The memref allocation functions (KilnRuntimeCpu's caching allocator)
+/// return fresh memory, like malloc. Said on their declarations, alias
+/// analysis can keep an accumulator in a register instead of storing it to
+/// its buffer on every iteration, which otherwise also blocks vectorization.
+void markAllocatorsNoAlias(llvm::Module &module) {
+  for (const char *name : {"_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_aligned_alloc"})
+    if (llvm::Function *fn = module.getFunction(name))
+      fn->addRetAttr(llvm::Attribute::NoAlias);
+}
+
+} // namespace
+
+std::string hostTargetDescription() {
+  // The host does not change while the process runs: build a target machine
+  // once, not on every cached compile.
+  static const std::string description = [] {
+    auto tm = hostTargetMachine(3);
+    if (!tm) {
+      llvm::consumeError(tm.takeError());
+      return std::string("unknown-host");
+    }
+    return (*tm)->getTargetTriple().str() + " " + llvm::sys::getHostCPUName().str() + " " +
+           (*tm)->getTargetFeatureString().str();
+  }();
+  return description;
+}
+
+bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel, bool fpContract,
+                         std::string &object, std::string *error) {
+  auto tm = hostTargetMachine(optLevel, fpContract);
+  if (!take(tm, "no host target machine", error))
+    return false;
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule) {
+    if (error)
+      *error = "translation to LLVM IR failed";
+    return false;
+  }
+  llvmModule->setDataLayout((*tm)->createDataLayout());
+  llvmModule->setTargetTriple((*tm)->getTargetTriple());
+  // Function attributes for the host CPU, so the optimiser's cost models and
+  // the vectoriser see AVX2/AVX-512 where the machine has them. With
+  // AVX-512 the loop vectoriser may use all 512 bits (LLVM prefers 256 on
+  // these CPUs by default, against clock throttling that recent cores no
+  // longer have; Kiln's own vector code is 512 bits wide already).
+  std::string cpu = llvm::sys::getHostCPUName().str();
+  std::string features = (*tm)->getTargetFeatureString().str();
+  bool avx512 = llvm::StringRef(features).contains("+avx512f");
+  for (llvm::Function &f : *llvmModule)
+    if (!f.isDeclaration()) {
+      f.addFnAttr("target-cpu", cpu);
+      f.addFnAttr("target-features", features);
+      if (avx512)
+        f.addFnAttr("prefer-vector-width", "512");
+    }
+  lowerGlobalCtorsToFunctions(*llvmModule);
+  markAllocatorsNoAlias(*llvmModule);
+  auto optimize =
+      mlir::makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, tm->get());
+  if (llvm::Error e = optimize(llvmModule.get())) {
+    if (error)
+      *error = "LLVM optimisation failed: " + llvm::toString(std::move(e));
+    return false;
+  }
+  llvm::orc::SimpleCompiler compile(**tm);
+  auto buffer = compile(*llvmModule);
+  if (!take(buffer, "code generation failed", error))
+    return false;
+  object.assign((*buffer)->getBufferStart(), (*buffer)->getBufferSize());
+  return true;
+}
+
+namespace {
+/// Continuations that MLIR's async runtime runs on its workers. A parallel
+/// loop returns to its caller as soon as the last task signals completion,
+/// but that task's worker is then still in the task's epilogue, in JIT code:
+/// freeing the code at that moment crashed (seen under load). Every resume
+/// function the JIT code hands to the runtime goes through `trampoline`,
+/// which counts it until it has returned; LoadedObject waits for the count
+/// to drop to zero before the code is freed.
+struct AsyncTasks {
+  std::mutex mutex;
+  std::condition_variable idle;
+  int64_t running = 0;
+
+  static AsyncTasks &get() {
+    static AsyncTasks *tasks = new AsyncTasks(); // outlives every executable
+    return *tasks;
+  }
+  void waitIdle() {
+    std::unique_lock<std::mutex> lock(mutex);
+    idle.wait(lock, [&] { return running == 0; });
+  }
+};
+
+using CoroResume = void (*)(void *);
+struct Continuation {
+  void *handle;
+  CoroResume resume;
+};
+
+Continuation *track(void *handle, CoroResume resume) {
+  AsyncTasks &tasks = AsyncTasks::get();
+  std::lock_guard<std::mutex> lock(tasks.mutex);
+  ++tasks.running;
+  return new Continuation{handle, resume};
+}
+
+void trampoline(void *arg) {
+  auto *c = static_cast<Continuation *>(arg);
+  c->resume(c->handle); // returns here, out of the JIT code
+  delete c;
+  AsyncTasks &tasks = AsyncTasks::get();
+  std::lock_guard<std::mutex> lock(tasks.mutex);
+  if (--tasks.running == 0)
+    tasks.idle.notify_all();
+}
+
+// The runtime's entries that take a resume function, and their wrappers.
+// The library is permanent, so each real address is the same on every load;
+// atomics because a load may store it while another executable's tasks run.
+std::atomic<void *> realExecute, realAwaitToken, realAwaitValue, realAwaitGroup;
+template <typename F> F as(const std::atomic<void *> &real) {
+  return reinterpret_cast<F>(real.load(std::memory_order_acquire));
+}
+using Execute = void (*)(void *, CoroResume);
+using AwaitAndExecute = void (*)(void *, void *, CoroResume);
+void trackedExecute(void *h, CoroResume r) { as<Execute>(realExecute)(track(h, r), trampoline); }
+void trackedAwaitToken(void *t, void *h, CoroResume r) {
+  as<AwaitAndExecute>(realAwaitToken)(t, track(h, r), trampoline);
+}
+void trackedAwaitValue(void *v, void *h, CoroResume r) {
+  as<AwaitAndExecute>(realAwaitValue)(v, track(h, r), trampoline);
+}
+void trackedAwaitGroup(void *g, void *h, CoroResume r) {
+  as<AwaitAndExecute>(realAwaitGroup)(g, track(h, r), trampoline);
+}
+
+/// Routes the async runtime's continuation entries in `exported` through
+/// the wrappers above. Returns whether it did (the library is the runtime).
+bool trackAsyncTasks(llvm::StringMap<void *> &exported) {
+  struct Entry {
+    const char *name;
+    std::atomic<void *> &real;
+    void *wrapper;
+  };
+  Entry entries[] = {
+      {"mlirAsyncRuntimeExecute", realExecute, reinterpret_cast<void *>(&trackedExecute)},
+      {"mlirAsyncRuntimeAwaitTokenAndExecute", realAwaitToken,
+       reinterpret_cast<void *>(&trackedAwaitToken)},
+      {"mlirAsyncRuntimeAwaitValueAndExecute", realAwaitValue,
+       reinterpret_cast<void *>(&trackedAwaitValue)},
+      {"mlirAsyncRuntimeAwaitAllInGroupAndExecute", realAwaitGroup,
+       reinterpret_cast<void *>(&trackedAwaitGroup)}};
+  bool any = false;
+  for (Entry &e : entries) {
+    auto it = exported.find(e.name);
+    if (it == exported.end())
+      continue;
+    e.real.store(it->second, std::memory_order_release);
+    it->second = e.wrapper;
+    any = true;
+  }
+  return any;
+}
+} // namespace
+
+LoadedObject::LoadedObject() = default;
+LoadedObject::~LoadedObject() {
+  if (fini_)
+    fini_();
+  if (usesAsyncRuntime_)
+    AsyncTasks::get().waitIdle(); // no worker is left in this code
+}
+
+std::unique_ptr<LoadedObject>
+LoadedObject::load(const std::string &object,
+                   const std::vector<std::string> &sharedLibraries,
+                   std::string *error) {
+  initLLVMOnce();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!take(jtmb, "no host target", error))
+    return nullptr;
+  auto dataLayout = jtmb->getDefaultDataLayoutForTarget();
+  if (!take(dataLayout, "no host data layout", error))
+    return nullptr;
+  const llvm::DataLayout layout = *dataLayout;
+  const char prefix = layout.getGlobalPrefix();
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .setDataLayout(layout)
+                 .create();
+  if (!take(jit, "cannot create the JIT", error))
+    return nullptr;
+  llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
+
+  // Libraries with MLIR's init protocol (the async runtime) hand over the
+  // symbols they want visible; the others are searched by name. Libraries
+  // stay loaded for the life of the process (getPermanentLibrary), so their
+  // destroy hooks are not called: the async runtime's cannot be undone (its
+  // default instance is never re-created).
+  llvm::StringMap<void *> exported;
+  for (const std::string &path : sharedLibraries) {
+    std::string why;
+    auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &why);
+    if (!lib.isValid()) {
+      if (error)
+        *error = "cannot load runtime library '" + path + "': " + why;
+      return nullptr;
+    }
+    if (void *init = lib.getAddressOfSymbol(
+            mlir::ExecutionEngine::kLibraryInitFnName)) {
+      reinterpret_cast<mlir::ExecutionEngine::LibraryInitFn>(init)(exported);
+      continue;
+    }
+    main.addGenerator(std::make_unique<llvm::orc::DynamicLibrarySearchGenerator>(
+        lib, prefix));
+  }
+  bool usesAsyncRuntime = trackAsyncTasks(exported);
+  if (!exported.empty()) {
+    llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), layout);
+    llvm::orc::SymbolMap symbols;
+    for (auto &entry : exported)
+      symbols[mangle(entry.getKey())] = {
+          llvm::orc::ExecutorAddr::fromPtr(entry.getValue()),
+          llvm::JITSymbolFlags::Exported};
+    if (llvm::Error e = main.define(llvm::orc::absoluteSymbols(symbols))) {
+      if (error)
+        *error = "cannot define runtime symbols: " + llvm::toString(std::move(e));
+      return nullptr;
+    }
+  }
+  auto process =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!take(process, "cannot search the process", error))
+    return nullptr;
+  main.addGenerator(std::move(*process));
+
+  if (llvm::Error e = (*jit)->addObjectFile(
+          llvm::MemoryBuffer::getMemBufferCopy(object, "kiln-object"))) {
+    if (error)
+      *error = "cannot link the object: " + llvm::toString(std::move(e));
+    return nullptr;
+  }
+  if (llvm::Error e = (*jit)->initialize(main)) {
+    if (error)
+      *error = "JIT initialisation failed: " + llvm::toString(std::move(e));
+    return nullptr;
+  }
+  std::unique_ptr<LoadedObject> loaded(new LoadedObject());
+  loaded->jit_ = std::move(*jit);
+  loaded->usesAsyncRuntime_ = usesAsyncRuntime;
+  if (auto init = loaded->jit_->lookup("__kiln_init"))
+    init->toPtr<void (*)()>()();
+  else
+    llvm::consumeError(init.takeError());
+  if (auto fini = loaded->jit_->lookup("__kiln_fini"))
+    loaded->fini_ = fini->toPtr<void (*)()>();
+  else
+    llvm::consumeError(fini.takeError());
+  return loaded;
+}
+
+void *LoadedObject::lookup(const std::string &symbol, std::string *error) const {
+  auto address = jit_->lookup(symbol);
+  if (!take(address, ("no symbol '" + symbol + "'").c_str(), error))
+    return nullptr;
+  return address->toPtr<void *>();
+}
+
+} // namespace kiln

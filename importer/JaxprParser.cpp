@@ -1,0 +1,426 @@
+//===- JaxprParser.cpp - jaxpr text to syntax tree ------------------------===//
+//
+//   program  := ('let' name '=' jaxpr 'in')* jaxpr
+//   jaxpr    := '{' 'lambda' binder* ';' binder* '.' ['let'] equation* 'in' outs '}'
+//   equation := binder+ '=' primitive ['[' (name '=' value)* ']'] atom*
+//   binder   := name [':' type]          type := dtype '[' dims ']'
+//   atom     := name | literal [':' type]
+//
+// Equations are not terminated; an equation's atoms end where the next
+// equation's binders (`c:f32[3] =` or, untyped, `c d =` on a new line) or the
+// closing `in` begin.
+//
+//===----------------------------------------------------------------------===//
+#include "importer/JaxprParser.h"
+
+#include "importer/JaxprLexer.h"
+
+#include <cmath>
+
+using namespace kiln::jaxpr;
+using llvm::SMLoc;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace {
+
+class Parser {
+public:
+  Parser(StringRef text, ParseErrorFn emitError)
+      : tokens(tokenizeJaxpr(text)), emitError(emitError) {}
+
+  std::optional<Program> parseProgram();
+  std::optional<llvm::SmallVector<TypeAnnotation>> parseTypeList();
+
+private:
+  const Token &cur() const { return tokens[pos]; }
+  const Token &peek(size_t n = 1) const {
+    return tokens[std::min(pos + n, tokens.size() - 1)];
+  }
+  const Token &consume() { return tokens[pos < tokens.size() - 1 ? pos++ : pos]; }
+
+  /// Reports the error (only the first one counts) and returns false.
+  bool error(SMLoc loc, const Twine &message);
+  /// An error at the current token, which was not what `what` needed.
+  bool errorExpected(const Twine &what);
+  bool expect(TokenKind kind, const Twine &context);
+  bool expectKeyword(StringRef word);
+
+  bool parseJaxpr(std::shared_ptr<Jaxpr> &jaxpr);
+  bool parseBinders(llvm::SmallVectorImpl<Binder> &binders);
+  bool parseBinder(Binder &binder);
+  bool parseType(TypeAnnotation &type);
+  bool parseEquation(Equation &eqn);
+  bool parseParams(std::vector<Param> &params);
+  bool parseValue(ParamValue &value);
+  bool parseValueList(ParamValue &value, TokenKind close);
+  bool parseAtom(Atom &atom);
+  bool parseOuts(Jaxpr &jaxpr);
+
+  /// `in` closing a jaxpr (a variable may also be called `in`).
+  bool atJaxprEnd() const;
+  /// Whether tokens from `index` are binders followed by '=', i.e. an equation.
+  bool startsEquation(size_t index) const;
+
+  std::vector<Token> tokens;
+  size_t pos = 0;
+  ParseErrorFn emitError;
+  bool failed = false;
+};
+
+} // namespace
+
+bool Parser::error(SMLoc loc, const Twine &message) {
+  if (!failed)
+    emitError(loc, message);
+  failed = true;
+  return false;
+}
+
+bool Parser::errorExpected(const Twine &what) {
+  const Token &t = cur();
+  if (t.is(TokenKind::Error))
+    return error(t.loc(), t.spelling == "<" || t.spelling == "'" || t.spelling == "\""
+                              ? Twine("unterminated '") + t.spelling + "'"
+                              : Twine("unexpected character '") + t.spelling + "'");
+  if (t.is(TokenKind::EndOfFile))
+    return error(t.loc(), "unexpected end of input, expected " + what);
+  return error(t.loc(), "expected " + what + ", found '" + t.spelling + "'");
+}
+
+bool Parser::expect(TokenKind kind, const Twine &context) {
+  if (cur().is(kind)) {
+    consume();
+    return true;
+  }
+  return errorExpected(describeTokenKind(kind) + " " + context);
+}
+
+bool Parser::expectKeyword(StringRef word) {
+  if (cur().isKeyword(word)) {
+    consume();
+    return true;
+  }
+  return errorExpected("'" + word + "'");
+}
+
+std::optional<Program> Parser::parseProgram() {
+  Program program;
+  // Named sub-jaxprs: `let relu = { ... } in { ... }`.
+  while (cur().isKeyword("let")) {
+    consume();
+    do {
+      if (!cur().is(TokenKind::Identifier)) {
+        errorExpected("the name of a jaxpr after 'let'");
+        return std::nullopt;
+      }
+      std::string name = consume().spelling.str();
+      std::shared_ptr<Jaxpr> jaxpr;
+      if (!expect(TokenKind::Equal, "after the jaxpr name") || !parseJaxpr(jaxpr))
+        return std::nullopt;
+      program.named.emplace_back(std::move(name), std::move(jaxpr));
+    } while (cur().is(TokenKind::Identifier) && !cur().isKeyword("in"));
+    if (!expectKeyword("in"))
+      return std::nullopt;
+  }
+  if (!parseJaxpr(program.main))
+    return std::nullopt;
+  if (!cur().is(TokenKind::EndOfFile)) {
+    errorExpected("end of input after the jaxpr");
+    return std::nullopt;
+  }
+  return program;
+}
+
+std::optional<llvm::SmallVector<TypeAnnotation>> Parser::parseTypeList() {
+  llvm::SmallVector<TypeAnnotation> types;
+  while (!cur().is(TokenKind::EndOfFile)) {
+    if (!parseType(types.emplace_back()))
+      return std::nullopt;
+    if (cur().is(TokenKind::Comma))
+      consume();
+    else if (!cur().is(TokenKind::EndOfFile)) {
+      errorExpected("',' between types");
+      return std::nullopt;
+    }
+  }
+  return types;
+}
+
+bool Parser::parseJaxpr(std::shared_ptr<Jaxpr> &jaxpr) {
+  jaxpr = std::make_shared<Jaxpr>();
+  jaxpr->loc = cur().loc();
+  if (!expect(TokenKind::LBrace, "to open a jaxpr") || !expectKeyword("lambda") ||
+      !parseBinders(jaxpr->constvars) ||
+      !expect(TokenKind::Semicolon, "after the constvars of a jaxpr") ||
+      !parseBinders(jaxpr->invars) ||
+      !expect(TokenKind::Dot, "after the input variables of a jaxpr"))
+    return false;
+  if (cur().isKeyword("let") && !atJaxprEnd())
+    consume();
+  while (!atJaxprEnd()) {
+    if (!cur().is(TokenKind::Identifier))
+      return errorExpected("an equation or 'in'");
+    if (!parseEquation(jaxpr->equations.emplace_back()))
+      return false;
+  }
+  consume(); // in
+  return parseOuts(*jaxpr) && expect(TokenKind::RBrace, "to close the jaxpr");
+}
+
+bool Parser::parseBinders(llvm::SmallVectorImpl<Binder> &binders) {
+  while (cur().is(TokenKind::Identifier))
+    if (!parseBinder(binders.emplace_back()))
+      return false;
+  return true;
+}
+
+bool Parser::parseBinder(Binder &binder) {
+  binder.loc = cur().loc();
+  binder.name = consume().spelling.str();
+  if (!cur().is(TokenKind::Colon))
+    return true;
+  consume();
+  return parseType(binder.type.emplace());
+}
+
+bool Parser::parseType(TypeAnnotation &type) {
+  type.loc = cur().loc();
+  if (!cur().is(TokenKind::Identifier))
+    return errorExpected("a type such as f32[3,4]");
+  type.dtype = consume().spelling.str();
+  if (!expect(TokenKind::LBracket, "after the dtype '" + type.dtype + "'"))
+    return false;
+  while (!cur().is(TokenKind::RBracket)) {
+    const Token &dim = cur();
+    if (dim.is(TokenKind::Identifier))
+      return error(dim.loc(), "symbolic dimension '" + dim.spelling +
+                                  "' is not supported: shapes must be static");
+    int64_t size;
+    if (!dim.is(TokenKind::Number) || dim.spelling.getAsInteger(10, size) || size < 0)
+      return errorExpected("a dimension size");
+    type.shape.push_back(size);
+    consume();
+    if (cur().is(TokenKind::Comma))
+      consume();
+    else if (!cur().is(TokenKind::RBracket))
+      return errorExpected("',' or ']' in a shape");
+  }
+  consume();
+  return true;
+}
+
+bool Parser::atJaxprEnd() const {
+  if (!cur().isKeyword("in"))
+    return false;
+  const Token &next = peek();
+  return next.is(TokenKind::LParen) || next.is(TokenKind::Number) ||
+         next.is(TokenKind::EndOfFile) || peek(2).is(TokenKind::RBrace);
+}
+
+bool Parser::startsEquation(size_t index) const {
+  // JAX wraps long operand lists, so a line may continue the previous
+  // equation's operands. Binders of one equation are all typed (current JAX)
+  // or all untyped (older JAX, which did not wrap them).
+  bool anyTyped = false, anyUntyped = false, crossesLine = false;
+  size_t i = index;
+  while (tokens[i].is(TokenKind::Identifier)) {
+    crossesLine |= i > index && tokens[i].atLineStart;
+    ++i;
+    if (!tokens[i].is(TokenKind::Colon)) {
+      anyUntyped = true;
+      continue;
+    }
+    anyTyped = true;
+    // Skip `:dtype[dims]`.
+    while (i + 1 < tokens.size() && !tokens[i].is(TokenKind::RBracket))
+      ++i;
+    if (tokens[i].is(TokenKind::RBracket))
+      ++i;
+  }
+  if (i == index || !tokens[i].is(TokenKind::Equal))
+    return false;
+  return anyTyped ? !anyUntyped : !crossesLine;
+}
+
+bool Parser::parseEquation(Equation &eqn) {
+  eqn.loc = cur().loc();
+  while (cur().is(TokenKind::Identifier))
+    if (!parseBinder(eqn.outs.emplace_back()))
+      return false;
+  if (!expect(TokenKind::Equal, "after the variables an equation defines"))
+    return false;
+  if (!cur().is(TokenKind::Identifier))
+    return errorExpected("a primitive name");
+  eqn.primitiveLoc = cur().loc();
+  eqn.primitive = consume().spelling.str();
+  if (cur().is(TokenKind::LBracket) && !parseParams(eqn.params))
+    return false;
+  // Operands run until the next equation or the closing `in`.
+  while (true) {
+    const Token &t = cur();
+    if (t.is(TokenKind::Identifier)) {
+      if (atJaxprEnd() || peek().is(TokenKind::Colon) ||
+          (t.atLineStart && startsEquation(pos)))
+        break;
+    } else if (!t.is(TokenKind::Number)) {
+      break;
+    }
+    if (!parseAtom(eqn.ins.emplace_back()))
+      return false;
+  }
+  return true;
+}
+
+bool Parser::parseParams(std::vector<Param> &params) {
+  consume(); // [
+  while (!cur().is(TokenKind::RBracket)) {
+    if (!cur().is(TokenKind::Identifier))
+      return errorExpected("a parameter name or ']'");
+    Param &param = params.emplace_back();
+    param.loc = cur().loc();
+    param.name = consume().spelling.str();
+    if (!expect(TokenKind::Equal, "after parameter '" + param.name + "'"))
+      return false;
+    const char *start = cur().spelling.data();
+    if (!parseValue(param.value))
+      return false;
+    StringRef last = tokens[pos - 1].spelling;
+    param.value.spelling = StringRef(start, last.data() + last.size() - start);
+    if (cur().is(TokenKind::Comma))
+      consume();
+  }
+  consume(); // ]
+  return true;
+}
+
+bool Parser::parseValue(ParamValue &value) {
+  const Token &t = cur();
+  value.loc = t.loc();
+  switch (t.kind) {
+  case TokenKind::LBrace:
+    value.kind = ParamValue::Kind::Jaxpr;
+    return parseJaxpr(value.jaxpr);
+  case TokenKind::LParen:
+  case TokenKind::LBracket:
+    value.kind = ParamValue::Kind::List;
+    consume();
+    return parseValueList(value, t.is(TokenKind::LParen) ? TokenKind::RParen
+                                                         : TokenKind::RBracket);
+  case TokenKind::Number:
+  case TokenKind::String:
+  case TokenKind::Opaque:
+    value.kind = t.is(TokenKind::Number)   ? ParamValue::Kind::Number
+                 : t.is(TokenKind::String) ? ParamValue::Kind::String
+                                           : ParamValue::Kind::Opaque;
+    value.text = consume().spelling.str();
+    if (value.kind == ParamValue::Kind::String)
+      value.text = value.text.substr(1, value.text.size() - 2);
+    return true;
+  case TokenKind::Identifier:
+    value.kind = ParamValue::Kind::Name;
+    value.text = consume().spelling.str();
+    // Dotted names: Precision.HIGHEST.
+    while (cur().is(TokenKind::Dot) && peek().is(TokenKind::Identifier)) {
+      consume();
+      value.text += "." + consume().spelling.str();
+    }
+    if (cur().is(TokenKind::LParen)) {
+      value.kind = ParamValue::Kind::Call;
+      consume();
+      return parseValueList(value, TokenKind::RParen);
+    }
+    return true;
+  default:
+    return errorExpected("a parameter value");
+  }
+}
+
+bool Parser::parseValueList(ParamValue &value, TokenKind close) {
+  while (!cur().is(close)) {
+    ParamValue &item = value.items.emplace_back();
+    if (cur().is(TokenKind::Identifier) && peek().is(TokenKind::Equal)) {
+      item.key = consume().spelling.str();
+      consume();
+    }
+    if (!parseValue(item))
+      return false;
+    // Printed Python objects hold `k: v` pairs, e.g. Mesh('x': 2); keep the value.
+    if (cur().is(TokenKind::Colon)) {
+      consume();
+      if (!parseValue(item))
+        return false;
+    }
+    if (cur().is(TokenKind::Comma))
+      consume();
+    else if (!cur().is(close))
+      return errorExpected("',' or " + describeTokenKind(close));
+  }
+  consume();
+  return true;
+}
+
+bool Parser::parseAtom(Atom &atom) {
+  const Token &t = cur();
+  atom.loc = t.loc();
+  atom.name = t.spelling.str();
+  if (t.is(TokenKind::Identifier)) {
+    consume();
+    if (atom.name == "True" || atom.name == "False") {
+      atom.kind = Atom::Kind::BoolLiteral;
+      atom.intValue = atom.name == "True";
+      atom.floatValue = (double)atom.intValue;
+    } else if (atom.name == "inf" || atom.name == "nan") {
+      atom.kind = Atom::Kind::FloatLiteral;
+      atom.floatValue = atom.name == "inf" ? HUGE_VAL : NAN;
+    } else {
+      return true; // a variable
+    }
+  } else {
+    consume();
+    StringRef text = t.spelling;
+    if (text.getAsInteger(10, atom.intValue)) {
+      atom.kind = Atom::Kind::FloatLiteral;
+      if (text.ends_with("inf"))
+        atom.floatValue = text.starts_with("-") ? -HUGE_VAL : HUGE_VAL;
+      else if (text.getAsDouble(atom.floatValue))
+        return error(t.loc(), "invalid number '" + text + "'");
+    } else {
+      atom.kind = Atom::Kind::IntLiteral;
+      atom.floatValue = (double)atom.intValue;
+    }
+  }
+  if (!cur().is(TokenKind::Colon))
+    return true;
+  consume();
+  return parseType(atom.type.emplace());
+}
+
+bool Parser::parseOuts(Jaxpr &jaxpr) {
+  jaxpr.outsLoc = cur().loc();
+  if (!cur().is(TokenKind::LParen))
+    return parseAtom(jaxpr.outs.emplace_back());
+  consume();
+  while (!cur().is(TokenKind::RParen)) {
+    if (!cur().is(TokenKind::Identifier) && !cur().is(TokenKind::Number))
+      return errorExpected("an output variable or ')'");
+    if (!parseAtom(jaxpr.outs.emplace_back()))
+      return false;
+    if (cur().is(TokenKind::Comma))
+      consume();
+    else if (!cur().is(TokenKind::RParen))
+      return errorExpected("',' or ')' in the outputs");
+  }
+  consume();
+  return true;
+}
+
+std::optional<Program> kiln::jaxpr::parseJaxprProgram(StringRef text,
+                                                      ParseErrorFn emitError) {
+  return Parser(text, emitError).parseProgram();
+}
+
+std::optional<llvm::SmallVector<TypeAnnotation>>
+kiln::jaxpr::parseTypeAnnotationList(StringRef text, ParseErrorFn emitError) {
+  return Parser(text, emitError).parseTypeList();
+}

@@ -1,0 +1,25 @@
+//===- JaxprParser.h - jaxpr text to syntax tree ----------------*- C++ -*-===//
+#ifndef KILN_IMPORTER_JAXPRPARSER_H
+#define KILN_IMPORTER_JAXPRPARSER_H
+
+#include "importer/JaxprAst.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/Twine.h"
+
+namespace kiln::jaxpr {
+
+/// Reports one error at a position in the text being parsed.
+using ParseErrorFn = llvm::function_ref<void(llvm::SMLoc, const llvm::Twine &)>;
+
+/// Parses a whole jaxpr file, typed (current JAX) or untyped (older JAX).
+/// On malformed text reports exactly one error and returns std::nullopt.
+std::optional<Program> parseJaxprProgram(llvm::StringRef text, ParseErrorFn emitError);
+
+/// Parses a comma-separated list of types, e.g. "f32[10,5,8],f32[30]".
+std::optional<llvm::SmallVector<TypeAnnotation>>
+parseTypeAnnotationList(llvm::StringRef text, ParseErrorFn emitError);
+
+} // namespace kiln::jaxpr
+
+#endif // KILN_IMPORTER_JAXPRPARSER_H

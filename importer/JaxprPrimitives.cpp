@@ -1,0 +1,279 @@
+//===- JaxprPrimitives.cpp - operands, parameters, primitive registry -----===//
+//
+// The helpers reading operands and parameters, the literal constants, and
+// the registry mapping each primitive to its handler (JaxprPrimitives.h).
+//
+//===----------------------------------------------------------------------===//
+#include "importer/JaxprPrimitives.h"
+
+#include "dialect/LaxOps.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace kiln::jaxpr;
+using llvm::SmallVector;
+using llvm::StringRef;
+
+//===----------------------------------------------------------------------===//
+// Operands
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> JaxprBuilder::operand(const Atom &atom, Scope &scope,
+                                       RankedTensorType like) {
+  if (!atom.isLiteral()) {
+    if (Value v = scope.lookup(atom.name))
+      return v;
+    return emitError(atom.loc) << "use of undefined variable '" << atom.name << "'";
+  }
+  Type element;
+  if (atom.type) {
+    FailureOr<RankedTensorType> type = convertType(*atom.type);
+    if (failed(type))
+      return failure();
+    if (!type->getShape().empty())
+      return emitError(atom.type->loc) << "a literal must have a scalar type, got "
+                                       << formatType(*type);
+    element = type->getElementType();
+  } else if (like) {
+    element = like.getElementType();
+  } else {
+    element = atom.kind == Atom::Kind::BoolLiteral  ? Type(builder.getI1Type())
+              : atom.kind == Atom::Kind::IntLiteral ? Type(builder.getI32Type())
+                                                    : Type(builder.getF32Type());
+  }
+  auto type = RankedTensorType::get(like ? like.getShape() : ArrayRef<int64_t>{},
+                                    element);
+  Attribute scalar;
+  if (auto floatType = dyn_cast<FloatType>(element))
+    scalar = FloatAttr::get(floatType, atom.floatValue);
+  else {
+    // Wrap like a C cast: `True` is 1, `300` in an i8 context is 44; a float
+    // literal truncates, saturating where a cast would be undefined.
+    int64_t value = atom.intValue;
+    if (atom.kind == Atom::Kind::FloatLiteral) {
+      double f = atom.floatValue;
+      value = std::isnan(f)      ? 0
+              : f >= 0x1p63      ? INT64_MAX
+              : f < -0x1p63      ? INT64_MIN
+                                 : (int64_t)f;
+    }
+    scalar = IntegerAttr::get(element, APInt(element.getIntOrFloatBitWidth(),
+                                             (uint64_t)value, /*isSigned=*/true,
+                                             /*implicitTrunc=*/true));
+  }
+  return lax::ConstantOp::create(builder, loc(atom.loc),
+                                 DenseElementsAttr::get(type, scalar))
+      .getResult();
+}
+
+FailureOr<SmallVector<Value>>
+JaxprBuilder::elementwiseOperands(const Equation &eqn, Scope &scope, size_t first) {
+  ArrayRef<Atom> atoms = ArrayRef<Atom>(eqn.ins).drop_front(first);
+  // The shape all operands take: the variable of the highest rank.
+  RankedTensorType like;
+  SmallVector<Value> values(atoms.size());
+  for (auto [atom, value] : llvm::zip(atoms, values)) {
+    if (atom.isLiteral())
+      continue;
+    FailureOr<Value> v = operand(atom, scope);
+    if (failed(v))
+      return failure();
+    value = *v;
+    auto type = cast<RankedTensorType>(value.getType());
+    if (!like || type.getRank() > like.getRank())
+      like = type;
+  }
+  for (auto [atom, value] : llvm::zip(atoms, values)) {
+    if (atom.isLiteral()) {
+      FailureOr<Value> v = operand(atom, scope, like);
+      if (failed(v))
+        return failure();
+      value = *v;
+      continue;
+    }
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() == 0 && like.getRank() > 0)
+      value = lax::BroadcastInDimOp::create(builder, loc(atom.loc), value,
+                                            like.getShape(), ArrayRef<int64_t>{});
+  }
+  return values;
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+const Param *JaxprBuilder::requireParam(const Equation &eqn, StringRef name) {
+  if (const Param *p = eqn.findParam(name))
+    return p;
+  emitError(eqn.primitiveLoc) << "'" << eqn.primitive << "' needs parameter '" << name
+                              << "'";
+  return nullptr;
+}
+
+static bool isNone(const ParamValue &v) {
+  return v.kind == ParamValue::Kind::Name && v.text == "None";
+}
+
+FailureOr<int64_t> JaxprBuilder::intParam(const Equation &eqn, StringRef name,
+                                          std::optional<int64_t> byDefault) {
+  const Param *p = eqn.findParam(name);
+  if (!p && byDefault)
+    return *byDefault;
+  if (!p && !requireParam(eqn, name))
+    return failure();
+  int64_t value;
+  if (p->value.kind != ParamValue::Kind::Number ||
+      StringRef(p->value.text).getAsInteger(10, value))
+    return emitError(p->value.loc) << "parameter '" << name << "' of '" << eqn.primitive
+                                   << "' must be an integer";
+  return value;
+}
+
+FailureOr<bool> JaxprBuilder::boolParam(const Equation &eqn, StringRef name,
+                                        bool byDefault) {
+  const Param *p = eqn.findParam(name);
+  if (!p)
+    return byDefault;
+  if (p->value.text == "True" || p->value.text == "False")
+    return p->value.text == "True";
+  return emitError(p->value.loc) << "parameter '" << name << "' of '" << eqn.primitive
+                                 << "' must be True or False";
+}
+
+FailureOr<SmallVector<int64_t>> JaxprBuilder::intList(const ParamValue &value,
+                                                      const llvm::Twine &what) {
+  SmallVector<int64_t> ints;
+  auto addNumber = [&](const ParamValue &v) {
+    int64_t i;
+    if (v.kind != ParamValue::Kind::Number || StringRef(v.text).getAsInteger(10, i))
+      return false;
+    ints.push_back(i);
+    return true;
+  };
+  bool ok = value.kind == ParamValue::Kind::List
+                ? llvm::all_of(value.items, addNumber)
+                : addNumber(value);
+  if (!ok)
+    return emitError(value.loc) << what << " must be a tuple of integers";
+  return ints;
+}
+
+FailureOr<SmallVector<int64_t>>
+JaxprBuilder::intListParam(const Equation &eqn, StringRef name,
+                           std::optional<SmallVector<int64_t>> byDefault) {
+  const Param *p = eqn.findParam(name);
+  if ((!p || isNone(p->value)) && byDefault)
+    return *byDefault;
+  if (!p && !requireParam(eqn, name))
+    return failure();
+  return intList(p->value, "parameter '" + name + "' of '" + eqn.primitive + "'");
+}
+
+FailureOr<Type> JaxprBuilder::dtypeParam(const Equation &eqn, StringRef name,
+                                         bool optional) {
+  const Param *p = eqn.findParam(name);
+  if (!p && optional)
+    return Type();
+  if (!p && !requireParam(eqn, name))
+    return failure();
+  const ParamValue &v = p->value;
+  if (isNone(v) && optional)
+    return Type();
+  // float32, or dtype('float32') as some versions print it.
+  StringRef spelling = v.text;
+  if (v.kind == ParamValue::Kind::Call && v.items.size() == 1)
+    spelling = v.items.front().text;
+  if (Type t = convertDtype(spelling))
+    return t;
+  return emitError(v.loc) << "unsupported dtype '" << spelling << "' in parameter '"
+                          << name << "' of '" << eqn.primitive << "'";
+}
+
+FailureOr<const Jaxpr *> JaxprBuilder::jaxprParam(const Equation &eqn,
+                                                  ArrayRef<StringRef> names) {
+  for (StringRef name : names) {
+    const Param *p = eqn.findParam(name);
+    if (!p)
+      continue;
+    if (p->value.kind == ParamValue::Kind::Jaxpr)
+      return p->value.jaxpr.get();
+    if (p->value.kind == ParamValue::Kind::Name)
+      if (const Jaxpr *named = program.lookupNamed(p->value.text))
+        return named;
+    return emitError(p->value.loc) << "parameter '" << name << "' of '"
+                                   << eqn.primitive
+                                   << "' must be a jaxpr or the name of one";
+  }
+  return emitError(eqn.primitiveLoc) << "'" << eqn.primitive << "' needs parameter '"
+                                     << names.front() << "'";
+}
+
+//===----------------------------------------------------------------------===//
+// The primitive registry
+//===----------------------------------------------------------------------===//
+
+PrimitiveEmitter::PrimitiveEmitter(JaxprBuilder &builder, const Equation &eqn,
+                                   Scope &scope)
+    : builder(builder), eqn(eqn), scope(scope), b(builder.opBuilder()),
+      loc(builder.loc(eqn.loc)),
+      placeholder(RankedTensorType::get({}, b.getF32Type())) {}
+
+LogicalResult PrimitiveEmitter::checkArity(size_t min, size_t max) {
+  size_t n = eqn.ins.size();
+  if (n >= min && n <= max)
+    return success();
+  auto diag = builder.emitError(eqn.primitiveLoc) << "'" << primitive() << "' takes ";
+  if (min == max)
+    diag << min;
+  else if (max == SIZE_MAX)
+    diag << "at least " << min;
+  else
+    diag << min << " to " << max;
+  return diag << " operand" << (min == 1 && max == 1 ? "" : "s") << ", got " << n;
+}
+
+EmitResult PrimitiveEmitter::operands(size_t min, size_t max) {
+  if (failed(checkArity(min, max)))
+    return failure();
+  return builder.allOperands(eqn, scope);
+}
+
+EmitResult PrimitiveEmitter::elementwise(size_t n) {
+  if (failed(checkArity(n, n)))
+    return failure();
+  return builder.elementwiseOperands(eqn, scope);
+}
+
+EmitResult PrimitiveEmitter::finish(Operation *op) {
+  if (failed(builder.finishOp(op)))
+    return failure();
+  return SmallVector<Value>(op->getResults());
+}
+
+void kiln::jaxpr::addPrimitives(PrimitiveTable &table,
+                                std::initializer_list<PrimitiveEntry> entries) {
+  for (const PrimitiveEntry &entry : entries)
+    if (!table.try_emplace(entry.name, entry.handler).second)
+      llvm::reportFatalInternalError("jaxpr primitive '" + entry.name +
+                                     "' registered twice");
+}
+
+static PrimitiveTable buildPrimitiveTable() {
+  PrimitiveTable table;
+  registerElementwisePrimitives(table);
+  registerComparisonPrimitives(table);
+  registerReductionPrimitives(table);
+  registerShapePrimitives(table);
+  registerContractionPrimitives(table);
+  registerControlFlowPrimitives(table);
+  return table;
+}
+
+PrimitiveHandler kiln::jaxpr::lookupPrimitive(StringRef name) {
+  static const PrimitiveTable table = buildPrimitiveTable();
+  return table.lookup(name);
+}

@@ -1,0 +1,93 @@
+//===- JaxprPrimitives.h - the primitive registry ---------------*- C++ -*-===//
+//
+// Every primitive the importer knows maps to one handler in a table built
+// once. Each family registers its primitives with one call:
+//
+//   registerElementwisePrimitives   unary, binary, integer_pow    JaxprElementwise.cpp
+//   registerComparisonPrimitives    eq ... ge, select_n           JaxprElementwise.cpp
+//   registerReductionPrimitives     reduce_*, argmax, argmin      JaxprReductions.cpp
+//   registerShapePrimitives         reshape, slice, iota, ...     JaxprShapeOps.cpp
+//   registerContractionPrimitives   dot_general                   JaxprContraction.cpp
+//   registerControlFlowPrimitives   pjit, custom_jvp_call, scan,  JaxprBuilder.cpp
+//                                   copy, optimization_barrier
+//
+// Adding a primitive: write its handler next to its family's, and add one
+// `{"name", handler}` entry to that family's register function.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_IMPORTER_JAXPRPRIMITIVES_H
+#define KILN_IMPORTER_JAXPRPRIMITIVES_H
+
+#include "importer/JaxprBuilder.h"
+
+#include <initializer_list>
+
+namespace kiln::jaxpr {
+
+/// The values an equation produces, or failure after a diagnostic.
+using EmitResult = mlir::FailureOr<llvm::SmallVector<mlir::Value>>;
+
+/// One equation being emitted, with the helpers handlers share.
+struct PrimitiveEmitter {
+  PrimitiveEmitter(JaxprBuilder &builder, const Equation &eqn, Scope &scope);
+
+  JaxprBuilder &builder;
+  const Equation &eqn;
+  Scope &scope;
+  mlir::OpBuilder &b;
+  /// The equation's location, for the ops it creates.
+  mlir::Location loc;
+  /// A result type for ops whose types finish() infers.
+  mlir::Type placeholder;
+
+  llvm::StringRef primitive() const { return eqn.primitive; }
+  /// Reports `'add' takes 2 operands, got 3` unless min <= #operands <= max.
+  mlir::LogicalResult checkArity(size_t min, size_t max);
+  /// All operands as they are, after checking their number.
+  EmitResult operands(size_t min, size_t max);
+  /// `n` operands brought to one shape (JaxprBuilder::elementwiseOperands).
+  EmitResult elementwise(size_t n);
+  /// Infers the op's result types and verifies it; its results.
+  EmitResult finish(mlir::Operation *op);
+};
+
+/// Emits the op(s) of one primitive.
+using PrimitiveHandler = EmitResult (*)(PrimitiveEmitter &);
+using PrimitiveTable = llvm::StringMap<PrimitiveHandler>;
+
+struct PrimitiveEntry {
+  llvm::StringRef name;
+  PrimitiveHandler handler;
+};
+
+/// Adds `entries` to `table`; a name registered twice is a fatal error.
+void addPrimitives(PrimitiveTable &table, std::initializer_list<PrimitiveEntry> entries);
+
+/// The handler of `name`; null for a primitive nobody registered.
+PrimitiveHandler lookupPrimitive(llvm::StringRef name);
+
+//===--- Families -----------------------------------------------------------===//
+void registerElementwisePrimitives(PrimitiveTable &table);
+void registerComparisonPrimitives(PrimitiveTable &table);
+void registerReductionPrimitives(PrimitiveTable &table);
+void registerShapePrimitives(PrimitiveTable &table);
+void registerContractionPrimitives(PrimitiveTable &table);
+void registerControlFlowPrimitives(PrimitiveTable &table);
+
+//===--- Shared handler shapes ----------------------------------------------===//
+
+/// An op built from one operand and an axes parameter named `axesParam`
+/// (reductions, transpose, squeeze, expand_dims).
+template <typename OpTy>
+EmitResult emitWithAxes(PrimitiveEmitter &e, llvm::StringRef axesParam) {
+  EmitResult x = e.operands(1, 1);
+  mlir::FailureOr<llvm::SmallVector<int64_t>> axes =
+      e.builder.intListParam(e.eqn, axesParam);
+  if (mlir::failed(x) || mlir::failed(axes))
+    return mlir::failure();
+  return e.finish(OpTy::create(e.b, e.loc, e.placeholder, (*x)[0], *axes));
+}
+
+} // namespace kiln::jaxpr
+
+#endif // KILN_IMPORTER_JAXPRPRIMITIVES_H

@@ -1,0 +1,85 @@
+//===- CpuCostModel.h - the CPU lowering's tuned constants ------*- C++ -*-===//
+//
+// The heuristic constants of the CPU lowering that were chosen by
+// measurement, in one place: vector widths and lane groups of the parallel
+// scans, stack and prefetch budgets, and the size thresholds at which a
+// pass picks one code shape over another. Each field says what it bounds;
+// the measurements that chose each value are in docs/performance.md
+// ("CPU cost model: the measurements behind each constant"). Every choice a
+// field feeds is between exact lowerings: a value changes speed, compile
+// time or stack use, never a result.
+//
+// Where a pass option already exists (Passes.td), the option keeps its
+// meaning and default: the field is that default, and the pass checks at
+// compile time that the two agree. Header-only, no MLIR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LOWERING_CPUCOSTMODEL_H
+#define KILN_LOWERING_CPUCOSTMODEL_H
+
+#include <cstdint>
+
+namespace kiln::lowering {
+
+struct CpuCostModel {
+  //--- The target's caches -------------------------------------------------
+  /// Bytes of one cache line: the parallel scans issue one prefetch per line.
+  int64_t cacheLineBytes = 64;
+
+  //--- kiln-scan-to-parallel-loops (ScanToParallelLoops.cpp, ParallelScanEmitter)
+  /// Bits of batch elements one parallel-scan iteration runs as vector lanes
+  /// in the CPU pipeline (CpuPipelineOptions::scanVectorBits; the pass's own
+  /// vector-bits option defaults to 0, one element).
+  int64_t scanVectorBits = 512;
+  /// Divides those bits for a body of arithmetic only over strided rows
+  /// (bound by moving the rows, not by computing).
+  int64_t stridedArithmeticVectorBitsDivisor = 2;
+  /// Lane groups per iteration when the lanes are contiguous in memory
+  /// (lane-groups=0).
+  int64_t laneGroupsContiguous = 16;
+  /// Lane groups per iteration for a body with a transcendental over
+  /// strided rows (lane-groups=0).
+  int64_t laneGroupsStridedTranscendental = 2;
+  /// Lane groups per iteration for a body of arithmetic over strided rows
+  /// (lane-groups=0).
+  int64_t laneGroupsStridedArithmetic = 1;
+  /// Fewest parallel iterations the lane groups may leave the cores: the
+  /// groups halve while the batch would give fewer.
+  int64_t laneGroupsMinIterations = 64;
+  /// Most stack bytes one iteration's scratch tiles (a fused producer's ys)
+  /// may take, all lane groups together; past it, fewer groups or no fusion.
+  int64_t maxScratchTileBytes = 256 * 1024;
+  /// Iterations ahead whose strided rows are prefetched (the pass's
+  /// prefetch-distance default; 0: none).
+  int64_t scanPrefetchDistance = 1;
+  /// Locality hint of those prefetches (3: keep in every cache level).
+  uint32_t scanPrefetchLocalityHint = 3;
+
+  //--- kiln-vectorize-matvec (VectorizeMatvec.cpp) --------------------------
+  /// Bits of one vector: L = bits / element bits rows per block (vector-bits).
+  int64_t matvecVectorBits = 512;
+  /// Largest matvec (multiply-adds) rewritten; larger ones stay parallel
+  /// loops (max-macs).
+  int64_t matvecMaxMacs = 65536;
+
+  //--- kiln-one-parallel-dimension (OneParallelDimension.cpp) ---------------
+  /// Smallest static work (innermost iterations) worth a parallel dispatch;
+  /// less runs as plain loops (min-parallel-work).
+  int64_t minParallelWork = 65536;
+  /// Iterations the parallel dimension is joined up to, so the cores get
+  /// even shares (min-parallel-iterations).
+  int64_t minParallelIterations = 64;
+
+  //--- kiln-lax-to-linalg's dot_general (DotGeneralToRuntime.cpp) -----------
+  /// Smallest contraction (multiply-adds) sent to the runtime GEMM; smaller
+  /// ones stay in linalg (runtime-gemm-min-macs).
+  int64_t runtimeGemmMinMacs = 32768;
+};
+
+/// The measured defaults.
+inline constexpr CpuCostModel kDefaultCpuCostModel{};
+constexpr const CpuCostModel &defaultCpuCostModel() { return kDefaultCpuCostModel; }
+
+} // namespace kiln::lowering
+
+#endif // KILN_LOWERING_CPUCOSTMODEL_H

@@ -1,0 +1,200 @@
+//===- DotGeneralToRuntime.cpp - GEMM-shaped dot_general -> runtime call
+//---===//
+//
+// A dot_general whose operands and result share f32 or f64 is viewed as a
+// batched GEMM C[B,M,N] = A[B,M,K] * B[B,K,N]: lhs dims group into (batch,
+// free, contracting), rhs dims into (batch, contracting, free), the result is
+// (batch, lhs free, rhs free) - JAX's result order, i.e. row-major [B,M,N].
+// A group collapses to one dimension when its dims are adjacent and in order
+// in the operand; an operand stored as [batch, contracting, free] (lhs) or
+// [batch, free, contracting] (rhs) is passed as is with a transpose flag, any
+// other order is materialised with one linalg.transpose. The runtime
+// (runtime/cpu, Eigen) receives memref descriptors and honours their strides.
+//
+//===----------------------------------------------------------------------===//
+#include "lowering/LaxToLinalg.h"
+#include "lowering/CpuCostModel.h"
+#include "lowering/Passes.h"
+
+#include "dialect/LaxOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+namespace kiln::lowering {
+
+// kiln-lax-to-linalg's option default is the cost model's
+// (docs/performance.md).
+static_assert(LaxToLinalgOptions{}.runtimeGemmMinMacs == defaultCpuCostModel().runtimeGemmMinMacs,
+              "runtime-gemm-min-macs' default and CpuCostModel::runtimeGemmMinMacs differ");
+
+namespace {
+
+/// `first`/`second` are the non-batch groups in the order the GEMM wants.
+/// Returns whether the operand is stored transposed (second group before
+/// first), and sets `needsTranspose` when neither order is contiguous.
+bool classify(RankedTensorType t, ArrayRef<int64_t> batch,
+              ArrayRef<int64_t> first, ArrayRef<int64_t> second,
+              bool &needsTranspose) {
+  SmallVector<int64_t> plain(batch), swapped(batch);
+  plain.append(first.begin(), first.end());
+  plain.append(second.begin(), second.end());
+  swapped.append(second.begin(), second.end());
+  swapped.append(first.begin(), first.end());
+  auto identity = [&](ArrayRef<int64_t> o) {
+    for (auto [i, d] : llvm::enumerate(o))
+      if ((int64_t)i != d)
+        return false;
+    return true;
+  };
+  needsTranspose = false;
+  if (identity(plain))
+    return false;
+  if (identity(swapped))
+    return true;
+  needsTranspose = true;
+  return false;
+}
+
+int64_t product(RankedTensorType t, ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= t.getDimSize(d);
+  return p;
+}
+
+/// Prepares one operand: transposed to `plain` order when needed, reshaped
+/// to 3-D [B, X, Y] (X, Y in storage order) and turned into a buffer.
+Value gemmOperand(ConversionPatternRewriter &rewriter, Location loc, Value v,
+                  ArrayRef<int64_t> batch, ArrayRef<int64_t> first,
+                  ArrayRef<int64_t> second, bool &trans) {
+  auto t = cast<RankedTensorType>(v.getType());
+  bool needsTranspose;
+  trans = classify(t, batch, first, second, needsTranspose);
+  int64_t b = product(t, batch), f = product(t, first), s = product(t, second);
+  if (needsTranspose) {
+    SmallVector<int64_t> perm(batch);
+    perm.append(first.begin(), first.end());
+    perm.append(second.begin(), second.end());
+    SmallVector<int64_t> shape;
+    for (int64_t d : perm)
+      shape.push_back(t.getDimSize(d));
+    auto tt = RankedTensorType::get(shape, t.getElementType());
+    v = linalg::TransposeOp::create(rewriter, loc, v,
+                                    emptyTensor(rewriter, loc, tt), perm)
+            .getResult()[0];
+  }
+  SmallVector<int64_t> shape3 =
+      trans ? SmallVector<int64_t>{b, s, f} : SmallVector<int64_t>{b, f, s};
+  auto t3 = RankedTensorType::get(shape3, t.getElementType());
+  v = reshapeTensor(rewriter, loc, v, t3);
+  // Any strided layout: the runtime reads the strides from the descriptor.
+  auto layout = StridedLayoutAttr::get(
+      rewriter.getContext(), ShapedType::kDynamic,
+      {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic});
+  auto mt = MemRefType::get(shape3, t.getElementType(), layout);
+  Value m = bufferization::ToBufferOp::create(rewriter, loc, mt, v,
+                                              /*read_only=*/true);
+  auto dyn = MemRefType::get(
+      {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic},
+      t.getElementType(), layout);
+  return memref::CastOp::create(rewriter, loc, dyn, m);
+}
+
+struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
+  DotGeneralRuntimePattern(MLIRContext *ctx, int64_t minMacs)
+      : OpConversionPattern(ctx, /*benefit=*/2), minMacs(minMacs) {}
+  int64_t minMacs;
+  LogicalResult
+  matchAndRewrite(lax::DotGeneralOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = signlessTensor(op.getType());
+    auto lt = cast<RankedTensorType>(op.getLhs().getType());
+    auto rt = cast<RankedTensorType>(op.getRhs().getType());
+    Type elt = type.getElementType();
+    if (!(elt.isF32() || elt.isF64()) || lt.getElementType() != elt ||
+        rt.getElementType() != elt)
+      return rewriter.notifyMatchFailure(
+          op, "runtime GEMM needs f32 or f64 throughout");
+    if (!type.hasStaticShape() || !lt.hasStaticShape() || !rt.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "needs static shapes");
+    if (op.getLhsContractingDimensions().empty())
+      return rewriter.notifyMatchFailure(op, "outer product: no contraction");
+    if (type.getNumElements() == 0 || lt.getNumElements() == 0 ||
+        rt.getNumElements() == 0)
+      return rewriter.notifyMatchFailure(op, "empty operand");
+    // Small contractions stay in linalg, where they fuse, vectorize and
+    // need no call: below `minMacs` multiply-adds
+    // (CpuCostModel::runtimeGemmMinMacs by default) the call and Eigen's
+    // dispatch cost more than the arithmetic.
+    int64_t macs = type.getNumElements();
+    for (int64_t d : op.getLhsContractingDimensions())
+      macs *= lt.getDimSize(d);
+    if (macs < minMacs)
+      return rewriter.notifyMatchFailure(op, "too small for a runtime call");
+
+    Location loc = op.getLoc();
+    auto freeDims = [](RankedTensorType t, ArrayRef<int64_t> b,
+                       ArrayRef<int64_t> c) {
+      SmallVector<int64_t> f;
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        if (!llvm::is_contained(b, d) && !llvm::is_contained(c, d))
+          f.push_back(d);
+      return f;
+    };
+    ArrayRef<int64_t> lb = op.getLhsBatchDimensions(),
+                      rb = op.getRhsBatchDimensions();
+    ArrayRef<int64_t> lc = op.getLhsContractingDimensions(),
+                      rc = op.getRhsContractingDimensions();
+    SmallVector<int64_t> lf = freeDims(lt, lb, lc), rf = freeDims(rt, rb, rc);
+    int64_t B = product(lt, lb), M = product(lt, lf), N = product(rt, rf);
+
+    bool transA, transB;
+    Value a = gemmOperand(rewriter, loc, adaptor.getLhs(), lb, lf, lc, transA);
+    Value b = gemmOperand(rewriter, loc, adaptor.getRhs(), rb, rc, rf, transB);
+    auto cType = MemRefType::get({B, M, N}, elt);
+    Value c = memref::AllocOp::create(rewriter, loc, cType);
+
+    // The callee: declared once per module, C interface (memref descriptors
+    // passed by pointer) so the runtime needs no MLIR headers.
+    auto module = op->getParentOfType<ModuleOp>();
+    std::string name = elt.isF32() ? "kiln_rt_sgemm" : "kiln_rt_dgemm";
+    Type i64 = rewriter.getI64Type();
+    auto dyn3 = cast<MemRefType>(a.getType());
+    auto fnType = rewriter.getFunctionType({dyn3, dyn3, dyn3, i64, i64}, {});
+    if (!module.lookupSymbol<func::FuncOp>(name)) {
+      OpBuilder::InsertionGuard g(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      auto fn = func::FuncOp::create(rewriter, loc, name, fnType);
+      fn.setPrivate();
+      fn->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
+    }
+    Value cDyn = memref::CastOp::create(rewriter, loc, dyn3, c);
+    Value ta = arith::ConstantIntOp::create(rewriter, loc, i64, transA);
+    Value tb = arith::ConstantIntOp::create(rewriter, loc, i64, transB);
+    func::CallOp::create(rewriter, loc, name, TypeRange{},
+                         ValueRange{a, b, cDyn, ta, tb});
+    auto c3 = RankedTensorType::get({B, M, N}, elt);
+    Value result = bufferization::ToTensorOp::create(rewriter, loc, c3, c,
+                                                     /*restrict=*/true,
+                                                     /*writable=*/true);
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, result, type));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateDotGeneralPatterns(RewritePatternSet &patterns,
+                                bool useRuntimeGemm, int64_t minMacs) {
+  populateDotGeneralGenericPattern(patterns);
+  if (useRuntimeGemm)
+    patterns.add<DotGeneralRuntimePattern>(patterns.getContext(), minMacs);
+}
+
+} // namespace kiln::lowering

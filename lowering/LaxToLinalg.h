@@ -1,0 +1,67 @@
+//===- LaxToLinalg.h - lax -> linalg pattern sets ---------------*- C++ -*-===//
+//
+// Internal to rewrites/lowering: the pattern populators of the lax-to-linalg
+// conversion, one per op family, and the helpers they share.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LOWERING_LAXTOLINALG_H
+#define KILN_LOWERING_LAXTOLINALG_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+class TypeConverter;
+class ConversionPatternRewriter;
+} // namespace mlir
+
+namespace kiln::lowering {
+
+void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
+void populateStructurePatterns(mlir::RewritePatternSet &patterns);
+void populateReductionPatterns(mlir::RewritePatternSet &patterns);
+/// `converter` makes unsigned tensor types signless (the scan body's
+/// arguments are converted with it).
+void populateScanPatterns(mlir::RewritePatternSet &patterns,
+                          const mlir::TypeConverter &converter);
+/// dot_general: the linalg.generic fallback (benefit 1) and, with
+/// `useRuntimeGemm`, the runtime-GEMM call (benefit 2) for contractions of at
+/// least `minMacs` multiply-adds.
+void populateDotGeneralPatterns(mlir::RewritePatternSet &patterns,
+                                bool useRuntimeGemm, int64_t minMacs);
+
+/// The linalg.generic fallback for every dot_general (benefit 1).
+void populateDotGeneralGenericPattern(mlir::RewritePatternSet &patterns);
+
+/// `tensor.empty` of `type` (static shapes only).
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type);
+/// A splat constant of `type`'s element type: `value` (floats and ints).
+mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Type type, double value);
+/// linalg.fill of a fresh tensor of `type` with `value`.
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::RankedTensorType type, mlir::Value value);
+/// Reshape `value` to `type` (same element count, row-major) with
+/// collapse_shape/expand_shape.
+mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value value, mlir::RankedTensorType type);
+/// Whether the lowering handles element type `t` (ints, floats).
+bool isSupportedElement(mlir::Type t);
+/// Succeeds when every operand and result of `op` is a tensor of static
+/// shape with supported elements; otherwise a match failure saying so.
+mlir::LogicalResult checkStaticTensors(mlir::Operation *op,
+                                       mlir::ConversionPatternRewriter &rewriter);
+/// Whether `t` (a tensor or scalar) has an unsigned integer element type.
+bool isUnsignedElement(mlir::Type t);
+/// `t` (a tensor or scalar type) with unsigned integers made signless: the
+/// type the lowered code uses (arith is signless; the patterns pick unsigned
+/// operations by looking at the lax op's original types).
+mlir::Type signless(mlir::Type t);
+/// signless() of a ranked tensor type.
+mlir::RankedTensorType signlessTensor(mlir::Type t);
+
+} // namespace kiln::lowering
+
+#endif // KILN_LOWERING_LAXTOLINALG_H

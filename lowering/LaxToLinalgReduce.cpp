@@ -1,0 +1,321 @@
+//===- LaxToLinalgReduce.cpp - reductions, argmax/argmin, dot_general -----===//
+#include "lowering/LaxToLinalg.h"
+
+#include "dialect/LaxOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <limits>
+
+using namespace mlir;
+namespace kiln::lowering {
+namespace {
+
+enum class ReduceKind { Sum, Max, Min, Prod };
+
+
+/// The identity of the reduction (the value of an empty reduction in JAX);
+/// `uns`: the elements are unsigned.
+Value reductionInit(OpBuilder &b, Location loc, Type t, ReduceKind kind,
+                    bool uns) {
+  if (kind == ReduceKind::Sum)
+    return scalarConstant(b, loc, t, 0);
+  if (kind == ReduceKind::Prod)
+    return scalarConstant(b, loc, t, 1);
+  bool max = kind == ReduceKind::Max;
+  if (auto ft = dyn_cast<FloatType>(t))
+    return arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(ft, max ? -std::numeric_limits<double>::infinity()
+                               : std::numeric_limits<double>::infinity()));
+  unsigned w = t.getIntOrFloatBitWidth();
+  APInt v = max ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
+  if (uns)
+    v = max ? APInt::getMinValue(w) : APInt::getMaxValue(w);
+  if (w == 1) // bool max/min are or/and: identities false/true.
+    v = APInt(1, max ? 0 : 1);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, v));
+}
+
+Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x, Value acc,
+              bool uns) {
+  bool f = isa<FloatType>(x.getType());
+  bool i1 = x.getType().isInteger(1);
+  // Reduction order is unspecified in JAX/XLA: reassoc lets LLVM vectorize.
+  auto fm = arith::FastMathFlagsAttr::get(b.getContext(),
+                                          arith::FastMathFlags::reassoc);
+  switch (kind) {
+  case ReduceKind::Sum:
+    return f ? (Value)arith::AddFOp::create(b, loc, x, acc, fm)
+             : (Value)arith::AddIOp::create(b, loc, x, acc);
+  case ReduceKind::Prod:
+    return f ? (Value)arith::MulFOp::create(b, loc, x, acc, fm)
+             : (Value)arith::MulIOp::create(b, loc, x, acc);
+  case ReduceKind::Max:
+    if (i1)
+      return arith::OrIOp::create(b, loc, x, acc);
+    if (uns)
+      return arith::MaxUIOp::create(b, loc, x, acc);
+    return f ? (Value)arith::MaximumFOp::create(b, loc, x, acc)
+             : (Value)arith::MaxSIOp::create(b, loc, x, acc);
+  case ReduceKind::Min:
+    if (i1)
+      return arith::AndIOp::create(b, loc, x, acc);
+    if (uns)
+      return arith::MinUIOp::create(b, loc, x, acc);
+    return f ? (Value)arith::MinimumFOp::create(b, loc, x, acc)
+             : (Value)arith::MinSIOp::create(b, loc, x, acc);
+  }
+  return {};
+}
+
+template <typename OpTy, ReduceKind Kind>
+struct ReducePattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkStaticTensors(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    auto type = signlessTensor(op.getType());
+    bool uns = isUnsignedElement(op.getOperand().getType());
+    Value init = filledTensor(
+        rewriter, loc, type,
+        reductionInit(rewriter, loc, type.getElementType(), Kind, uns));
+    SmallVector<int64_t> dims(op.getAxes());
+    llvm::sort(dims);
+    auto reduceInto = [&](Value input, Value into, ArrayRef<int64_t> over) {
+      return linalg::ReduceOp::create(
+                 rewriter, loc, ValueRange{input}, ValueRange{into}, over,
+                 [&](OpBuilder &b, Location l, ValueRange args) {
+                   linalg::YieldOp::create(b, l, combine(b, l, Kind, args[0], args[1], uns));
+                 })
+          .getResult(0);
+    };
+    // A full reduction of rank >= 2 is a chain of one-axis reductions, the
+    // last axis first: the first one has parallel dimensions (its loop runs
+    // on every core and its producers fuse into it), and each partial sums
+    // a short run, so float sums stay accurate (a tree of sums rather than
+    // one long chain). Sound: max/min and integer sums are associative, and
+    // float sums/products are reassociated anyway (JAX leaves the order
+    // unspecified; see combine).
+    auto inputType = cast<RankedTensorType>(adaptor.getOperand().getType());
+    if (inputType.getRank() >= 2 && int64_t(dims.size()) == inputType.getRank()) {
+      Value partial = adaptor.getOperand();
+      for (int64_t rank = inputType.getRank(); rank > 1; --rank) {
+        auto partialType = RankedTensorType::get(inputType.getShape().take_front(rank - 1),
+                                                 type.getElementType());
+        Value partialInit = filledTensor(
+            rewriter, loc, partialType,
+            reductionInit(rewriter, loc, type.getElementType(), Kind, uns));
+        partial = reduceInto(partial, partialInit, {rank - 1});
+      }
+      rewriter.replaceOp(op, reduceInto(partial, init, {0}));
+      return success();
+    }
+    rewriter.replaceOp(op, reduceInto(adaptor.getOperand(), init, dims));
+    return success();
+  }
+};
+
+/// argmax/argmin along one axis: a linalg.generic reducing (value, index)
+/// pairs. A strictly better value (or the first NaN, which JAX treats as the
+/// extreme) replaces the pair, so ties keep the first index as in JAX.
+template <typename OpTy, bool IsMax>
+struct ArgReducePattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkStaticTensors(op, rewriter)))
+      return failure();
+    if (op.getAxes().size() != 1)
+      return rewriter.notifyMatchFailure(op, "needs exactly one axis");
+    Location loc = op.getLoc();
+    auto type = signlessTensor(op.getType());
+    auto srcType = signlessTensor(op.getOperand().getType());
+    bool uns = isUnsignedElement(op.getOperand().getType());
+    Type elt = srcType.getElementType(), idxType = type.getElementType();
+    int64_t axis = op.getAxes()[0], rank = srcType.getRank();
+    auto valType = RankedTensorType::get(type.getShape(), elt);
+    Value initVal = filledTensor(
+        rewriter, loc, valType,
+        reductionInit(rewriter, loc, elt,
+                      IsMax ? ReduceKind::Max : ReduceKind::Min, uns));
+    Value initIdx = filledTensor(rewriter, loc, type,
+                                 scalarConstant(rewriter, loc, idxType, 0));
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iters;
+    for (int64_t d = 0; d < rank; ++d) {
+      iters.push_back(d == axis ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel);
+      if (d != axis)
+        outExprs.push_back(rewriter.getAffineDimExpr(d));
+    }
+    AffineMap outMap = AffineMap::get(rank, 0, outExprs, rewriter.getContext());
+    SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank), outMap,
+                                outMap};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{valType, type},
+        ValueRange{adaptor.getOperand()}, ValueRange{initVal, initIdx}, maps,
+        iters, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = args[0], best = args[1], bestIdx = args[2];
+          Value better;
+          if (isa<FloatType>(elt)) {
+            Value cmp = arith::CmpFOp::create(b, l,
+                                              IsMax ? arith::CmpFPredicate::OGT
+                                                    : arith::CmpFPredicate::OLT,
+                                              x, best);
+            Value xNan =
+                arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
+            Value bestNotNan = arith::CmpFOp::create(
+                b, l, arith::CmpFPredicate::ORD, best, best);
+            better = arith::OrIOp::create(
+                b, l, cmp, arith::AndIOp::create(b, l, xNan, bestNotNan));
+          } else {
+            bool u = uns || elt.isInteger(1);
+            auto p = IsMax ? (u ? arith::CmpIPredicate::ugt
+                                : arith::CmpIPredicate::sgt)
+                           : (u ? arith::CmpIPredicate::ult
+                                : arith::CmpIPredicate::slt);
+            better = arith::CmpIOp::create(b, l, p, x, best);
+          }
+          Value idx = linalg::IndexOp::create(b, l, axis);
+          Value idxCast = arith::IndexCastOp::create(b, l, idxType, idx);
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{
+                  arith::SelectOp::create(b, l, better, x, best),
+                  arith::SelectOp::create(b, l, better, idxCast, bestIdx)});
+        });
+    rewriter.replaceOp(op, generic.getResult(1));
+    return success();
+  }
+};
+
+/// Any dot_general as one linalg.generic: loops over batch, lhs free, rhs
+/// free (the result order) and then the contracting dims; operands are
+/// converted to the result element type before multiply-accumulate.
+struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(lax::DotGeneralOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkStaticTensors(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    auto type = signlessTensor(op.getType());
+    auto lt = signlessTensor(op.getLhs().getType());
+    auto rt = signlessTensor(op.getRhs().getType());
+    bool lUns = isUnsignedElement(op.getLhs().getType()),
+         rUns = isUnsignedElement(op.getRhs().getType());
+    Type elt = type.getElementType();
+    if (isa<FloatType>(elt) != isa<FloatType>(lt.getElementType()) ||
+        isa<FloatType>(elt) != isa<FloatType>(rt.getElementType()))
+      return rewriter.notifyMatchFailure(op, "mixed int/float contraction");
+    ArrayRef<int64_t> lb = op.getLhsBatchDimensions(),
+                      rb = op.getRhsBatchDimensions();
+    ArrayRef<int64_t> lc = op.getLhsContractingDimensions(),
+                      rc = op.getRhsContractingDimensions();
+    int64_t nb = lb.size(), nc = lc.size();
+    int64_t nlf = lt.getRank() - nb - nc, nrf = rt.getRank() - nb - nc;
+    int64_t nLoops = nb + nlf + nrf + nc;
+    MLIRContext *ctx = rewriter.getContext();
+    // Loop order (loops are emitted outer to inner in this order): batch,
+    // lhs free, then rhs free and contracting dims. When the rhs's innermost
+    // dim is free (B stored [.., K, N]) the contracting loops go before the
+    // rhs free ones (i-k-j), so the innermost loop walks B and C rows
+    // contiguously and vectorizes without reassociation; otherwise (B stored
+    // [.., N, K]) the contraction is innermost (i-j-k) and walks both
+    // operands contiguously.
+    bool rhsInnerFree = rt.getRank() > 0 &&
+                        !llvm::is_contained(rb, rt.getRank() - 1) &&
+                        !llvm::is_contained(rc, rt.getRank() - 1);
+    int64_t rfBase = rhsInnerFree ? nb + nlf + nc : nb + nlf;
+    int64_t cBase = rhsInnerFree ? nb + nlf : nb + nlf + nrf;
+    auto operandMap = [&](RankedTensorType t, ArrayRef<int64_t> batch,
+                          ArrayRef<int64_t> contract, int64_t freeBase) {
+      SmallVector<AffineExpr> exprs;
+      int64_t free = freeBase;
+      for (int64_t d = 0; d < t.getRank(); ++d) {
+        if (auto *it = llvm::find(batch, d); it != batch.end())
+          exprs.push_back(getAffineDimExpr(it - batch.begin(), ctx));
+        else if (auto *ct = llvm::find(contract, d); ct != contract.end())
+          exprs.push_back(
+              getAffineDimExpr(cBase + (ct - contract.begin()), ctx));
+        else
+          exprs.push_back(getAffineDimExpr(free++, ctx));
+      }
+      return AffineMap::get(nLoops, 0, exprs, ctx);
+    };
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t d = 0; d < nb + nlf; ++d)
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+    for (int64_t d = 0; d < nrf; ++d)
+      outExprs.push_back(getAffineDimExpr(rfBase + d, ctx));
+    SmallVector<AffineMap> maps{operandMap(lt, lb, lc, nb),
+                                operandMap(rt, rb, rc, rfBase),
+                                AffineMap::get(nLoops, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iters(nLoops,
+                                           utils::IteratorType::parallel);
+    for (int64_t d = 0; d < nc; ++d)
+      iters[cBase + d] = utils::IteratorType::reduction;
+    Value init = filledTensor(rewriter, loc, type,
+                              scalarConstant(rewriter, loc, elt, 0));
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type},
+        ValueRange{adaptor.getLhs(), adaptor.getRhs()}, ValueRange{init}, maps,
+        iters, [&](OpBuilder &b, Location l, ValueRange args) {
+          auto cvt = [&](Value v, bool uns) -> Value {
+            Type from = v.getType();
+            if (from == elt)
+              return v;
+            if (isa<FloatType>(elt))
+              return from.getIntOrFloatBitWidth() < elt.getIntOrFloatBitWidth()
+                         ? (Value)arith::ExtFOp::create(b, l, elt, v)
+                         : (Value)arith::TruncFOp::create(b, l, elt, v);
+            if (from.getIntOrFloatBitWidth() >= elt.getIntOrFloatBitWidth())
+              return arith::TruncIOp::create(b, l, elt, v);
+            return uns ? (Value)arith::ExtUIOp::create(b, l, elt, v)
+                       : (Value)arith::ExtSIOp::create(b, l, elt, v);
+          };
+          Value x = cvt(args[0], lUns), y = cvt(args[1], rUns);
+          Value r;
+          // reassoc/contract: the sum order of a contraction is unspecified
+          // in JAX/XLA; the flags let LLVM vectorize the reduction and fuse
+          // multiply-adds.
+          auto fm = arith::FastMathFlagsAttr::get(
+              b.getContext(),
+              arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
+          if (isa<FloatType>(elt))
+            r = arith::AddFOp::create(
+                b, l, args[2], arith::MulFOp::create(b, l, x, y, fm), fm);
+          else
+            r = arith::AddIOp::create(b, l, args[2],
+                                      arith::MulIOp::create(b, l, x, y));
+          linalg::YieldOp::create(b, l, r);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateReductionPatterns(RewritePatternSet &patterns) {
+  patterns.add<ReducePattern<lax::ReduceSumOp, ReduceKind::Sum>,
+               ReducePattern<lax::ReduceMaxOp, ReduceKind::Max>,
+               ReducePattern<lax::ReduceMinOp, ReduceKind::Min>,
+               ReducePattern<lax::ReduceProdOp, ReduceKind::Prod>,
+               ArgReducePattern<lax::ArgMaxOp, true>,
+               ArgReducePattern<lax::ArgMinOp, false>>(patterns.getContext());
+}
+
+void populateDotGeneralGenericPattern(RewritePatternSet &patterns) {
+  patterns.add<DotGeneralGenericPattern>(patterns.getContext(), /*benefit=*/1);
+}
+
+} // namespace kiln::lowering

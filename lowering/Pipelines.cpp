@@ -1,0 +1,263 @@
+//===- Pipelines.cpp - the --kiln-lower-cpu pipeline ----------------------===//
+//
+// lax -> linalg on tensors -> fused linalg -> buffers (one-shot, function
+// boundaries, identity layouts at the boundary) -> ownership-based
+// deallocation -> loops -> cf -> LLVM dialect. Every pass is built from its
+// constructor (no pipeline text to parse, nothing to register first); each
+// comment names the pass's command-line spelling so the pipeline can still
+// be replayed with kiln-opt --pass-pipeline.
+//
+//===----------------------------------------------------------------------===//
+#include "lowering/Passes.h"
+#include "transforms/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/AsyncToLLVM/AsyncToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Async/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void kiln::buildKilnLowerCpuPipeline(OpPassManager &pm,
+                                     const CpuPipelineOptions &options) {
+  buildKilnLaxToLinalgPipeline(pm, options);
+  buildKilnLinalgToLLVMPipeline(pm, options);
+}
+
+void kiln::buildKilnLaxToLinalgPipeline(OpPassManager &pm,
+                                        const CpuPipelineOptions &options) {
+  OpPassManager &funcPm = pm.nest<func::FuncOp>();
+  // Exact: transposes around a dot_general fold into its dimension numbers,
+  // and transposes/reverses around scans into scan axes and direction, so
+  // jax-ml/jax#19327's f1 compiles to f2's single GEMM and jax-ml/jax#2491's scans as
+  // written to the folded form, without the user asking for kiln-optimize.
+  funcPm.addPass(createCanonicalizeDotGeneral());
+  funcPm.addPass(createFoldScanLayout());
+  funcPm.addPass(createCanonicalizerPass());
+  if (options.parallelScans) {
+    funcPm.addPass(createScanToParallelLoops(
+        {options.scanVectorBits, options.scanLaneGroups}));
+    funcPm.addPass(createCanonicalizerPass());
+  }
+  LaxToLinalgOptions laxOptions;
+  laxOptions.useRuntimeGemm = options.useRuntimeGemm;
+  laxOptions.runtimeGemmMinMacs = options.runtimeGemmMinMacs;
+  pm.addPass(createLaxToLinalg(laxOptions));
+  if (options.approximateMath)
+    pm.addPass(createApproximateMath());
+}
+
+void kiln::buildKilnBufferizePipeline(OpPassManager &pm,
+                                      const CpuPipelineOptions &options,
+                                      bool deallocate) {
+  // canonicalize,linalg-generalize-named-ops
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLinalgGeneralizeNamedOpsPass());
+  pm.addPass(createFuseElementwise());
+  // canonicalize,cse
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Tensors become buffers; function arguments and results get identity
+  // layouts so callers pass plain row-major descriptors.
+  // Scan carries are computed into their loop buffers (no alloc per step).
+  pm.addPass(createLoopCarryInPlace());
+  // Results computed straight into kiln::Compiler's output buffers.
+  pm.addNestedPass<func::FuncOp>(createOutputsInPlace());
+  // eliminate-empty-tensors,empty-tensor-to-alloc-tensor,
+  // one-shot-bufferize{bufferize-function-boundaries
+  //   allow-return-allocs-from-loops
+  //   function-boundary-type-conversion=identity-layout-map},canonicalize
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  bufferizeOptions.allowReturnAllocsFromLoops = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  pm.addPass(createCanonicalizerPass());
+  // func.func(buffer-hoisting,buffer-loop-hoisting)
+  OpPassManager &hoistPm = pm.nest<func::FuncOp>();
+  hoistPm.addPass(bufferization::createBufferHoistingPass());
+  hoistPm.addPass(bufferization::createBufferLoopHoistingPass());
+  if (options.promoteToStack) {
+    // func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=4096})
+    bufferization::PromoteBuffersToStackPassOptions stackOptions;
+    stackOptions.maxAllocSizeInBytes = 4096;
+    pm.addNestedPass<func::FuncOp>(
+        bufferization::createPromoteBuffersToStackPass(stackOptions));
+  }
+  if (!deallocate) {
+    // canonicalize,cse
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    return;
+  }
+  // ownership-based-buffer-deallocation,canonicalize,
+  // buffer-deallocation-simplification,bufferization-lower-deallocations,
+  // cse,canonicalize
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
+                                         const CpuPipelineOptions &options) {
+  buildKilnBufferizePipeline(pm, options);
+  // Small dense layers (batch-1 matvecs) sum a block of rows together.
+  pm.addNestedPass<func::FuncOp>(createVectorizeMatvec());
+  // Every linalg op's parallel dimensions become an scf.parallel (its
+  // reductions loops inside), so a large elementwise op or partial
+  // reduction runs on all cores like the parallel scans below; a loop with
+  // too little work for a dispatch becomes plain loops
+  // (kiln-one-parallel-dimension). No linalg op is left after this.
+  // func.func(convert-linalg-to-parallel-loops)
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createOneParallelDimension());
+  // The vector-lane tiles of each parallel-scan iteration are freed at its
+  // end, whether it runs in parallel or in sequence.
+  pm.addNestedPass<func::FuncOp>(createParallelAllocaScopes());
+  if (options.parallelScans) {
+    // scf.parallel (the batch-parallel scans and large linalg ops) runs on
+    // all cores through MLIR's async runtime (libmlir_async_runtime, loaded
+    // by the JIT).
+    // async-parallel-for{async-dispatch=1 num-workers=-1 min-task-size=1},
+    // async-to-async-runtime,async-runtime-ref-counting,
+    // async-runtime-ref-counting-opt,arith-expand
+    AsyncParallelForPassOptions parallelForOptions;
+    parallelForOptions.asyncDispatch = true;
+    parallelForOptions.numWorkerThreads = -1;
+    parallelForOptions.minTaskSize = 1;
+    pm.addPass(createAsyncParallelForPass(parallelForOptions));
+    pm.addPass(createAsyncToAsyncRuntimePass());
+    pm.addPass(createAsyncRuntimeRefCountingPass());
+    pm.addPass(createAsyncRuntimeRefCountingOptPass());
+    pm.addPass(arith::createArithExpandOpsPass());
+  }
+  // Vector lanes of the parallel scans: the tiles' block transposes (2-D
+  // transfers) unroll to rows before scf goes to cf; the transposes become
+  // 16x16 shuffles, the rest masked loads/stores. (Before any canonicalize:
+  // it would turn a transpose whose rows are extracted into 256 scalar
+  // extracts and inserts.)
+  // lower-affine,convert-vector-to-scf{full-unroll=1},
+  // convert-vector-to-llvm{vector-transpose-lowering=shuffle16x16},
+  // convert-scf-to-cf,canonicalize,convert-async-to-llvm,
+  // expand-strided-metadata,lower-affine
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
+  ConvertVectorToLLVMPassOptions vectorToLLVMOptions;
+  vectorToLLVMOptions.vectorTransposeLowering =
+      vector::VectorTransposeLowering::Shuffle16x16;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVMOptions));
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createConvertAsyncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // Allocations go through Kiln's caching allocator (runtime/cpu).
+  // finalize-memref-to-llvm{use-generic-functions=1}
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVMOptions;
+  memrefToLLVMOptions.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVMOptions));
+  // convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,
+  // convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,
+  // convert-ub-to-llvm,reconcile-unrealized-casts,canonicalize,cse
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+namespace {
+/// `--kiln-lower-cpu`'s options: the fields of kiln::CpuPipelineOptions,
+/// with its defaults.
+struct LowerCpuPipelineOptions
+    : PassPipelineOptions<LowerCpuPipelineOptions> {
+  Option<bool> useRuntimeGemm{
+      *this, "use-runtime-gemm",
+      llvm::cl::desc("Call the Eigen runtime GEMM for GEMM-shaped "
+                     "dot_generals"),
+      llvm::cl::init(kiln::CpuPipelineOptions().useRuntimeGemm)};
+  Option<int64_t> runtimeGemmMinMacs{
+      *this, "runtime-gemm-min-macs",
+      llvm::cl::desc("Smallest contraction (multiply-adds) sent to the "
+                     "runtime GEMM"),
+      llvm::cl::init(kiln::CpuPipelineOptions().runtimeGemmMinMacs)};
+  Option<bool> promoteToStack{
+      *this, "promote-to-stack",
+      llvm::cl::desc("Turn small fixed-size allocations into stack "
+                     "allocations"),
+      llvm::cl::init(kiln::CpuPipelineOptions().promoteToStack)};
+  Option<bool> parallelScans{
+      *this, "parallel-scans",
+      llvm::cl::desc("Run batch-parallel scans as one parallel loop of "
+                     "scalar step loops (kiln-scan-to-parallel-loops)"),
+      llvm::cl::init(kiln::CpuPipelineOptions().parallelScans)};
+  Option<int64_t> scanVectorBits{
+      *this, "scan-vector-bits",
+      llvm::cl::desc("Bits of batch elements each parallel-scan iteration "
+                     "runs as vector lanes; 0: one element at a time"),
+      llvm::cl::init(kiln::CpuPipelineOptions().scanVectorBits)};
+  Option<int64_t> scanLaneGroups{
+      *this, "scan-lane-groups",
+      llvm::cl::desc("Groups of lanes per parallel-scan iteration, their "
+                     "steps interleaved; 0: chosen per scan"),
+      llvm::cl::init(kiln::CpuPipelineOptions().scanLaneGroups)};
+  Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("f32 sin/cos/exp/log/tanh as vectorizable polynomials "
+                     "(kiln-approximate-math)"),
+      llvm::cl::init(kiln::CpuPipelineOptions().approximateMath)};
+
+  kiln::CpuPipelineOptions toCpuPipelineOptions() const {
+    kiln::CpuPipelineOptions options;
+    options.useRuntimeGemm = useRuntimeGemm;
+    options.runtimeGemmMinMacs = runtimeGemmMinMacs;
+    options.promoteToStack = promoteToStack;
+    options.parallelScans = parallelScans;
+    options.scanVectorBits = scanVectorBits;
+    options.scanLaneGroups = scanLaneGroups;
+    options.approximateMath = approximateMath;
+    return options;
+  }
+};
+} // namespace
+
+void kiln::registerKilnLowering() {
+  registerKilnLoweringPasses();
+  PassPipelineRegistration<LowerCpuPipelineOptions>(
+      "kiln-lower-cpu", "Lower lax to the LLVM dialect for the CPU JIT",
+      [](OpPassManager &pm, const LowerCpuPipelineOptions &options) {
+        buildKilnLowerCpuPipeline(pm, options.toCpuPipelineOptions());
+      });
+}

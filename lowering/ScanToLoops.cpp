@@ -1,0 +1,165 @@
+//===- ScanToLoops.cpp - lax.scan -> scf.for ------------------------------===//
+//
+// lax.scan becomes one scf.for over [0, length) whose iter_args are the
+// carries followed by the stacked ys. Each iteration reads slice i of every
+// xs with a rank-reducing tensor.extract_slice along that xs's own axis (no
+// transpose is materialised: after bufferization it is a strided subview),
+// inlines the scan body, and writes slice i of every ys with a rank-expanding
+// tensor.insert_slice into the ys iter_arg. The ys iter_args start as
+// tensor.empty and are only ever updated in place, so one-shot
+// bufferization keeps one buffer per ys for the whole loop.
+//
+//===----------------------------------------------------------------------===//
+#include "lowering/LaxToLinalg.h"
+
+#include "dialect/LaxOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "lowering/Passes.h"
+
+using namespace mlir;
+namespace kiln::lowering {
+namespace {
+
+/// Offsets/sizes/strides selecting index `i` of `axis` of `full`.
+void sliceAt(OpBuilder &b, RankedTensorType full, int64_t axis, Value i,
+             SmallVectorImpl<OpFoldResult> &offsets,
+             SmallVectorImpl<OpFoldResult> &sizes,
+             SmallVectorImpl<OpFoldResult> &strides) {
+  for (int64_t d = 0; d < full.getRank(); ++d) {
+    offsets.push_back(d == axis ? OpFoldResult(i) : b.getIndexAttr(0));
+    sizes.push_back(b.getIndexAttr(d == axis ? 1 : full.getDimSize(d)));
+    strides.push_back(b.getIndexAttr(1));
+  }
+}
+
+struct ScanPattern : OpConversionPattern<lax::ScanOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(lax::ScanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    for (Type t :
+         llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+      if (!cast<RankedTensorType>(t).hasStaticShape())
+        return rewriter.notifyMatchFailure(op, "needs static shapes");
+    Location loc = op.getLoc();
+    int64_t nConsts = op.getNumConsts(), nCarry = op.getNumCarry();
+    ValueRange args = adaptor.getArgs();
+    ValueRange consts = args.take_front(nConsts);
+    ValueRange inits = args.slice(nConsts, nCarry);
+    ValueRange xs = args.drop_front(nConsts + nCarry);
+
+    SmallVector<Value> iterInits(inits.begin(), inits.end());
+    for (Value y : op.getYs())
+      iterInits.push_back(
+          emptyTensor(rewriter, loc, signlessTensor(y.getType())));
+
+    Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value ub = arith::ConstantIndexOp::create(rewriter, loc, op.getLength());
+    Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto forOp =
+        scf::ForOp::create(rewriter, loc, lb, ub, step, iterInits,
+                           [](OpBuilder &, Location, Value, ValueRange) {});
+    Block *loopBody = forOp.getBody();
+    rewriter.setInsertionPointToStart(loopBody);
+    // reverse: iteration k works on slice length-1-k; slice i still lands at
+    // index i of the ys, so reads and writes use the same index.
+    Value i = forOp.getInductionVar();
+    if (op.getReverse()) {
+      Value last =
+          arith::ConstantIndexOp::create(rewriter, loc, op.getLength() - 1);
+      i = arith::SubIOp::create(rewriter, loc, last, i);
+    }
+    SmallVector<Value> blockArgs(consts.begin(), consts.end());
+    ValueRange loopCarries = forOp.getRegionIterArgs().take_front(nCarry);
+    blockArgs.append(loopCarries.begin(), loopCarries.end());
+    for (auto [k, x] : llvm::enumerate(xs)) {
+      auto xType = cast<RankedTensorType>(x.getType());
+      int64_t axis = op.getXsAxis(k);
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      sliceAt(rewriter, xType, axis, i, offsets, sizes, strides);
+      blockArgs.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, lax::dropDim(xType, axis), x, offsets, sizes,
+          strides));
+    }
+
+    // Body arguments of unsigned types become signless like their values.
+    if (failed(rewriter.convertRegionTypes(&op.getBody(), *getTypeConverter())))
+      return rewriter.notifyMatchFailure(op, "cannot convert the body's types");
+    Block &body = op.getBodyBlock();
+    auto yield = cast<lax::YieldOp>(body.getTerminator());
+    rewriter.inlineBlockBefore(&body, loopBody, loopBody->end(), blockArgs);
+
+    rewriter.setInsertionPoint(yield);
+    SmallVector<Value> next;
+    for (int64_t k = 0; k < nCarry; ++k)
+      next.push_back(yield.getValues()[k]);
+    ValueRange ysAcc = forOp.getRegionIterArgs().drop_front(nCarry);
+    for (auto [k, acc] : llvm::enumerate(ysAcc)) {
+      auto yType = cast<RankedTensorType>(acc.getType());
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      sliceAt(rewriter, yType, op.getYsAxis(k), i, offsets, sizes, strides);
+      next.push_back(tensor::InsertSliceOp::create(
+          rewriter, loc, yield.getValues()[nCarry + k], acc, offsets, sizes,
+          strides));
+    }
+    scf::YieldOp::create(rewriter, loc, next);
+    rewriter.eraseOp(yield);
+    rewriter.replaceOp(op, forOp.getResults());
+    return success();
+  }
+};
+
+} // namespace
+
+void populateScanPatterns(RewritePatternSet &patterns,
+                          const TypeConverter &converter) {
+  patterns.add<ScanPattern>(converter, patterns.getContext());
+}
+
+} // namespace kiln::lowering
+
+//===----------------------------------------------------------------------===//
+// --kiln-loop-carry-in-place
+//===----------------------------------------------------------------------===//
+
+namespace kiln {
+#define GEN_PASS_DEF_LOOPCARRYINPLACE
+#include "lowering/Passes.h.inc"
+} // namespace kiln
+
+namespace {
+struct LoopCarryInPlacePass
+    : kiln::impl::LoopCarryInPlaceBase<LoopCarryInPlacePass> {
+  void runOnOperation() override {
+    getOperation()->walk([](scf::ForOp forOp) {
+      auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+      for (auto [value, iterArg] :
+           llvm::zip(yield.getOperands(), forOp.getRegionIterArgs())) {
+        if (value == iterArg || value.getType() != iterArg.getType())
+          continue;
+        // Walk the destination chain inside this loop body down to the
+        // operand that receives a tensor.empty, and give it the iter_arg.
+        Value v = value;
+        while (true) {
+          Operation *def = v.getDefiningOp();
+          auto dps = dyn_cast_or_null<DestinationStyleOpInterface>(def);
+          if (!dps || def->getBlock() != forOp.getBody())
+            break;
+          OpOperand *init = dps.getTiedOpOperand(cast<OpResult>(v));
+          if (!init || init->get().getType() != iterArg.getType())
+            break;
+          if (init->get().getDefiningOp<tensor::EmptyOp>()) {
+            init->set(iterArg);
+            break;
+          }
+          v = init->get();
+        }
+      }
+    });
+  }
+};
+} // namespace

@@ -1,0 +1,72 @@
+//===- Evaluator.h - the interpreter's evaluation state ---------*- C++ -*-===//
+//
+// Internal to the interpreter: value scopes (a scan body sees the values of
+// the enclosing region), function calls, and the per-family evaluation
+// functions implemented in Interpret*.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_REFERENCE_EVALUATOR_H
+#define KILN_REFERENCE_EVALUATOR_H
+
+#include "reference/Interpreter.h"
+
+#include "dialect/LaxOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace kiln::interp {
+
+class Evaluator {
+public:
+  Evaluator(mlir::ModuleOp module, const InterpreterOptions &options)
+      : module(module), options(options) {}
+
+  mlir::FailureOr<llvm::SmallVector<Tensor>> call(mlir::Operation *callee,
+                                                  llvm::ArrayRef<Tensor> args);
+  /// Runs `block` in a new scope with its arguments from `firstArg` on bound
+  /// to `args` (moved in; earlier arguments must be bound in an enclosing
+  /// scope); returns the operands of its terminator.
+  mlir::FailureOr<llvm::SmallVector<Tensor>> runBlock(mlir::Block &block,
+                                                      llvm::SmallVector<Tensor> args,
+                                                      unsigned firstArg = 0);
+
+  const Tensor &lookup(mlir::Value v) const;
+  /// A zero tensor of `type` computed at this evaluator's precision.
+  Tensor make(mlir::Type type) const {
+    return Tensor(llvm::cast<mlir::RankedTensorType>(type), !options.f64Reference);
+  }
+
+private:
+  mlir::LogicalResult evalOp(mlir::Operation *op);
+  void bind(mlir::Value v, Tensor t) { scopes.back()[v] = std::move(t); }
+  void pushScope() { scopes.emplace_back(); }
+  void popScope() { scopes.pop_back(); }
+
+  // Families (Interpret*.cpp). Each returns the op's results, or null
+  // (nullopt) when the op is not of the family, or failure after a
+  // diagnostic.
+  std::optional<mlir::FailureOr<Tensor>> evalElementwise(mlir::Operation *op);
+  std::optional<mlir::FailureOr<Tensor>> evalStructure(mlir::Operation *op);
+  std::optional<mlir::FailureOr<Tensor>> evalContraction(mlir::Operation *op);
+  mlir::FailureOr<llvm::SmallVector<Tensor>> evalScan(lax::ScanOp scan);
+
+  mlir::ModuleOp module;
+  InterpreterOptions options;
+  /// Nesting of func.call, bounded so that a recursive program fails with a
+  /// diagnostic instead of overflowing the stack.
+  unsigned callDepth = 0;
+  llvm::SmallVector<llvm::DenseMap<mlir::Value, Tensor>> scopes;
+};
+
+/// Unravels flat index `flat` of `shape` into `index`.
+inline void unravel(int64_t flat, llvm::ArrayRef<int64_t> shape,
+                    llvm::SmallVectorImpl<int64_t> &index) {
+  index.resize(shape.size());
+  for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+    index[d] = shape[d] ? flat % shape[d] : 0;
+    flat = shape[d] ? flat / shape[d] : 0;
+  }
+}
+
+} // namespace kiln::interp
+
+#endif // KILN_REFERENCE_EVALUATOR_H

@@ -1,0 +1,233 @@
+//===- InterpretContraction.cpp - dot_general, reductions, arg-reductions -===//
+//
+// Sums accumulate in double (integers in 64-bit wrap-around) and round once
+// to the result type. dot_general packs both operands as [batch, free,
+// contracting] so the innermost loop is a dot product of contiguous rows.
+//
+//===----------------------------------------------------------------------===//
+#include "reference/Evaluator.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::interp;
+using namespace kiln::lax;
+
+namespace {
+
+/// Flat offsets into `t` of every index over `dims` (row-major over them).
+SmallVector<int64_t> offsetsOver(const Tensor &t, ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> strides = t.strides(), sizes, offsets = {0};
+  for (int64_t d : dims) {
+    SmallVector<int64_t> next;
+    for (int64_t base : offsets)
+      for (int64_t i = 0; i < t.shape()[d]; ++i)
+        next.push_back(base + i * strides[d]);
+    offsets = std::move(next);
+  }
+  return offsets;
+}
+
+SmallVector<int64_t> freeDims(int64_t rank, ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  SmallVector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(a, d) && !llvm::is_contained(b, d))
+      free.push_back(d);
+  return free;
+}
+
+/// Packs `t` as rows [outer][inner] of doubles.
+std::vector<double> pack(const Tensor &t, ArrayRef<int64_t> outer, ArrayRef<int64_t> inner) {
+  std::vector<double> rows;
+  rows.reserve(outer.size() * inner.size());
+  for (int64_t o : outer)
+    for (int64_t i : inner)
+      rows.push_back(t.asDouble(o + i));
+  return rows;
+}
+
+Tensor dotGeneral(const Evaluator &ev, DotGeneralOp op, const Tensor &lhs, const Tensor &rhs) {
+  SmallVector<int64_t> lb = offsetsOver(lhs, op.getLhsBatchDimensions());
+  SmallVector<int64_t> rb = offsetsOver(rhs, op.getRhsBatchDimensions());
+  SmallVector<int64_t> lk = offsetsOver(lhs, op.getLhsContractingDimensions());
+  SmallVector<int64_t> rk = offsetsOver(rhs, op.getRhsContractingDimensions());
+  SmallVector<int64_t> lf = offsetsOver(
+      lhs, freeDims(lhs.rank(), op.getLhsBatchDimensions(), op.getLhsContractingDimensions()));
+  SmallVector<int64_t> rf = offsetsOver(
+      rhs, freeDims(rhs.rank(), op.getRhsBatchDimensions(), op.getRhsContractingDimensions()));
+  // Rows [batch * free][k] of both operands.
+  SmallVector<int64_t> lOuter, rOuter;
+  for (int64_t b : lb)
+    for (int64_t f : lf)
+      lOuter.push_back(b + f);
+  for (int64_t b : rb)
+    for (int64_t f : rf)
+      rOuter.push_back(b + f);
+  size_t K = lk.size(), LF = lf.size(), RF = rf.size();
+  Tensor out = ev.make(op.getType());
+  if (!out.isFloat() && !lhs.isFloat() && !rhs.isFloat()) {
+    // Integers: exact 64-bit wrap-around products and sums, wrapped to the
+    // result type when stored (doubles would lose bits beyond 2^53).
+    std::vector<uint64_t> l, r;
+    for (int64_t o : lOuter)
+      for (int64_t k : lk)
+        l.push_back(uint64_t(lhs.getInt(o + k)));
+    for (int64_t o : rOuter)
+      for (int64_t k : rk)
+        r.push_back(uint64_t(rhs.getInt(o + k)));
+    int64_t flat = 0;
+    for (size_t b = 0; b < lb.size(); ++b)
+      for (size_t i = 0; i < LF; ++i)
+        for (size_t j = 0; j < RF; ++j, ++flat) {
+          uint64_t acc = 0;
+          for (size_t k = 0; k < K; ++k)
+            acc += l[(b * LF + i) * K + k] * r[(b * RF + j) * K + k];
+          out.setInt(flat, int64_t(acc));
+        }
+    return out;
+  }
+  std::vector<double> l = pack(lhs, lOuter, lk), r = pack(rhs, rOuter, rk);
+  bool isFloat = out.isFloat();
+  int64_t flat = 0;
+  for (size_t b = 0; b < lb.size(); ++b)
+    for (size_t i = 0; i < LF; ++i) {
+      const double *lrow = &l[(b * LF + i) * K];
+      for (size_t j = 0; j < RF; ++j, ++flat) {
+        const double *rrow = &r[(b * RF + j) * K];
+        double acc = 0;
+        for (size_t k = 0; k < K; ++k)
+          acc += lrow[k] * rrow[k];
+        isFloat ? out.setFloat(flat, acc) : out.setInt(flat, int64_t(acc));
+      }
+    }
+  return out;
+}
+
+enum class Combine { Sum, Max, Min, Prod };
+
+Tensor reduce(const Evaluator &ev, Operation *op, const Tensor &x, ArrayRef<int64_t> axes,
+              Combine combine) {
+  Tensor out = ev.make(op->getResult(0).getType());
+  // Output stride of each operand dimension (0 for reduced ones).
+  SmallVector<int64_t> outStrides(x.rank(), 0);
+  SmallVector<int64_t> strides = out.strides();
+  for (int64_t d = 0, o = 0; d < x.rank(); ++d)
+    if (!llvm::is_contained(axes, d))
+      outStrides[d] = strides[o++];
+  double init = combine == Combine::Sum ? 0 : combine == Combine::Prod ? 1
+                : combine == Combine::Max ? -INFINITY : INFINITY;
+  bool isFloat = x.isFloat();
+  // Integer identities are computed in integers: INT64_MAX does not round-trip
+  // through a double, and a float identity (+-inf) has no integer value.
+  int64_t intInit = combine == Combine::Prod ? 1 : 0;
+  if (!isFloat && (combine == Combine::Max || combine == Combine::Min)) {
+    Type t = x.getElementType();
+    unsigned bits = t.getIntOrFloatBitWidth();
+    bool isUnsigned = t.isUnsignedInteger() || t.isInteger(1);
+    int64_t signedMax = bits >= 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
+    int64_t unsignedMax = bits >= 63 ? INT64_MAX : (int64_t(1) << bits) - 1;
+    if (combine == Combine::Max)
+      intInit = isUnsigned ? 0 : -signedMax - 1;
+    else
+      intInit = isUnsigned ? unsignedMax : signedMax;
+    init = double(intInit);
+  }
+  std::vector<double> acc(out.size(), init);
+  std::vector<int64_t> intAcc(out.size(), intInit);
+  // Walk the operand in row-major order; `o` (its output element) follows
+  // incrementally, odometer-style.
+  SmallVector<int64_t> index(x.rank(), 0);
+  int64_t o = 0;
+  for (int64_t flat = 0; flat < x.size(); ++flat) {
+    if (flat > 0)
+      for (int64_t d = x.rank() - 1; d >= 0; --d) {
+        o += outStrides[d];
+        if (++index[d] < x.shape()[d])
+          break;
+        o -= outStrides[d] * x.shape()[d];
+        index[d] = 0;
+      }
+    if (isFloat) {
+      double v = x.getFloat(flat);
+      double &a = acc[o];
+      switch (combine) {
+      case Combine::Sum: a += v; break;
+      case Combine::Prod: a *= v; break;
+      case Combine::Max: a = (std::isnan(a) || std::isnan(v)) ? NAN : std::max(a, v); break;
+      case Combine::Min: a = (std::isnan(a) || std::isnan(v)) ? NAN : std::min(a, v); break;
+      }
+    } else {
+      int64_t v = x.getInt(flat);
+      int64_t &a = intAcc[o];
+      switch (combine) {
+      case Combine::Sum: a = int64_t(uint64_t(a) + uint64_t(v)); break;
+      case Combine::Prod: a = int64_t(uint64_t(a) * uint64_t(v)); break;
+      case Combine::Max: a = std::max(a, v); break;
+      case Combine::Min: a = std::min(a, v); break;
+      }
+    }
+  }
+  for (int64_t i = 0; i < out.size(); ++i)
+    isFloat ? out.setFloat(i, acc[i]) : out.setInt(i, intAcc[i]);
+  return out;
+}
+
+/// Index of the max (or min) along `axis`; NaN wins (as JAX's argmax), ties
+/// go to the first index.
+Tensor argReduce(const Evaluator &ev, Operation *op, const Tensor &x, int64_t axis, bool isMax) {
+  Tensor out = ev.make(op->getResult(0).getType());
+  SmallVector<int64_t> strides = x.strides(), index;
+  SmallVector<int64_t> outShape(out.shape());
+  for (int64_t o = 0; o < out.size(); ++o) {
+    unravel(o, outShape, index);
+    index.insert(index.begin() + axis, 0);
+    int64_t base = 0;
+    for (int64_t d = 0; d < x.rank(); ++d)
+      base += index[d] * strides[d];
+    int64_t best = 0;
+    if (!x.isFloat()) {
+      // Integers compare exactly (i64 beyond 2^53 would tie as doubles).
+      int64_t bestInt = x.getInt(base);
+      for (int64_t i = 1; i < x.shape()[axis]; ++i) {
+        int64_t v = x.getInt(base + i * strides[axis]);
+        if (isMax ? v > bestInt : v < bestInt) {
+          best = i;
+          bestInt = v;
+        }
+      }
+      out.setInt(o, best);
+      continue;
+    }
+    double bestValue = x.asDouble(base);
+    for (int64_t i = 1; i < x.shape()[axis]; ++i) {
+      double v = x.asDouble(base + i * strides[axis]);
+      if (std::isnan(bestValue))
+        break;
+      if (std::isnan(v) || (isMax ? v > bestValue : v < bestValue)) {
+        best = i;
+        bestValue = v;
+      }
+    }
+    out.setInt(o, best);
+  }
+  return out;
+}
+
+} // namespace
+
+std::optional<FailureOr<Tensor>> Evaluator::evalContraction(Operation *op) {
+  using R = std::optional<FailureOr<Tensor>>;
+  auto in = [&](unsigned i) -> const Tensor & { return lookup(op->getOperand(i)); };
+  return TypeSwitch<Operation *, R>(op)
+      .Case([&](DotGeneralOp d) -> R { return dotGeneral(*this, d, in(0), in(1)); })
+      .Case([&](ReduceSumOp r) -> R { return reduce(*this, op, in(0), r.getAxes(), Combine::Sum); })
+      .Case([&](ReduceMaxOp r) -> R { return reduce(*this, op, in(0), r.getAxes(), Combine::Max); })
+      .Case([&](ReduceMinOp r) -> R { return reduce(*this, op, in(0), r.getAxes(), Combine::Min); })
+      .Case([&](ReduceProdOp r) -> R { return reduce(*this, op, in(0), r.getAxes(), Combine::Prod); })
+      .Case([&](ArgMaxOp a) -> R { return argReduce(*this, op, in(0), a.getAxes()[0], true); })
+      .Case([&](ArgMinOp a) -> R { return argReduce(*this, op, in(0), a.getAxes()[0], false); })
+      .Default([](Operation *) -> R { return std::nullopt; });
+}

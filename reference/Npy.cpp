@@ -1,0 +1,205 @@
+//===- Npy.cpp - .npy files for the interpreter and kiln-run --------------===//
+#include "reference/Npy.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace kiln::interp;
+
+namespace {
+
+struct Dtype {
+  const char *descr;
+  unsigned bytes;
+};
+
+/// The .npy descr of an element type, or null.
+const char *descrOf(Type t) {
+  if (t.isF16()) return "<f2";
+  if (t.isF32()) return "<f4";
+  if (t.isF64()) return "<f8";
+  if (t.isInteger(1)) return "|b1";
+  if (t.isSignlessInteger(8)) return "|i1";
+  if (t.isSignlessInteger(32)) return "<i4";
+  if (t.isSignlessInteger(64)) return "<i8";
+  if (t.isUnsignedInteger(32)) return "<u4";
+  return nullptr;
+}
+
+Type typeOf(StringRef descr, MLIRContext *ctx) {
+  Builder b(ctx);
+  if (descr == "<f2") return b.getF16Type();
+  if (descr == "<f4") return b.getF32Type();
+  if (descr == "<f8") return b.getF64Type();
+  if (descr == "|b1") return b.getI1Type();
+  if (descr == "|i1") return b.getIntegerType(8);
+  if (descr == "<i4") return b.getIntegerType(32);
+  if (descr == "<i8") return b.getIntegerType(64);
+  if (descr == "<u4") return b.getIntegerType(32, /*isSigned=*/false);
+  return {};
+}
+
+/// The value of `key` in the header dict: the text after "'key':" up to the
+/// next top-level ',' or '}'.
+std::optional<StringRef> headerValue(StringRef header, StringRef key) {
+  size_t pos = header.find(("'" + key + "'").str());
+  if (pos == StringRef::npos)
+    return std::nullopt;
+  StringRef rest = header.drop_front(pos + key.size() + 2).ltrim();
+  if (!rest.consume_front(":"))
+    return std::nullopt;
+  rest = rest.ltrim();
+  if (rest.starts_with("(")) {
+    size_t close = rest.find(')');
+    return close == StringRef::npos ? std::nullopt : std::optional(rest.take_front(close + 1));
+  }
+  size_t end = rest.find_first_of(",}");
+  return rest.take_front(end).trim();
+}
+
+} // namespace
+
+FailureOr<Tensor> kiln::interp::parseNpy(StringRef bytes, StringRef name, MLIRContext *ctx,
+                                         std::string &error) {
+  auto fail = [&](const Twine &why) -> FailureOr<Tensor> {
+    error = (name + ": " + why).str();
+    return failure();
+  };
+  if (bytes.size() < 10 || !bytes.starts_with("\x93NUMPY"))
+    return fail("not a .npy file (bad magic string)");
+  uint8_t major = bytes[6];
+  size_t headerLen, headerStart;
+  if (major == 1) {
+    headerLen = uint8_t(bytes[8]) | (uint8_t(bytes[9]) << 8);
+    headerStart = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12)
+      return fail("truncated header");
+    headerLen = uint32_t(uint8_t(bytes[8])) | (uint32_t(uint8_t(bytes[9])) << 8) |
+                (uint32_t(uint8_t(bytes[10])) << 16) | (uint32_t(uint8_t(bytes[11])) << 24);
+    headerStart = 12;
+  } else {
+    return fail("unsupported .npy version " + Twine(int(major)));
+  }
+  if (bytes.size() < headerStart + headerLen)
+    return fail("truncated header");
+  StringRef header = bytes.substr(headerStart, headerLen);
+  std::optional<StringRef> descr = headerValue(header, "descr");
+  std::optional<StringRef> fortran = headerValue(header, "fortran_order");
+  std::optional<StringRef> shapeText = headerValue(header, "shape");
+  if (!descr || !fortran || !shapeText)
+    return fail("malformed header (expected 'descr', 'fortran_order' and 'shape')");
+  if (*fortran != "False")
+    return fail("Fortran-order arrays are not supported; save a C-order array");
+  StringRef d = descr->trim("'\"");
+  Type element = typeOf(d, ctx);
+  if (!element)
+    return fail("unsupported dtype '" + d + "' (expected <f2, <f4, <f8, |b1, |i1, <i4, <i8 or <u4)");
+  SmallVector<int64_t> shape;
+  SmallVector<StringRef> dims;
+  shapeText->trim("()").split(dims, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef dim : dims) {
+    int64_t n;
+    if (dim.trim().empty())
+      continue; // "(4, )"
+    if (dim.trim().getAsInteger(10, n) || n < 0)
+      return fail("malformed shape " + *shapeText);
+    shape.push_back(n);
+  }
+  auto type = RankedTensorType::get(shape, element);
+  Tensor t(type);
+  unsigned width = d == "|b1" || d == "|i1" ? 1 : d.back() - '0';
+  StringRef data = bytes.drop_front(headerStart + headerLen);
+  if (data.size() != size_t(t.size()) * width)
+    return fail("expected " + Twine(t.size() * width) + " bytes of data for shape " +
+                *shapeText + ", found " + Twine(data.size()));
+  const char *p = data.data();
+  for (int64_t i = 0; i < t.size(); ++i, p += width) {
+    if (d == "<f4") { float v; std::memcpy(&v, p, 4); t.setFloat(i, v); }
+    else if (d == "<f8") { double v; std::memcpy(&v, p, 8); t.setFloat(i, v); }
+    else if (d == "<f2") {
+      uint16_t bits; std::memcpy(&bits, p, 2);
+      t.setFloat(i, llvm::APFloat(llvm::APFloat::IEEEhalf(), llvm::APInt(16, bits)).convertToDouble());
+    }
+    else if (d == "|b1") t.setInt(i, *p != 0);
+    else if (d == "|i1") t.setInt(i, int8_t(*p));
+    else if (d == "<i4") { int32_t v; std::memcpy(&v, p, 4); t.setInt(i, v); }
+    else if (d == "<i8") { int64_t v; std::memcpy(&v, p, 8); t.setInt(i, v); }
+    else { uint32_t v; std::memcpy(&v, p, 4); t.setInt(i, v); }
+  }
+  return t;
+}
+
+FailureOr<Tensor> kiln::interp::readNpy(StringRef path, MLIRContext *ctx, std::string &error) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file) {
+    error = (path + ": cannot read: " + file.getError().message()).str();
+    return failure();
+  }
+  return parseNpy((*file)->getBuffer(), path, ctx, error);
+}
+
+std::string kiln::interp::serializeNpy(const Tensor &t) {
+  const char *descr = descrOf(t.getElementType());
+  // As numpy writes it: "()", "(4,)", "(2, 3)".
+  std::string shape = "(";
+  for (auto [i, d] : llvm::enumerate(t.shape()))
+    shape += (i ? ", " : "") + std::to_string(d);
+  shape += t.rank() == 1 ? ",)" : ")";
+  std::string header = std::string("{'descr': '") + descr +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  header.append(64 - (10 + header.size() + 1) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += char(1);
+  out += char(0);
+  out += char(header.size() & 0xff);
+  out += char(header.size() >> 8);
+  out += header;
+  StringRef d(descr);
+  for (int64_t i = 0; i < t.size(); ++i) {
+    char buf[8];
+    unsigned width = 0;
+    if (d == "<f4") { float v = float(t.getFloat(i)); std::memcpy(buf, &v, 4); width = 4; }
+    else if (d == "<f8") { double v = t.getFloat(i); std::memcpy(buf, &v, 8); width = 8; }
+    else if (d == "<f2") {
+      llvm::APFloat f(t.getFloat(i));
+      bool lost;
+      f.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven, &lost);
+      uint16_t bits = f.bitcastToAPInt().getZExtValue();
+      std::memcpy(buf, &bits, 2);
+      width = 2;
+    }
+    else if (d == "|b1" || d == "|i1") { buf[0] = char(t.getInt(i)); width = 1; }
+    else if (d == "<i4" || d == "<u4") { uint32_t v = uint32_t(t.getInt(i)); std::memcpy(buf, &v, 4); width = 4; }
+    else { int64_t v = t.getInt(i); std::memcpy(buf, &v, 8); width = 8; }
+    out.append(buf, width);
+  }
+  return out;
+}
+
+LogicalResult kiln::interp::writeNpy(StringRef path, const Tensor &t, std::string &error) {
+  if (!descrOf(t.getElementType())) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << t.getElementType();
+    error = (path + ": element type " + s + " has no .npy dtype").str();
+    return failure();
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = (path + ": cannot write: " + ec.message()).str();
+    return failure();
+  }
+  os << serializeNpy(t);
+  return success();
+}

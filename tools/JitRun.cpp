@@ -1,0 +1,193 @@
+//===- JitRun.cpp - running and timing compiled functions for the tools ---===//
+//
+// timeExecutable, runJit (kiln-run's JIT mode as a library call),
+// formatTimings and buffersClose (the --check comparison). No MLIR or LLVM
+// headers beyond the module type: these only call the Executable API.
+//
+//===----------------------------------------------------------------------===//
+#include "tools/JitRun.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+using namespace mlir;
+
+namespace kiln {
+
+bool timeExecutable(const Executable &exe,
+                    const std::vector<BufferView> &inputs,
+                    const std::vector<BufferView> &outputs, int warmup,
+                    int repeat, CallTimings &timings, std::string *error) {
+  using Clock = std::chrono::steady_clock;
+  if (!exe.call(inputs, outputs, error))
+    return false;
+  std::vector<void *> buffers;
+  for (const BufferView &v : inputs)
+    buffers.push_back(v.data);
+  for (const BufferView &v : outputs)
+    buffers.push_back(v.data);
+  for (int i = 0; i < warmup; ++i)
+    exe.callRaw(buffers.data());
+  repeat = std::max(repeat, 1);
+  auto median = [](std::vector<double> &t) {
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  std::vector<double> raw, checked;
+  for (int i = 0; i < repeat; ++i) {
+    auto s = Clock::now();
+    exe.callRaw(buffers.data());
+    raw.push_back(std::chrono::duration<double>(Clock::now() - s).count());
+    s = Clock::now();
+    exe.call(inputs, outputs);
+    checked.push_back(std::chrono::duration<double>(Clock::now() - s).count());
+  }
+  timings.repeat = repeat;
+  timings.medianSeconds = median(raw);
+  timings.minSeconds = raw.front();
+  timings.callOverheadSeconds =
+      std::max(0.0, median(checked) - timings.medianSeconds);
+  return true;
+}
+
+bool runJit(ModuleOp module, const std::string &entry,
+            const std::vector<BufferView> &inputs, int warmup, int repeat,
+            JitRunResult &result, std::string *error,
+            const CompileOptions &options) {
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  std::unique_ptr<Executable> exe =
+      Compiler(options).compile(module, entry, error);
+  if (!exe)
+    return false;
+  result.compileSeconds =
+      std::chrono::duration<double>(Clock::now() - start).count();
+  result.cache = exe->cacheOutcome();
+  result.outputSpecs = exe->outputs();
+  result.outputs.clear();
+  std::vector<BufferView> outs;
+  for (const TensorSpec &s : exe->outputs()) {
+    result.outputs.emplace_back(std::max<size_t>(s.numBytes(), 1));
+    outs.push_back({result.outputs.back().data(), s.shape, s.kind});
+  }
+  if (!exe->call(inputs, outs, error))
+    return false;
+  result.timings = CallTimings();
+  if (repeat > 0) {
+    // Time into scratch outputs so the first call's results stay intact.
+    std::vector<std::vector<char>> scratch;
+    std::vector<BufferView> scratchOuts;
+    for (const BufferView &o : outs) {
+      scratch.emplace_back(
+          std::max<size_t>(exe->outputs()[scratch.size()].numBytes(), 1));
+      scratchOuts.push_back({scratch.back().data(), o.shape, o.kind});
+    }
+    if (!timeExecutable(*exe, inputs, scratchOuts, warmup, repeat,
+                        result.timings, error))
+      return false;
+  }
+  return true;
+}
+
+std::string formatTimings(const JitRunResult &r) {
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "jit: min %.3f us, median %.3f us, call overhead %.3f us (%d "
+                "runs), compile %.1f ms",
+                r.timings.minSeconds * 1e6, r.timings.medianSeconds * 1e6,
+                r.timings.callOverheadSeconds * 1e6, r.timings.repeat,
+                r.compileSeconds * 1e3);
+  std::string text = line;
+  if (r.cache.kind == CacheOutcome::Hit)
+    text += " (cache hit)";
+  return text;
+}
+
+namespace {
+template <typename T> double asDouble(const void *p, int64_t i) {
+  return static_cast<double>(static_cast<const T *>(p)[i]);
+}
+/// IEEE half / bfloat16 bits to double.
+double halfToDouble(uint16_t h) {
+  int sign = h >> 15, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  double v = exp == 0    ? std::ldexp(man, -24)
+             : exp == 31 ? (man ? NAN : INFINITY)
+                         : std::ldexp(man + 1024, exp - 25);
+  return sign ? -v : v;
+}
+double bf16ToDouble(uint16_t h) {
+  uint32_t bits = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+double element(const void *p, int64_t i, ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F32:
+    return asDouble<float>(p, i);
+  case ElementKind::F64:
+    return asDouble<double>(p, i);
+  case ElementKind::F16:
+    return halfToDouble(static_cast<const uint16_t *>(p)[i]);
+  case ElementKind::BF16:
+    return bf16ToDouble(static_cast<const uint16_t *>(p)[i]);
+  case ElementKind::I8:
+    return asDouble<int8_t>(p, i);
+  case ElementKind::I32:
+    return asDouble<int32_t>(p, i);
+  case ElementKind::I64:
+    return asDouble<int64_t>(p, i);
+  case ElementKind::U32:
+    return asDouble<uint32_t>(p, i);
+  case ElementKind::Bool:
+    return static_cast<const uint8_t *>(p)[i] != 0;
+  }
+  return 0;
+}
+} // namespace
+
+bool buffersClose(const void *got, const void *want, int64_t n,
+                  ElementKind kind, double rtol, double atol,
+                  std::string *where) {
+  bool isFloat = kind == ElementKind::F32 || kind == ElementKind::F64 ||
+                 kind == ElementKind::F16 || kind == ElementKind::BF16;
+  for (int64_t i = 0; i < n; ++i) {
+    bool ok;
+    double g, w;
+    if (kind == ElementKind::I64) { // exact, without a double round trip
+      int64_t gi = static_cast<const int64_t *>(got)[i],
+              wi = static_cast<const int64_t *>(want)[i];
+      ok = gi == wi;
+      g = static_cast<double>(gi);
+      w = static_cast<double>(wi);
+    } else {
+      g = element(got, i, kind);
+      w = element(want, i, kind);
+      if (!isFloat)
+        ok = g == w;
+      else if (std::isnan(w) || std::isnan(g))
+        ok = std::isnan(w) && std::isnan(g);
+      else if (std::isinf(w))
+        ok = g == w;
+      else
+        ok = std::fabs(g - w) <= atol + rtol * std::fabs(w);
+    }
+    if (!ok) {
+      if (where) {
+        char buf[160];
+        std::snprintf(buf, sizeof(buf), "element %lld: got %.9g, want %.9g",
+                      static_cast<long long>(i), g, w);
+        *where = buf;
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace kiln

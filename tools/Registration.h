@@ -1,0 +1,37 @@
+//===- Registration.h - what Kiln's tools register --------------*- C++ -*-===//
+#ifndef KILN_TOOLS_REGISTRATION_H
+#define KILN_TOOLS_REGISTRATION_H
+
+#include "compiler/Dialects.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/LogicalResult.h"
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+} // namespace mlir
+
+namespace kiln {
+/// Upstream passes and Kiln's own passes and pipelines.
+void registerAllKilnPasses();
+/// What every Kiln tool does before parsing its command line: the dialects
+/// into `registry`, the passes, then the plugins named by --plugin in argv
+/// (they may register passes and options). False, after an error naming
+/// `tool`, when a plugin does not load.
+bool registerKilnTool(mlir::DialectRegistry &registry, int argc, char **argv,
+                      const char *tool);
+/// Appends a textual pipeline to `pm`, in either form: anchored as
+/// mlir-opt's --pass-pipeline takes it ("builtin.module(a,func.func(b))"),
+/// on pm's op or with pm taking any op (a PassManager's default), or the
+/// bare list ("a,func.func(b)"). mlir::parsePassPipeline(text, pm) alone
+/// nests an anchored text one level deeper, where it silently runs on
+/// nothing. Errors go to `errors`.
+llvm::LogicalResult addPassPipeline(mlir::OpPassManager &pm, llvm::StringRef pipeline,
+                                    llvm::raw_ostream &errors);
+} // namespace kiln
+
+#endif // KILN_TOOLS_REGISTRATION_H

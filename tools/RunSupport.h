@@ -1,0 +1,45 @@
+//===- RunSupport.h - loading, inputs and outputs for kiln-run --*- C++ -*-===//
+#ifndef KILN_TOOLS_RUNSUPPORT_H
+#define KILN_TOOLS_RUNSUPPORT_H
+
+#include "reference/Tensor.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
+namespace kiln::run {
+
+/// Parses an .mlir file, or imports a .jaxpr file (`jaxprInputTypes` for the
+/// untyped format). Diagnostics go through `sourceMgr`'s handler.
+mlir::OwningOpRef<mlir::ModuleOp> loadProgram(llvm::StringRef path, llvm::SourceMgr &sourceMgr,
+                                              mlir::MLIRContext *context,
+                                              llvm::StringRef jaxprInputTypes);
+
+/// The function to run: `requested`, or the module's only public function.
+mlir::FailureOr<std::string> chooseEntry(mlir::ModuleOp module, llvm::StringRef requested);
+
+/// Reads comma-separated .npy `paths` for `entry`, checking count and types.
+mlir::FailureOr<llvm::SmallVector<interp::Tensor>>
+readInputs(mlir::ModuleOp module, llvm::StringRef entry, llvm::StringRef paths);
+
+/// One line per output: index, type, min, max, mean, first values.
+void printSummary(llvm::raw_ostream &os, llvm::ArrayRef<interp::Tensor> outputs);
+
+/// Writes DIR/out<i>.npy for every output.
+mlir::LogicalResult writeOutputs(llvm::StringRef dir, llvm::ArrayRef<interp::Tensor> outputs);
+
+/// Compares `got` with `want` elementwise: |got - want| <= atol + rtol*|want|
+/// (NaN matches NaN). Prints the worst element of each output; true if all
+/// match.
+bool compareOutputs(llvm::raw_ostream &os, llvm::ArrayRef<interp::Tensor> got,
+                    llvm::ArrayRef<interp::Tensor> want, double rtol, double atol);
+
+} // namespace kiln::run
+
+#endif // KILN_TOOLS_RUNSUPPORT_H

@@ -1,0 +1,119 @@
+//===- kiln-opt.cpp - Kiln's mlir-opt -------------------------------------===//
+//
+// mlir-opt with the lax dialect and Kiln's passes, rules and plugins.
+// Rule flags (docs/rules.md): --rules=FILE|DIR (repeatable), --rule-tags,
+// --dump-pdl, --rule-trace, --rule-stats, --rule-explain=NAME,
+// --rule-verify, --rule-max-iterations. Given --rules, the
+// --kiln-apply-rules pass is appended to the pipeline unless it is already
+// in it. --plugin=lib.so (repeatable) loads a plugin before anything else.
+//
+//===----------------------------------------------------------------------===//
+#include "tools/Registration.h"
+#include "rules/ApplyRules.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <set>
+
+namespace cl = llvm::cl;
+
+static cl::OptionCategory ruleCategory("Kiln rewrite rules");
+static cl::list<std::string> rulePaths("rules", cl::desc("YAML rule file or directory (repeatable)"),
+                                       cl::value_desc("file|dir"), cl::cat(ruleCategory));
+static cl::list<std::string> ruleTags("rule-tags",
+                                      cl::desc("Enable (+tag) or disable (-tag) rule tags; "
+                                               "default: exact"),
+                                      cl::CommaSeparated, cl::cat(ruleCategory));
+static cl::opt<bool> dumpPdl("dump-pdl", cl::desc("Print the PDL the rules compile to (stderr)"),
+                             cl::cat(ruleCategory));
+static cl::opt<bool> ruleTrace("rule-trace",
+                               cl::desc("Print each rule application: name, location, "
+                                        "op before and after (stderr)"),
+                               cl::cat(ruleCategory));
+static cl::opt<bool> ruleStats("rule-stats", cl::desc("Print how often each rule applied"),
+                               cl::cat(ruleCategory));
+static cl::opt<std::string> ruleExplain("rule-explain",
+                                        cl::desc("Remark, for each op named like the rule's "
+                                                 "root, why the rule does not match"),
+                                        cl::value_desc("rule"), cl::cat(ruleCategory));
+static cl::opt<bool> ruleVerify("rule-verify",
+                                cl::desc("Verify the IR after each rule application"),
+                                cl::cat(ruleCategory));
+static cl::opt<int> ruleMaxIterations("rule-max-iterations",
+                                      cl::desc("Greedy iterations before non-convergence is "
+                                               "an error"),
+                                      cl::init(10), cl::cat(ruleCategory));
+static cl::opt<long long> ruleMaxRewrites("rule-max-rewrites",
+                                          cl::desc("Rewrites before non-convergence is an error"),
+                                          cl::init(100000), cl::cat(ruleCategory));
+static cl::list<std::string> plugins("plugin", cl::desc("Load a Kiln plugin (repeatable)"),
+                                     cl::value_desc("lib.so"), cl::cat(ruleCategory));
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  if (!kiln::registerKilnTool(registry, argc, argv, "kiln-opt"))
+    return 1;
+
+  auto [inputFilename, outputFilename] =
+      mlir::registerAndParseCLIOptions(argc, argv, "Kiln optimizer driver\n", registry);
+
+  // The top-level rule flags become options of every --kiln-apply-rules pass
+  // of the pipeline (kiln::rules::addRuleFlags).
+  kiln::ApplyRulesOptions ruleFlags;
+  ruleFlags.ruleFiles.assign(rulePaths.begin(), rulePaths.end());
+  ruleFlags.tags = llvm::join(ruleTags, ",");
+  ruleFlags.dumpPdl = dumpPdl;
+  ruleFlags.trace = ruleTrace;
+  ruleFlags.stats = ruleStats;
+  ruleFlags.explain = ruleExplain;
+  ruleFlags.verify = ruleVerify;
+  ruleFlags.maxIterations = ruleMaxIterations;
+  ruleFlags.maxRewrites = ruleMaxRewrites;
+
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  // Plugins' patterns and rule files run when the pipeline names
+  // --kiln-apply-rules (or --rules is given), never behind the user's back.
+  bool wantRules = !rulePaths.empty() || dumpPdl || !ruleExplain.empty();
+  mlir::MlirOptMainConfig base = config;
+  config.setPassPipelineSetupFn(
+      [base, ruleFlags, wantRules](mlir::PassManager &pm) -> llvm::LogicalResult {
+        if (mlir::failed(base.setupPassPipeline(pm)))
+          return mlir::failure();
+        if (wantRules) {
+          // Append --kiln-apply-rules unless the pipeline already runs it.
+          std::string pipeline;
+          llvm::raw_string_ostream os(pipeline);
+          pm.printAsTextualPipeline(os);
+          if (pipeline.find("kiln-apply-rules") == std::string::npos)
+            pm.addPass(kiln::createApplyRules());
+        }
+        kiln::rules::addRuleFlags(pm, ruleFlags);
+        return mlir::success();
+      });
+
+  std::string errorMessage;
+  auto file = mlir::openInputFile(inputFilename, &errorMessage);
+  if (!file) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  auto output = mlir::openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(file), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
+}

@@ -1,0 +1,268 @@
+//===- kiln-run.cpp - run a lax program: LLVM JIT or reference interpreter ===//
+//
+//   kiln-run FILE.mlir|FILE.jaxpr [--entry NAME]
+//            (--inputs a.npy,b.npy | --random-inputs [--seed N] [--positive-inputs])
+//            [--interpret [--f64-reference]] [--check [--rtol R --atol A]]
+//            [--repeat N --warmup N [--time-json]] [--outputs DIR]
+//            [--passes PIPELINE] [--rules FILE --rule-tags TAGS --plugin LIB.so]
+//
+// Without --interpret the program is compiled by kiln::Compiler (the CPU
+// pipeline, LLVM JIT) and run; --check also runs the reference interpreter
+// and compares. Rules, plugins and --passes apply before either.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/CompileCache.h"
+#include "compiler/Compiler.h"
+#include "compiler/HeapStats.h"
+#include "tools/JitRun.h"
+#include "tools/Registration.h"
+#include "tools/RunSupport.h"
+
+#include "reference/Interpreter.h"
+#include "rules/ApplyRules.h"
+#include "rules/PluginLoader.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringExtras.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <cstring>
+
+namespace cl = llvm::cl;
+using namespace mlir;
+using namespace kiln;
+using interp::Tensor;
+
+// Only these options show in --help (LLVM's own are under --help-hidden).
+static cl::OptionCategory runCategory("kiln-run options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::cat(runCategory), cl::desc("<file.mlir|file.jaxpr>"),
+                                      cl::Required);
+static cl::opt<std::string> entryName("entry", cl::cat(runCategory), cl::desc("Function to run (default: the only public one)"));
+static cl::opt<std::string> inputs("inputs", cl::cat(runCategory), cl::desc("Comma-separated .npy files, one per argument"));
+static cl::opt<bool> randomInputsFlag("random-inputs", cl::cat(runCategory), cl::desc("Run on deterministic random inputs"));
+static cl::opt<unsigned> seed("seed", cl::cat(runCategory), cl::desc("Seed of --random-inputs"), cl::init(0));
+static cl::opt<bool> positiveInputs("positive-inputs",
+                                    cl::cat(runCategory), cl::desc("Random floats in [0.5, 1.5] instead of [-1, 1]"));
+static cl::opt<bool> interpretFlag("interpret", cl::cat(runCategory), cl::desc("Run the reference interpreter instead of the JIT"));
+static cl::opt<bool> f64Reference("f64-reference",
+                                  cl::cat(runCategory), cl::desc("Interpreter: compute every float op in double"));
+static cl::opt<bool> check("check", cl::cat(runCategory), cl::desc("Also run the interpreter and compare the JIT's results"));
+static cl::opt<double> relTol("rtol", cl::cat(runCategory), cl::desc("--check relative tolerance"), cl::init(1e-4));
+static cl::opt<double> absTol("atol", cl::cat(runCategory), cl::desc("--check absolute tolerance"), cl::init(1e-5));
+static cl::opt<int> repeat("repeat", cl::cat(runCategory), cl::desc("JIT: time this many calls"), cl::init(0));
+static cl::opt<int> warmup("warmup", cl::cat(runCategory), cl::desc("JIT: untimed calls before timing"), cl::init(1));
+static cl::opt<bool> timeJson("time-json", cl::cat(runCategory), cl::desc("Print the timings as one JSON line"));
+static cl::opt<std::string> outputsDir("outputs", cl::cat(runCategory), cl::desc("Write out<i>.npy into this directory"));
+static cl::opt<std::string> passes("passes", cl::cat(runCategory), cl::desc("Pass pipeline to run first, e.g. "
+                                                      "'builtin.module(kiln-optimize)'"));
+static cl::list<std::string> rulePaths("rules", cl::cat(runCategory), cl::desc("YAML rule file or directory (repeatable)"));
+static cl::list<std::string> ruleTags("rule-tags", cl::cat(runCategory), cl::desc("Enable/disable rule tags: +tag,-tag"),
+                                      cl::CommaSeparated);
+static cl::list<std::string> plugins("plugin", cl::cat(runCategory), cl::desc("Load a Kiln plugin (repeatable)"));
+static cl::opt<bool> printIR("print-ir-after-all", cl::cat(runCategory), cl::desc("Print the IR after every pass (the rewrites, then the lowering)"));
+static cl::opt<std::string> cacheDir("cache-dir", cl::cat(runCategory),
+                                     cl::desc("Compile cache directory (default: $KILN_CACHE_DIR, "
+                                              "else ~/.cache/kiln)"));
+static cl::opt<std::string> target("target", cl::cat(runCategory),
+                                   cl::desc("Where the JIT runs the function: cpu (default) or gpu "
+                                            "(CUDA; results copied back to the host)"),
+                                   cl::init("cpu"));
+static cl::opt<std::string> gpuChip("gpu-chip", cl::cat(runCategory),
+                                    cl::desc("--target=gpu: the GPU architecture (default: the "
+                                             "device's)"));
+static cl::opt<bool> fpContract("fp-contract", cl::cat(runCategory),
+                                cl::desc("Let the CPU code fuse a multiply and an add into one FMA "
+                                         "(one rounding), as XLA:CPU does"));
+static cl::opt<bool> noCache("no-cache", cl::cat(runCategory), cl::desc("Do not use the compile cache"));
+static cl::opt<bool> cacheStats("cache-stats", cl::cat(runCategory),
+                                cl::desc("Print what the compile cache did (hit, miss, rebuilt)"));
+static cl::opt<std::string> jaxprInputTypes("jaxpr-input-types",
+                                            cl::cat(runCategory), cl::desc("Input types of an untyped .jaxpr"));
+
+namespace {
+
+/// Host bytes of a tensor in the JIT's layout.
+std::vector<char> bytesOf(const Tensor &t) {
+  ElementKind kind = *elementKindOf(t.getElementType());
+  std::vector<char> bytes(t.size() * elementSize(kind));
+  for (int64_t i = 0; i < t.size(); ++i) {
+    char *p = bytes.data() + i * elementSize(kind);
+    switch (kind) {
+    case ElementKind::F32: { float v = t.getFloat(i); std::memcpy(p, &v, 4); break; }
+    case ElementKind::F64: { double v = t.getFloat(i); std::memcpy(p, &v, 8); break; }
+    case ElementKind::F16: case ElementKind::BF16: {
+      llvm::APFloat f(t.getFloat(i));
+      bool lost;
+      f.convert(kind == ElementKind::F16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(),
+                llvm::APFloat::rmNearestTiesToEven, &lost);
+      uint16_t bits = f.bitcastToAPInt().getZExtValue();
+      std::memcpy(p, &bits, 2);
+      break;
+    }
+    case ElementKind::Bool: case ElementKind::I8: *p = char(t.getInt(i)); break;
+    case ElementKind::I32: case ElementKind::U32: { uint32_t v = t.getInt(i); std::memcpy(p, &v, 4); break; }
+    case ElementKind::I64: { int64_t v = t.getInt(i); std::memcpy(p, &v, 8); break; }
+    }
+  }
+  return bytes;
+}
+
+Tensor tensorOf(RankedTensorType type, const std::vector<char> &bytes) {
+  Tensor t(type);
+  ElementKind kind = *elementKindOf(type.getElementType());
+  for (int64_t i = 0; i < t.size(); ++i) {
+    const char *p = bytes.data() + i * elementSize(kind);
+    switch (kind) {
+    case ElementKind::F32: { float v; std::memcpy(&v, p, 4); t.setFloat(i, v); break; }
+    case ElementKind::F64: { double v; std::memcpy(&v, p, 8); t.setFloat(i, v); break; }
+    case ElementKind::F16: case ElementKind::BF16: {
+      uint16_t bits;
+      std::memcpy(&bits, p, 2);
+      t.setFloat(i, llvm::APFloat(kind == ElementKind::F16 ? llvm::APFloat::IEEEhalf()
+                                                            : llvm::APFloat::BFloat(),
+                                  llvm::APInt(16, bits)).convertToDouble());
+      break;
+    }
+    case ElementKind::Bool: t.setInt(i, *p != 0); break;
+    case ElementKind::I8: t.setInt(i, int8_t(*p)); break;
+    case ElementKind::I32: { int32_t v; std::memcpy(&v, p, 4); t.setInt(i, v); break; }
+    case ElementKind::U32: { uint32_t v; std::memcpy(&v, p, 4); t.setInt(i, v); break; }
+    case ElementKind::I64: { int64_t v; std::memcpy(&v, p, 8); t.setInt(i, v); break; }
+    }
+  }
+  return t;
+}
+
+/// --passes, then the rules (when --rules or plugin patterns ask for them).
+LogicalResult rewrite(ModuleOp module, MLIRContext &context) {
+  // --rules and --rule-tags become options of the --kiln-apply-rules passes.
+  ApplyRulesOptions ruleFlags;
+  ruleFlags.ruleFiles.assign(rulePaths.begin(), rulePaths.end());
+  ruleFlags.tags = llvm::join(ruleTags, ",");
+  PassManager pm(&context);
+  if (printIR) {
+    context.disableMultithreading();
+    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                         [](Pass *, Operation *) { return true; }, /*printModuleScope=*/true,
+                         /*printAfterOnlyOnChange=*/false);
+  }
+  if (!passes.empty() && failed(addPassPipeline(pm, passes, llvm::errs()))) {
+    llvm::errs() << "kiln-run: error: invalid --passes pipeline '" << passes << "'\n";
+    return failure();
+  }
+  if (!rulePaths.empty() || !rules::PluginRules::global().empty())
+    pm.addPass(createApplyRules());
+  rules::addRuleFlags(pm, ruleFlags);
+  return pm.run(module);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  DialectRegistry registry;
+  if (!registerKilnTool(registry, argc, argv, "kiln-run"))
+    return 1;
+  cl::HideUnrelatedOptions(runCategory);
+  cl::ParseCommandLineOptions(argc, argv, "Kiln: run a lax program (LLVM JIT or interpreter)\n");
+  if (inputs.empty() == !randomInputsFlag) {
+    llvm::errs() << "kiln-run: error: give exactly one of --inputs and --random-inputs\n";
+    return 1;
+  }
+  if (target != "cpu" && target != "gpu") {
+    llvm::errs() << "kiln-run: error: --target must be cpu or gpu, got '" << target << "'\n";
+    return 1;
+  }
+
+  MLIRContext context(registry);
+  Compiler::prepareContext(context);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = run::loadProgram(inputFile, sourceMgr, &context, jaxprInputTypes);
+  if (!module || failed(rewrite(*module, context)))
+    return 1;
+  FailureOr<std::string> entry = run::chooseEntry(*module, entryName);
+  if (failed(entry))
+    return 1;
+  FailureOr<SmallVector<Tensor>> args =
+      randomInputsFlag ? interp::randomInputs(*module, *entry, seed, positiveInputs)
+                       : run::readInputs(*module, *entry, inputs);
+  if (failed(args))
+    return 1;
+
+  SmallVector<Tensor> results;
+  if (interpretFlag) {
+    interp::InterpreterOptions options;
+    options.f64Reference = f64Reference;
+    FailureOr<SmallVector<Tensor>> out = interp::interpret(*module, *entry, *args, options);
+    if (failed(out))
+      return 1;
+    results = std::move(*out);
+  } else {
+    std::vector<std::vector<char>> argBytes;
+    std::vector<BufferView> views;
+    for (const Tensor &t : *args) {
+      argBytes.push_back(bytesOf(t));
+      views.push_back({argBytes.back().data(), std::vector<int64_t>(t.shape().begin(), t.shape().end()),
+                       *elementKindOf(t.getElementType())});
+    }
+    JitRunResult jit;
+    std::string error;
+    CompileOptions compileOptions;
+    compileOptions.target = target == "gpu" ? Target::Gpu : Target::Cpu;
+    compileOptions.gpuChip = gpuChip;
+    compileOptions.printIRAfterAll = printIR;
+    compileOptions.fpContract = fpContract;
+    if (!noCache)
+      compileOptions.cacheDir = cacheDir.empty() ? defaultCompileCacheDir() : cacheDir;
+    if (!runJit(*module, *entry, views, warmup, repeat, jit, &error, compileOptions)) {
+      llvm::errs() << "kiln-run: error: " << error << "\n";
+      return 1;
+    }
+    if (jit.cache.kind == CacheOutcome::Rebuilt)
+      llvm::errs() << "kiln-run: warning: compile cache entry " << jit.cache.entry << ": "
+                   << jit.cache.invalid << "; recompiled it\n";
+    if (cacheStats)
+      llvm::errs() << "compile cache: " << jit.cache.describe() << "\n";
+    auto entryFunc = cast<func::FuncOp>(SymbolTable::lookupSymbolIn(*module, *entry));
+    for (auto [type, bytes] : llvm::zip(entryFunc.getResultTypes(), jit.outputs))
+      results.push_back(tensorOf(cast<RankedTensorType>(type), bytes));
+    if (repeat > 0) {
+      if (timeJson)
+        llvm::outs() << llvm::formatv(
+            // e6: formatv's default for doubles is two decimals, which
+            // turned every sub-10 ms time into 0.00.
+            "{{\"min_s\": {0:e6}, \"median_s\": {1:e6}, \"call_overhead_s\": {2:e6}, "
+            "\"repeat\": {3}, \"compile_s\": {4:e6}, \"cache\": \"{5}\"}\n",
+            jit.timings.minSeconds, jit.timings.medianSeconds, jit.timings.callOverheadSeconds,
+            jit.timings.repeat, jit.compileSeconds, jit.cache.kindName());
+      else
+        llvm::outs() << formatTimings(jit) << "\n";
+    }
+  }
+
+  run::printSummary(llvm::outs(), results);
+  if (!outputsDir.empty() && failed(run::writeOutputs(outputsDir, results)))
+    return 1;
+  if (check && !interpretFlag) {
+    FailureOr<SmallVector<Tensor>> reference = interp::interpret(*module, *entry, *args);
+    if (failed(reference))
+      return 1;
+    llvm::outs() << "check against the reference interpreter (rtol " << relTol << ", atol "
+                 << absTol << "):\n";
+    if (!run::compareOutputs(llvm::outs(), results, *reference, relTol, absTol)) {
+      llvm::errs() << "kiln-run: error: the JIT's results differ from the interpreter's\n";
+      return 1;
+    }
+  }
+  return 0;
+}
