@@ -22,6 +22,10 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The pinned Python environment (.venv: jax, jaxlib CPU, equinox, flax,
+# optax, diffrax, pytest) of the JAX conformance corpus and the benchmarks.
+"$root/scripts/python-env.sh" "${KILN_VENV:-$root/.venv}"
+
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S "$root" -B "$build" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release \

@@ -1,0 +1,77 @@
+"""pytest over the JAX conformance corpus (tests/jax/corpus.py).
+
+Each program is imported and run by Kiln and its outputs compared with
+``jax.jit``'s under corpus.compare's error model. Programs listed in
+``expected_unsupported.txt`` are skipped with the reason given there; every
+other program must match. Kiln's binaries come from ``$KILN_BIN`` (default
+``<repo>/build/bin``); without them the Kiln tests are skipped.
+
+    .venv/bin/python -m pytest tests/jax            # after scripts/python-env.sh
+    KILN_BIN=/path/to/bin .venv/bin/python -m pytest tests/jax -k softmax
+"""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import corpus
+
+PROGRAMS = corpus.load_programs()
+EXPECTED = corpus.read_expected_unsupported()
+KILN_BIN = Path(os.environ.get("KILN_BIN", str(corpus.DEFAULT_KILN_BIN)))
+# Timing is not what these tests are for: a few calls are enough.
+REPEAT = int(os.environ.get("KILN_CORPUS_REPEAT", "3"))
+
+
+def _have_kiln() -> bool:
+    return all(os.access(KILN_BIN / tool, os.X_OK) for tool in ("kiln-translate", "kiln-run"))
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_program_matches_jax(name, tmp_path):
+    if name in EXPECTED:
+        pytest.skip(EXPECTED[name])
+    if not _have_kiln():
+        pytest.skip(f"no kiln-translate/kiln-run in {KILN_BIN} (set KILN_BIN)")
+    result = corpus.run_program(PROGRAMS[name], KILN_BIN, repeat=REPEAT, workdir=tmp_path)
+    assert result.status == "match", f"{name}: {result.status}\n{result.detail}"
+
+
+def test_committed_jaxprs_are_current():
+    problems = corpus.check_jaxprs()
+    assert not problems, ("JAX prints these programs differently from the committed "
+                          "tests/jax/jaxprs (run `corpus.py dump` if intended):\n"
+                          + "\n".join(problems))
+
+
+def test_expected_unsupported_names_exist():
+    unknown = sorted(set(EXPECTED) - set(PROGRAMS))
+    assert not unknown, f"expected_unsupported.txt names unknown programs: {unknown}"
+
+
+# The error model itself.
+
+def test_compare_float_bound():
+    ref = np.array([1.0, -2.0, 0.0], np.float32)
+    eps = np.finfo(np.float32).eps
+    ok, worst, _ = corpus.compare(ref * (1 + 10 * eps), ref)
+    assert ok and 0 < worst < 1
+    # Elements near zero are judged against max|ref| unless mag says otherwise.
+    near_zero = np.array([1.0, -2.0, 1e-5], np.float32)
+    assert corpus.compare(near_zero, ref)[0]
+    assert not corpus.compare(near_zero, ref, ref_abs_bound=0.0)[0]
+    assert not corpus.compare(ref * 1.001, ref)[0]
+
+
+def test_compare_nan_inf_int():
+    ref = np.array([np.nan, np.inf, -np.inf, 1.0], np.float32)
+    assert corpus.compare(ref.copy(), ref)[0]
+    assert not corpus.compare(np.array([0.0, np.inf, -np.inf, 1.0], np.float32), ref)[0]
+    assert not corpus.compare(np.array([np.nan, -np.inf, -np.inf, 1.0], np.float32), ref)[0]
+    assert not corpus.compare(np.array([np.nan, np.inf, -np.inf, np.inf], np.float32), ref)[0]
+    ints = np.array([1, 2, 3], np.int32)
+    assert corpus.compare(ints.copy(), ints) == (True, 0.0, "exact")
+    assert not corpus.compare(ints + 1, ints)[0]
+    assert not corpus.compare(ints.astype(np.float32), ints)[0]
