@@ -51,7 +51,7 @@ seed_corpus() { # target -> corpus dir seeded from the repository
   local dir="$build/corpus/$1"; mkdir -p "$dir"
   case "$1" in
     kiln-fuzz-jaxpr) find "$root/examples" "$root/tests/importer" -name '*.jaxpr' -exec cp {} "$dir" \; ;;
-    kiln-fuzz-rewrites) find "$root/examples" "$root/tests/dialect" "$root/tests/rewrites" -name '*.mlir' -exec cp {} "$dir" \; ;;
+    kiln-fuzz-rewrites) find "$root/examples" "$root/tests/dialect" "$root/tests/transforms" -name '*.mlir' -exec cp {} "$dir" \; ;;
     kiln-fuzz-rules) find "$root/rules" "$root/examples" "$root/tests/rules" -name '*.yaml' -exec cp {} "$dir" \; 2>/dev/null || true ;;
   esac
   find "$root/tests/fuzz/regressions" -name "${1#kiln-fuzz-}-*" -exec cp {} "$dir" \; 2>/dev/null || true
