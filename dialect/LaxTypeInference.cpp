@@ -56,12 +56,19 @@ RankedTensorType kiln::lax::insertDim(RankedTensorType type, int64_t axis,
   return RankedTensorType::get(shape, type.getElementType());
 }
 
+/// Rules and builders may pass incomplete attributes: every inferReturnTypes
+/// checks them first, located at `loc` when there is one.
+template <typename AdaptorT>
+static LogicalResult checkAttributes(AdaptorT &adaptor, MLIRContext *ctx,
+                                     std::optional<Location> loc) {
+  return adaptor.verify(loc ? *loc : UnknownLoc::get(ctx));
+}
+
 LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx,
                                           std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
-  // Rules and builders may pass incomplete attributes: check them first.
-  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+  if (failed(checkAttributes(adaptor, ctx, loc)))
     return failure();
   RankedTensorType lhs = rankedOf(adaptor.getLhs());
   types.push_back(RankedTensorType::get(lhs.getShape(), IntegerType::get(ctx, 1)));
@@ -71,8 +78,7 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx,
 LogicalResult SelectNOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
-  // Rules and builders may pass incomplete attributes: check them first.
-  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+  if (failed(checkAttributes(adaptor, ctx, loc)))
     return failure();
   if (adaptor.getCases().empty())
     return emitOptionalError(loc, "select_n needs at least one case");
@@ -96,8 +102,7 @@ LogicalResult SelectNOp::inferReturnTypes(MLIRContext *ctx, std::optional<Locati
 LogicalResult ConstantOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
-  // Rules and builders may pass incomplete attributes: check them first.
-  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+  if (failed(checkAttributes(adaptor, ctx, loc)))
     return failure();
   auto type = dyn_cast<RankedTensorType>(adaptor.getValue().getType());
   if (!type)
@@ -110,8 +115,7 @@ LogicalResult BroadcastInDimOp::inferReturnTypes(MLIRContext *ctx,
                                                  std::optional<Location> loc,
                                                  Adaptor adaptor,
                                                  SmallVectorImpl<Type> &types) {
-  // Rules and builders may pass incomplete attributes: check them first.
-  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+  if (failed(checkAttributes(adaptor, ctx, loc)))
     return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   ArrayRef<int64_t> shape = adaptor.getShape();
@@ -138,8 +142,7 @@ LogicalResult BroadcastInDimOp::inferReturnTypes(MLIRContext *ctx,
 LogicalResult TransposeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
-  // Rules and builders may pass incomplete attributes: check them first.
-  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+  if (failed(checkAttributes(adaptor, ctx, loc)))
     return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   ArrayRef<int64_t> perm = adaptor.getPermutation();
@@ -158,8 +161,7 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Loca
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &types) {
-  // Rules and builders may pass incomplete attributes: check them first.
-  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+  if (failed(checkAttributes(adaptor, ctx, loc)))
     return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   ArrayRef<int64_t> start = adaptor.getStartIndices();
@@ -189,8 +191,7 @@ LogicalResult DynamicSliceOp::inferReturnTypes(MLIRContext *ctx,
                                                std::optional<Location> loc,
                                                Adaptor adaptor,
                                                SmallVectorImpl<Type> &types) {
-  // Rules and builders may pass incomplete attributes: check them first.
-  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+  if (failed(checkAttributes(adaptor, ctx, loc)))
     return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   ArrayRef<int64_t> sizes = adaptor.getSliceSizes();
@@ -210,8 +211,7 @@ LogicalResult DynamicUpdateSliceOp::inferReturnTypes(MLIRContext *ctx,
                                                      std::optional<Location> loc,
                                                      Adaptor adaptor,
                                                      SmallVectorImpl<Type> &types) {
-  // Rules and builders may pass incomplete attributes: check them first.
-  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+  if (failed(checkAttributes(adaptor, ctx, loc)))
     return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   RankedTensorType update = rankedOf(adaptor.getUpdate());
@@ -234,8 +234,7 @@ LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *ctx,
                                               std::optional<Location> loc,
                                               Adaptor adaptor,
                                               SmallVectorImpl<Type> &types) {
-  // Rules and builders may pass incomplete attributes: check them first.
-  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+  if (failed(checkAttributes(adaptor, ctx, loc)))
     return failure();
   if (adaptor.getInputs().empty())
     return emitOptionalError(loc, "concatenate needs at least one input");
@@ -267,8 +266,7 @@ LogicalResult ConcatenateOp::inferReturnTypes(MLIRContext *ctx,
 LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
-  // Rules and builders may pass incomplete attributes: check them first.
-  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+  if (failed(checkAttributes(adaptor, ctx, loc)))
     return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   ArrayRef<int64_t> dims = adaptor.getDimensions();
@@ -291,8 +289,7 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *ctx, std::optional<Locati
 LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &types) {
-  // Rules and builders may pass incomplete attributes: check them first.
-  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+  if (failed(checkAttributes(adaptor, ctx, loc)))
     return failure();
   RankedTensorType operand = rankedOf(adaptor.getOperand());
   ArrayRef<int64_t> dims = adaptor.getDimensions();
@@ -310,8 +307,7 @@ LogicalResult ExpandDimsOp::inferReturnTypes(MLIRContext *ctx, std::optional<Loc
 LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &types) {
-  // Rules and builders may pass incomplete attributes: check them first.
-  if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))
+  if (failed(checkAttributes(adaptor, ctx, loc)))
     return failure();
   RankedTensorType lhs = rankedOf(adaptor.getLhs());
   RankedTensorType rhs = rankedOf(adaptor.getRhs());
@@ -377,7 +373,7 @@ static LogicalResult inferReduce(std::optional<Location> loc, Value operand,
 #define KILN_REDUCE_INFERENCE(Op)                                              \
   LogicalResult Op::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc, \
                                      Adaptor adaptor, SmallVectorImpl<Type> &types) { \
-    if (failed(adaptor.verify(loc ? *loc : UnknownLoc::get(ctx))))             \
+    if (failed(checkAttributes(adaptor, ctx, loc)))             \
       return failure();                                                        \
     return inferReduce(loc, adaptor.getOperand(), adaptor.getAxes(), types);  \
   }
