@@ -84,26 +84,6 @@ Tensor Tensor::fromAttr(ElementsAttr attr, bool roundFloats) {
   return t;
 }
 
-DenseElementsAttr Tensor::toAttr() const {
-  Type element = getElementType();
-  if (floating) {
-    SmallVector<APFloat> values;
-    for (double v : floats) {
-      APFloat f(v);
-      bool lost;
-      f.convert(cast<FloatType>(element).getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                &lost);
-      values.push_back(f);
-    }
-    return DenseElementsAttr::get(type, values);
-  }
-  SmallVector<APInt> values;
-  for (int64_t v : ints)
-    values.push_back(APInt(element.getIntOrFloatBitWidth(), uint64_t(v), /*isSigned=*/true,
-                           /*implicitTrunc=*/true));
-  return DenseElementsAttr::get(type, values);
-}
-
 Tensor Tensor::random(RankedTensorType type, uint64_t seed, bool positive) {
   Tensor t(type);
   std::mt19937_64 rng(seed);

@@ -52,7 +52,6 @@ public:
   Tensor reshaped(mlir::RankedTensorType newType) const;
 
   static Tensor fromAttr(mlir::ElementsAttr attr, bool roundFloats = true);
-  mlir::DenseElementsAttr toAttr() const;
   /// Deterministic pseudo-random values: floats uniform in [-1, 1] (or
   /// [0.5, 1.5] when `positive`), integers in [-3, 3] ([1, 4] when positive),
   /// booleans 0/1.

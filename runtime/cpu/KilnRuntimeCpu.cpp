@@ -164,23 +164,6 @@ void _mlir_ciface_kiln_rt_dgemm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
                                 int64_t transB) {
   gemm(a, b, c, transA, transB);
 }
-
-void kiln_rt_sgemm_rowmajor(int64_t m, int64_t n, int64_t k, const float *a,
-                            int64_t lda, const float *b, int64_t ldb, float *c,
-                            int64_t ldc) {
-  KilnMemRef3<float> da{const_cast<float *>(a),
-                        const_cast<float *>(a),
-                        0,
-                        {1, m, k},
-                        {m * lda, lda, 1}};
-  KilnMemRef3<float> db{const_cast<float *>(b),
-                        const_cast<float *>(b),
-                        0,
-                        {1, k, n},
-                        {k * ldb, ldb, 1}};
-  KilnMemRef3<float> dc{c, c, 0, {1, m, n}, {m * ldc, ldc, 1}};
-  gemm(&da, &db, &dc, 0, 0);
-}
 }
 
 //===----------------------------------------------------------------------===//

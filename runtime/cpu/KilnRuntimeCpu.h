@@ -31,12 +31,6 @@ void _mlir_ciface_kiln_rt_dgemm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
                                 KilnMemRef3<double> *c, int64_t transA,
                                 int64_t transB);
 
-/// Plain-pointer entry (row-major, lda/ldb/ldc are row strides): for
-/// benchmarks and tests of the runtime itself.
-void kiln_rt_sgemm_rowmajor(int64_t m, int64_t n, int64_t k, const float *a,
-                            int64_t lda, const float *b, int64_t ldb, float *c,
-                            int64_t ldc);
-
 /// Heap bytes the compiled code holds now (`live`: allocated through the
 /// runtime's allocator, KilnAllocator.cpp, and not freed) and the most it
 /// has held (`peak`); with `resetPeak` the peak restarts from now. Either
