@@ -1,7 +1,7 @@
 """pytest over the JAX conformance corpus (tests/jax/corpus.py).
 
 Each program is imported and run by Kiln and its outputs compared with
-``jax.jit``'s under corpus.compare's error model. Programs listed in
+``jax.jit``'s under kiln_run.compare's error model. Programs listed in
 ``expected_unsupported.txt`` are skipped with the reason given there; every
 other program must match. Kiln's binaries come from ``$KILN_BIN`` (default
 ``<repo>/build/bin``); without them the Kiln tests are skipped.
@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 import corpus
+import kiln_run
 
 PROGRAMS = corpus.load_programs()
-EXPECTED = corpus.read_expected_unsupported()
+EXPECTED = kiln_run.read_expected_unsupported()
 KILN_BIN = Path(os.environ.get("KILN_BIN", str(corpus.DEFAULT_KILN_BIN)))
 # Timing is not what these tests are for: a few calls are enough.
 REPEAT = int(os.environ.get("KILN_CORPUS_REPEAT", "3"))
@@ -35,7 +36,7 @@ def test_program_matches_jax(name, tmp_path):
         pytest.skip(EXPECTED[name])
     if not _have_kiln():
         pytest.skip(f"no kiln-translate/kiln-run in {KILN_BIN} (set KILN_BIN)")
-    result = corpus.run_program(PROGRAMS[name], KILN_BIN, repeat=REPEAT, workdir=tmp_path)
+    result = kiln_run.run_program(PROGRAMS[name], KILN_BIN, repeat=REPEAT, workdir=tmp_path)
     assert result.status == "match", f"{name}: {result.status}\n{result.detail}"
 
 
@@ -56,22 +57,22 @@ def test_expected_unsupported_names_exist():
 def test_compare_float_bound():
     ref = np.array([1.0, -2.0, 0.0], np.float32)
     eps = np.finfo(np.float32).eps
-    ok, worst, _ = corpus.compare(ref * (1 + 10 * eps), ref)
+    ok, worst, _ = kiln_run.compare(ref * (1 + 10 * eps), ref)
     assert ok and 0 < worst < 1
     # Elements near zero are judged against max|ref| unless mag says otherwise.
     near_zero = np.array([1.0, -2.0, 1e-5], np.float32)
-    assert corpus.compare(near_zero, ref)[0]
-    assert not corpus.compare(near_zero, ref, ref_abs_bound=0.0)[0]
-    assert not corpus.compare(ref * 1.001, ref)[0]
+    assert kiln_run.compare(near_zero, ref)[0]
+    assert not kiln_run.compare(near_zero, ref, ref_abs_bound=0.0)[0]
+    assert not kiln_run.compare(ref * 1.001, ref)[0]
 
 
 def test_compare_nan_inf_int():
     ref = np.array([np.nan, np.inf, -np.inf, 1.0], np.float32)
-    assert corpus.compare(ref.copy(), ref)[0]
-    assert not corpus.compare(np.array([0.0, np.inf, -np.inf, 1.0], np.float32), ref)[0]
-    assert not corpus.compare(np.array([np.nan, -np.inf, -np.inf, 1.0], np.float32), ref)[0]
-    assert not corpus.compare(np.array([np.nan, np.inf, -np.inf, np.inf], np.float32), ref)[0]
+    assert kiln_run.compare(ref.copy(), ref)[0]
+    assert not kiln_run.compare(np.array([0.0, np.inf, -np.inf, 1.0], np.float32), ref)[0]
+    assert not kiln_run.compare(np.array([np.nan, -np.inf, -np.inf, 1.0], np.float32), ref)[0]
+    assert not kiln_run.compare(np.array([np.nan, np.inf, -np.inf, np.inf], np.float32), ref)[0]
     ints = np.array([1, 2, 3], np.int32)
-    assert corpus.compare(ints.copy(), ints) == (True, 0.0, "exact")
-    assert not corpus.compare(ints + 1, ints)[0]
-    assert not corpus.compare(ints.astype(np.float32), ints)[0]
+    assert kiln_run.compare(ints.copy(), ints) == (True, 0.0, "exact")
+    assert not kiln_run.compare(ints + 1, ints)[0]
+    assert not kiln_run.compare(ints.astype(np.float32), ints)[0]

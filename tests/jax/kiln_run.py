@@ -1,0 +1,414 @@
+"""Running a corpus program through Kiln's tools and comparing with jax.jit.
+
+The half of the conformance corpus that does the work (corpus.py keeps the
+registry of programs and the command line): reading a program's jaxpr and the
+inputs Kiln's entry function takes, the error model outputs are compared
+under, running ``kiln-translate`` and ``kiln-run``, and the list of programs
+Kiln does not run yet (expected_unsupported.txt).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import numpy as np  # noqa: E402
+
+if TYPE_CHECKING:
+    from corpus import Program
+
+HERE = Path(__file__).resolve().parent
+EXPECTED_UNSUPPORTED = HERE / "expected_unsupported.txt"
+
+# ---------------------------------------------------------------------------
+# Jaxprs
+# ---------------------------------------------------------------------------
+
+
+def _jax():
+    import jax
+    return jax
+
+
+def _jaxpr_types():
+    from jax.extend import core
+    return core.ClosedJaxpr, core.Jaxpr
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
+
+
+def normalize_jaxpr_text(text: str) -> str:
+    """The printed jaxpr with what changes from run to run made stable: object
+    addresses in ``<function f at 0x...>`` become ``0x0`` (the importer reads
+    such parameters and ignores them). Ends with one newline."""
+    return _ADDRESS.sub(" at 0x0>", text).rstrip("\n") + "\n"
+
+
+def make_jaxpr(prog: Program, args: tuple | None = None):
+    """``(closed_jaxpr, normalized text)`` of ``prog`` on its example args."""
+    args = prog.args() if args is None else args
+    closed = _jax().make_jaxpr(prog.fn)(*args)
+    return closed, normalize_jaxpr_text(str(closed))
+
+
+def _subjaxprs(value) -> Iterable[Any]:
+    """The (closed) jaxprs in an equation parameter: the value itself, or the
+    items of a tuple/list of them (``cond``'s branches)."""
+    closed_t, jaxpr_t = _jaxpr_types()
+    if isinstance(value, (closed_t, jaxpr_t)):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _subjaxprs(item)
+
+
+def primitives(jaxpr) -> list[str]:
+    """Sorted names of every primitive used by ``jaxpr`` (a Jaxpr or
+    ClosedJaxpr), including those inside sub-jaxprs in equation parameters."""
+    names: set[str] = set()
+
+    def walk(j):
+        j = getattr(j, "jaxpr", j)
+        for eqn in j.eqns:
+            names.add(eqn.primitive.name)
+            for value in eqn.params.values():
+                for sub in _subjaxprs(value):
+                    walk(sub)
+
+    walk(jaxpr)
+    return sorted(names)
+
+
+def hoisted_consts(closed) -> list[Any]:
+    """Values of the constvars of nested closed jaxprs, in the order in which
+    Kiln's importer appends them to the entry function's arguments: a
+    depth-first walk in equation order where a nested closed jaxpr's own
+    constvars come before those of jaxprs nested inside it, each constvar once
+    (a named jaxpr used twice is one object, so its constvars count once)."""
+    closed_t, _ = _jaxpr_types()
+    seen: set[tuple[int, int]] = set()
+    out: list[Any] = []
+
+    def walk(j):
+        for eqn in j.eqns:
+            for value in eqn.params.values():
+                for sub in _subjaxprs(value):
+                    if isinstance(sub, closed_t):
+                        for i, c in enumerate(sub.consts):
+                            key = (id(sub.jaxpr), i)
+                            if key not in seen:
+                                seen.add(key)
+                                out.append(c)
+                        walk(sub.jaxpr)
+                    else:
+                        walk(sub)
+
+    walk(closed.jaxpr)
+    return out
+
+
+def kiln_inputs(closed, args: tuple) -> list[np.ndarray]:
+    """The arrays Kiln's entry function takes: main constvars, the flattened
+    argument leaves, then the hoisted nested constvars."""
+    leaves = _jax().tree_util.tree_leaves(args)
+    values = list(closed.consts) + list(leaves) + hoisted_consts(closed)
+    return [np.asarray(v) for v in values]
+
+
+# ---------------------------------------------------------------------------
+# Error model
+# ---------------------------------------------------------------------------
+
+
+def compare(kiln: np.ndarray, ref: np.ndarray, ref_abs_bound=None, k: float = 64.0):
+    """Compares one Kiln output with JAX's. Returns ``(ok, worst, message)``.
+
+    Floating point: every finite element must satisfy
+
+        |kiln_i - ref_i| <= k * eps(dtype) * (|ref_i| + mag_i)
+
+    where ``mag_i`` is ``ref_abs_bound`` (broadcast; an array or scalar of the
+    magnitudes of the terms summed into element i, e.g. ``sum_j |a_ij*b_j|``
+    for a matvec) or, when that is unknown, ``max |ref|`` over the finite
+    elements of the output, the same for every element. ``k`` is 64 by
+    default: a few ulps per op for a short chain of ops, or accumulated
+    rounding of sums whose terms are bounded by ``mag``. NaN must appear at
+    exactly the positions where JAX has NaN, and +-inf exactly where JAX has
+    the same infinity. ``worst`` is the largest error as a multiple of its
+    bound (0 when equal; inf for a NaN/inf mismatch or a nonzero error
+    against a zero bound).
+
+    Integers and booleans must be exactly equal (``worst`` is 0 or inf).
+    Shapes and dtypes must be equal.
+    """
+    kiln = np.asarray(kiln)
+    ref = np.asarray(ref)
+    if kiln.shape != ref.shape or kiln.dtype != ref.dtype:
+        return False, float("inf"), (f"got {kiln.dtype}{list(kiln.shape)}, "
+                                     f"expected {ref.dtype}{list(ref.shape)}")
+    if not np.issubdtype(ref.dtype, np.floating):
+        bad = np.flatnonzero(kiln.ravel() != ref.ravel())
+        if bad.size == 0:
+            return True, 0.0, "exact"
+        i = int(bad[0])
+        return False, float("inf"), (f"{bad.size} of {ref.size} elements differ; first at "
+                                     f"{np.unravel_index(i, ref.shape)}: {kiln.ravel()[i]} vs "
+                                     f"{ref.ravel()[i]}")
+    k_nan, r_nan = np.isnan(kiln), np.isnan(ref)
+    if (k_nan != r_nan).any():
+        i = int(np.flatnonzero((k_nan != r_nan).ravel())[0])
+        return False, float("inf"), (f"NaN positions differ ({int(k_nan.sum())} vs "
+                                     f"{int(r_nan.sum())}); first at "
+                                     f"{np.unravel_index(i, ref.shape)}: {kiln.ravel()[i]} vs "
+                                     f"{ref.ravel()[i]}")
+    k_inf, r_inf = np.isinf(kiln), np.isinf(ref)
+    if (k_inf != r_inf).any() or (kiln[r_inf] != ref[r_inf]).any():
+        diff = (k_inf != r_inf) | (r_inf & (kiln != ref))
+        i = int(np.flatnonzero(diff.ravel())[0])
+        return False, float("inf"), (f"infinities differ; first at "
+                                     f"{np.unravel_index(i, ref.shape)}: {kiln.ravel()[i]} vs "
+                                     f"{ref.ravel()[i]}")
+    finite = np.isfinite(ref)
+    if not finite.any():
+        return True, 0.0, "no finite elements"
+    r = np.where(finite, ref.astype(np.float64), 0.0)
+    d = np.where(finite, np.abs(kiln.astype(np.float64) - r), 0.0)
+    if ref_abs_bound is None:
+        mag = float(np.max(np.abs(r[finite])))
+    else:
+        mag = np.broadcast_to(np.abs(np.asarray(ref_abs_bound, np.float64)), ref.shape)
+    bound = k * float(np.finfo(ref.dtype).eps) * (np.abs(r) + mag)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(d == 0, 0.0, d / bound)
+    ratio = np.where(finite, ratio, 0.0)
+    i = int(np.argmax(ratio))
+    worst = float(ratio.ravel()[i])
+    where = np.unravel_index(i, ref.shape)
+    msg = (f"worst at {where}: {kiln.ravel()[i]!r} vs {ref.ravel()[i]!r}, "
+           f"error {d.ravel()[i]:.3g} = {worst:.3g} x bound {bound.ravel()[i]:.3g}")
+    return worst <= 1.0, worst, msg
+
+
+# ---------------------------------------------------------------------------
+# Running Kiln
+# ---------------------------------------------------------------------------
+
+_MLIR_DTYPES = {"float16": "f16", "float32": "f32", "float64": "f64", "bool": "i1",
+                "int8": "i8", "int32": "i32", "int64": "i64", "uint32": "ui32"}
+
+
+def mlir_type(a: np.ndarray) -> str:
+    """The MLIR tensor type of an array, e.g. ``tensor<2x3xf32>``."""
+    dt = _MLIR_DTYPES.get(a.dtype.name, a.dtype.name)
+    return "tensor<" + "".join(f"{d}x" for d in a.shape) + dt + ">"
+
+
+def entry_argument_types(mlir: str, entry: str = "main") -> list[str] | None:
+    """Argument types of ``func.func @entry`` in printed MLIR, or None."""
+    m = re.search(r"func\.func @" + re.escape(entry) + r"\((.*?)\)\s*(->|attributes|\{)",
+                  mlir, re.S)
+    if not m:
+        return None
+    return re.findall(r"%[\w$.-]+\s*:\s*(tensor<[^>]*>)", m.group(1))
+
+
+def first_error_line(text: str, strip: str | None = None) -> str:
+    """The first line of a tool's stderr that says ``error``, without the
+    scratch directory's path; otherwise the first non-empty line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    line = next((ln for ln in lines if "error" in ln), lines[0] if lines else "(no output)")
+    if strip:
+        line = line.replace(strip.rstrip("/") + "/", "")
+    return line
+
+
+@dataclasses.dataclass
+class Result:
+    """What :func:`run_program` found for one program."""
+
+    name: str
+    primitives: list[str]
+    import_ok: bool = False
+    run_ok: bool = False
+    worst: float | None = None
+    kiln_s: float | None = None
+    jax_s: float | None = None
+    status: str = ""
+    detail: str = ""
+
+    @property
+    def matched(self) -> bool:
+        return self.status == "match"
+
+
+def _median_time(f, args, repeat: int) -> float:
+    jax = _jax()
+    jax.block_until_ready(f(*args))
+    times = []
+    for _ in range(max(repeat, 1)):
+        t0 = time.perf_counter()
+        jax.block_until_ready(f(*args))
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def classify_import_error(line: str) -> str:
+    """``unsupported: LINE`` for what the importer does not support yet
+    (unknown primitives, dtypes, ...), ``import error: LINE`` otherwise."""
+    if "unknown jaxpr primitive" in line or "unsupported" in line or "not supported" in line:
+        return f"unsupported: {line}"
+    return f"import error: {line}"
+
+
+def tool_env(kiln_bin: Path) -> dict[str, str]:
+    """The environment for Kiln's tools: a ``lib`` directory beside ``kiln_bin``
+    goes first on LD_LIBRARY_PATH, so that a copy of a build's ``bin`` and
+    ``lib`` runs with its own libraries (the tools' RUNPATH names the build
+    tree's lib, which LD_LIBRARY_PATH overrides)."""
+    env = dict(os.environ)
+    lib = kiln_bin.resolve().parent / "lib"
+    if lib.is_dir():
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(
+            p for p in (str(lib), env.get("LD_LIBRARY_PATH", "")) if p)
+    return env
+
+
+def run_program(prog: Program, kiln_bin: Path | str, repeat: int = 20,
+                workdir: Path | str | None = None, timeout: float = 600.0) -> Result:
+    """Imports and runs ``prog`` with Kiln and compares it with JAX.
+
+    Scratch files go to ``workdir`` (a fresh temporary directory when None):
+    ``NAME.jaxpr``, ``NAME.mlir``, ``in<i>.npy`` and ``out/out<i>.npy``.
+    """
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix=f"kiln-corpus-{prog.name}-") as tmp:
+            return run_program(prog, kiln_bin, repeat, Path(tmp), timeout)
+    jax = _jax()
+    kiln_bin = Path(kiln_bin)
+    env = tool_env(kiln_bin)
+    work = Path(workdir)
+    work.mkdir(parents=True, exist_ok=True)
+
+    args = prog.args()
+    closed, text = make_jaxpr(prog, args)
+    res = Result(prog.name, primitives(closed))
+    jitted = jax.jit(prog.fn)
+    ref = [np.asarray(x) for x in jax.tree_util.tree_leaves(jitted(*args))]
+    res.jax_s = _median_time(jitted, args, repeat)
+
+    jaxpr_file = work / f"{prog.name}.jaxpr"
+    mlir_file = work / f"{prog.name}.mlir"
+    jaxpr_file.write_text(text)
+    try:
+        proc = subprocess.run([str(kiln_bin / "kiln-translate"), "--import-jaxpr",
+                               str(jaxpr_file), "-o", str(mlir_file)],
+                              capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        res.status = f"import error: kiln-translate took more than {timeout:.0f} s"
+        return res
+    if proc.returncode != 0 or not mlir_file.exists():
+        res.status = classify_import_error(first_error_line(proc.stderr or proc.stdout,
+                                                            str(work)))
+        res.detail = proc.stderr
+        return res
+    res.import_ok = True
+
+    inputs = kiln_inputs(closed, args)
+    expected = entry_argument_types(mlir_file.read_text())
+    given = [mlir_type(a) for a in inputs]
+    if expected is not None and expected != given:
+        res.status = (f"run error: the entry takes {len(expected)} inputs "
+                      f"({', '.join(expected)}) but the corpus has {len(given)} "
+                      f"({', '.join(given)})")
+        return res
+    names = []
+    for i, a in enumerate(inputs):
+        path = work / f"in{i}.npy"
+        np.save(path, np.array(a, order="C"))  # C order; keeps 0-d arrays 0-d
+        names.append(str(path))
+    out_dir = work / "out"
+    out_dir.mkdir(exist_ok=True)
+    cmd = [str(kiln_bin / "kiln-run"), str(mlir_file), "--outputs", str(out_dir),
+           "--repeat", str(max(repeat, 1)), "--warmup", "2", "--time-json"]
+    if names:
+        cmd += ["--inputs", ",".join(names)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        res.status = f"run error: kiln-run took more than {timeout:.0f} s"
+        return res
+    if proc.returncode != 0:
+        res.status = "run error: " + first_error_line(proc.stderr or proc.stdout, str(work))
+        res.detail = proc.stderr
+        return res
+    timing = next((json.loads(ln) for ln in proc.stdout.splitlines() if ln.startswith("{")),
+                  None)
+    if timing:
+        res.kiln_s = timing.get("median_s")
+
+    outs = []
+    for i in range(len(ref)):
+        path = out_dir / f"out{i}.npy"
+        if not path.exists():
+            res.status = f"run error: kiln-run wrote no {path.name} (JAX has {len(ref)} outputs)"
+            return res
+        outs.append(np.load(path))
+    if (out_dir / f"out{len(ref)}.npy").exists():
+        res.status = f"run error: kiln-run wrote more than the {len(ref)} outputs JAX has"
+        return res
+    res.run_ok = True
+
+    mags = prog.mag(*args) if prog.mag else [None] * len(ref)
+    worst, messages, ok = 0.0, [], True
+    for i, (got, want, mag) in enumerate(zip(outs, ref, mags)):
+        good, w, msg = compare(got, want, mag, prog.k)
+        worst = max(worst, w)
+        if not good:
+            ok = False
+            messages.append(f"output {i}: {msg}")
+    res.worst = worst
+    res.status = "match" if ok else "MISMATCH"
+    res.detail = "; ".join(messages)
+    return res
+
+
+# ---------------------------------------------------------------------------
+# Expected failures
+# ---------------------------------------------------------------------------
+
+
+def read_expected_unsupported(path: Path = EXPECTED_UNSUPPORTED) -> dict[str, str]:
+    """``{name: reason}`` from ``expected_unsupported.txt``: one program per
+    line, its name then the reason; ``#`` starts a comment line."""
+    expected: dict[str, str] = {}
+    if not path.exists():
+        return expected
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, _, reason = line.partition(" ")
+        expected[name] = reason.strip() or "expected unsupported"
+    return expected
+
+
+def write_expected_unsupported(results: Sequence[Result], path: Path) -> None:
+    """Writes every non-matching program of ``results`` with its status."""
+    lines = ["# Corpus programs that do not match JAX yet: NAME REASON (the first error",
+             "# line of `python tests/jax/corpus.py run`). tests/jax/test_corpus.py skips",
+             "# these; every other program must match.",
+             *[f"{r.name} {r.status}" + (f" ({r.detail.splitlines()[0]})"
+                                         if r.status == "MISMATCH" and r.detail else "")
+               for r in results if not r.matched]]
+    path.write_text("\n".join(lines) + "\n")
