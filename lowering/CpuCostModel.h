@@ -10,8 +10,8 @@
 // time or stack use, never a result.
 //
 // Where a pass option already exists (Passes.td), the option keeps its
-// meaning and default: the field is that default, and the pass checks at
-// compile time that the two agree. Header-only, no MLIR.
+// meaning and its default is read from the field, as are CpuPipelineOptions'
+// (lowering/Passes.h). Header-only, no MLIR.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LOWERING_CPUCOSTMODEL_H

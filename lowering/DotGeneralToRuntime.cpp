@@ -28,11 +28,6 @@
 using namespace mlir;
 namespace kiln::lowering {
 
-// kiln-lax-to-linalg's option default is the cost model's
-// (docs/performance.md).
-static_assert(LaxToLinalgOptions{}.runtimeGemmMinMacs == defaultCpuCostModel().runtimeGemmMinMacs,
-              "runtime-gemm-min-macs' default and CpuCostModel::runtimeGemmMinMacs differ");
-
 namespace {
 
 /// `first`/`second` are the non-batch groups in the order the GEMM wants.

@@ -7,7 +7,6 @@
 // division), which visits the same iterations.
 //
 //===----------------------------------------------------------------------===//
-#include "lowering/CpuCostModel.h"
 #include "lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,15 +22,6 @@ namespace kiln {
 } // namespace kiln
 
 using namespace mlir;
-using kiln::lowering::defaultCpuCostModel;
-
-// The pass's option defaults are the cost model's (docs/performance.md).
-static_assert(kiln::OneParallelDimensionOptions{}.minParallelWork ==
-                  defaultCpuCostModel().minParallelWork,
-              "min-parallel-work's default and CpuCostModel::minParallelWork differ");
-static_assert(kiln::OneParallelDimensionOptions{}.minParallelIterations ==
-                  defaultCpuCostModel().minParallelIterations,
-              "min-parallel-iterations' default and CpuCostModel::minParallelIterations differ");
 
 namespace {
 

@@ -2,6 +2,8 @@
 #ifndef KILN_LOWERING_PASSES_H
 #define KILN_LOWERING_PASSES_H
 
+#include "lowering/CpuCostModel.h"
+
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -19,7 +21,7 @@ struct CpuPipelineOptions {
   /// Call the Eigen runtime GEMM for GEMM-shaped dot_generals.
   bool useRuntimeGemm = true;
   /// Smallest contraction (multiply-adds) sent to the runtime GEMM.
-  int64_t runtimeGemmMinMacs = 32768;
+  int64_t runtimeGemmMinMacs = lowering::defaultCpuCostModel().runtimeGemmMinMacs;
   /// Turn small fixed-size allocations into stack allocations.
   bool promoteToStack = true;
   /// Run batch-parallel scans as one parallel loop of scalar step loops
@@ -27,7 +29,7 @@ struct CpuPipelineOptions {
   bool parallelScans = true;
   /// Bits of batch elements each parallel-scan iteration runs as vector
   /// lanes (16 f32 elements at 512); 0: one element at a time.
-  int64_t scanVectorBits = 512;
+  int64_t scanVectorBits = lowering::defaultCpuCostModel().scanVectorBits;
   /// Groups of lanes per parallel-scan iteration, their steps interleaved;
   /// 0: chosen per scan (kiln-scan-to-parallel-loops' lane-groups).
   int64_t scanLaneGroups = 0;

@@ -18,7 +18,7 @@ def LaxToLinalg : Pass<"kiln-lax-to-linalg", "mlir::ModuleOp"> {
     Option<"useRuntimeGemm", "use-runtime-gemm", "bool", /*default=*/"true",
            "Call the runtime GEMM for GEMM-shaped f32/f64 dot_generals">,
     Option<"runtimeGemmMinMacs", "runtime-gemm-min-macs", "int64_t",
-           /*default=*/"32768",
+           /*default=*/"::kiln::lowering::defaultCpuCostModel().runtimeGemmMinMacs",
            "Smallest contraction (multiply-adds) sent to the runtime GEMM">
   ];
   let dependentDialects = [
@@ -64,9 +64,9 @@ def VectorizeMatvec : Pass<"kiln-vectorize-matvec", "mlir::func::FuncOp"> {
     Reassociates the sum, which the `reassoc` flag allows.
   }];
   let options = [
-    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"512",
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"::kiln::lowering::defaultCpuCostModel().matvecVectorBits",
            "Bits of one vector (the rows of a block)">,
-    Option<"maxMacs", "max-macs", "int64_t", /*default=*/"65536",
+    Option<"maxMacs", "max-macs", "int64_t", /*default=*/"::kiln::lowering::defaultCpuCostModel().matvecMaxMacs",
            "Largest product (multiply-adds) rewritten; larger ones run in parallel loops">
   ];
   let dependentDialects = [
@@ -135,9 +135,9 @@ def OneParallelDimension : Pass<"kiln-one-parallel-dimension", "mlir::func::Func
     alloca_scope, as scf.parallel gave them one per iteration.
   }];
   let options = [
-    Option<"minParallelWork", "min-parallel-work", "int64_t", /*default=*/"65536",
+    Option<"minParallelWork", "min-parallel-work", "int64_t", /*default=*/"::kiln::lowering::defaultCpuCostModel().minParallelWork",
            "Smallest static work (iterations) run as a parallel loop">,
-    Option<"minParallelIterations", "min-parallel-iterations", "int64_t", /*default=*/"64",
+    Option<"minParallelIterations", "min-parallel-iterations", "int64_t", /*default=*/"::kiln::lowering::defaultCpuCostModel().minParallelIterations",
            "Join dimensions into the parallel one until it has this many iterations">
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
@@ -196,7 +196,7 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
     Option<"laneGroups", "lane-groups", "int64_t", /*default=*/"0",
            "With vector lanes, run this many groups of lanes per iteration, their steps "
            "interleaved (independent dependence chains); 0: chosen per scan">,
-    Option<"prefetchDistance", "prefetch-distance", "int64_t", /*default=*/"1",
+    Option<"prefetchDistance", "prefetch-distance", "int64_t", /*default=*/"::kiln::lowering::defaultCpuCostModel().scanPrefetchDistance",
            "With vector lanes, prefetch the strided rows this many iterations ahead (0: none)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

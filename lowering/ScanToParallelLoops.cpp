@@ -50,11 +50,6 @@ using namespace kiln::parallel_scan;
 using kiln::lowering::CpuCostModel;
 using kiln::lowering::defaultCpuCostModel;
 
-// The pass's option defaults are the cost model's (docs/performance.md).
-static_assert(ScanToParallelLoopsOptions{}.prefetchDistance ==
-                  defaultCpuCostModel().scanPrefetchDistance,
-              "prefetch-distance's default and CpuCostModel::scanPrefetchDistance differ");
-
 namespace {
 
 /// Whether `v` is available before `op` in its block.

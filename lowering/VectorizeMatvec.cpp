@@ -18,7 +18,6 @@
 // it is.
 //
 //===----------------------------------------------------------------------===//
-#include "lowering/CpuCostModel.h"
 #include "lowering/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,13 +35,6 @@ namespace kiln {
 } // namespace kiln
 
 using namespace mlir;
-using kiln::lowering::defaultCpuCostModel;
-
-// The pass's option defaults are the cost model's (docs/performance.md).
-static_assert(kiln::VectorizeMatvecOptions{}.vectorBits == defaultCpuCostModel().matvecVectorBits,
-              "vector-bits' default and CpuCostModel::matvecVectorBits differ");
-static_assert(kiln::VectorizeMatvecOptions{}.maxMacs == defaultCpuCostModel().matvecMaxMacs,
-              "max-macs' default and CpuCostModel::matvecMaxMacs differ");
 
 namespace {
 
