@@ -14,6 +14,8 @@
 #ifndef KILN_COMPILER_COMPILER_H
 #define KILN_COMPILER_COMPILER_H
 
+#include "lowering/CpuCostModel.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -71,7 +73,7 @@ struct CompileOptions {
   bool useRuntimeGemm = true;
   /// Smallest contraction (multiply-adds) sent to the runtime GEMM; smaller
   /// ones are generated (vectorized) code without a call.
-  int64_t runtimeGemmMinMacs = 32768;
+  int64_t runtimeGemmMinMacs = lowering::defaultCpuCostModel().runtimeGemmMinMacs;
   /// Path of libKilnRuntimeCpu.so; empty: $KILN_RUNTIME_CPU, else the one
   /// built beside this library.
   std::string runtimeLibrary;
@@ -81,7 +83,7 @@ struct CompileOptions {
   bool parallelScans = true;
   /// Bits of batch elements each parallel-scan iteration runs as vector
   /// lanes; 0: one element at a time.
-  int64_t scanVectorBits = 512;
+  int64_t scanVectorBits = lowering::defaultCpuCostModel().scanVectorBits;
   /// Groups of lanes each parallel-scan iteration runs, their steps
   /// interleaved (independent dependence chains for the core); 0: chosen
   /// per scan.
