@@ -8,6 +8,7 @@
 #include "tools/JitRun.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/APFloat.h"
 
 #include <algorithm>
 #include <chrono>
@@ -188,6 +189,57 @@ bool buffersClose(const void *got, const void *want, int64_t n,
     }
   }
   return true;
+}
+
+std::vector<char> bytesOf(const interp::Tensor &t) {
+  ElementKind kind = *elementKindOf(t.getElementType());
+  std::vector<char> bytes(std::max<size_t>(t.size() * elementSize(kind), 1));
+  for (int64_t i = 0; i < t.size(); ++i) {
+    char *p = bytes.data() + i * elementSize(kind);
+    switch (kind) {
+    case ElementKind::F32: { float v = t.getFloat(i); std::memcpy(p, &v, 4); break; }
+    case ElementKind::F64: { double v = t.getFloat(i); std::memcpy(p, &v, 8); break; }
+    case ElementKind::F16: case ElementKind::BF16: {
+      llvm::APFloat f(t.getFloat(i));
+      bool lost;
+      f.convert(kind == ElementKind::F16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(),
+                llvm::APFloat::rmNearestTiesToEven, &lost);
+      uint16_t bits = f.bitcastToAPInt().getZExtValue();
+      std::memcpy(p, &bits, 2);
+      break;
+    }
+    case ElementKind::Bool: case ElementKind::I8: *p = char(t.getInt(i)); break;
+    case ElementKind::I32: case ElementKind::U32: { uint32_t v = t.getInt(i); std::memcpy(p, &v, 4); break; }
+    case ElementKind::I64: { int64_t v = t.getInt(i); std::memcpy(p, &v, 8); break; }
+    }
+  }
+  return bytes;
+}
+
+interp::Tensor tensorOf(RankedTensorType type, const std::vector<char> &bytes) {
+  interp::Tensor t(type);
+  ElementKind kind = *elementKindOf(type.getElementType());
+  for (int64_t i = 0; i < t.size(); ++i) {
+    const char *p = bytes.data() + i * elementSize(kind);
+    switch (kind) {
+    case ElementKind::F32: { float v; std::memcpy(&v, p, 4); t.setFloat(i, v); break; }
+    case ElementKind::F64: { double v; std::memcpy(&v, p, 8); t.setFloat(i, v); break; }
+    case ElementKind::F16: case ElementKind::BF16: {
+      uint16_t bits;
+      std::memcpy(&bits, p, 2);
+      t.setFloat(i, llvm::APFloat(kind == ElementKind::F16 ? llvm::APFloat::IEEEhalf()
+                                                            : llvm::APFloat::BFloat(),
+                                  llvm::APInt(16, bits)).convertToDouble());
+      break;
+    }
+    case ElementKind::Bool: t.setInt(i, *p != 0); break;
+    case ElementKind::I8: t.setInt(i, int8_t(*p)); break;
+    case ElementKind::I32: { int32_t v; std::memcpy(&v, p, 4); t.setInt(i, v); break; }
+    case ElementKind::U32: { uint32_t v; std::memcpy(&v, p, 4); t.setInt(i, v); break; }
+    case ElementKind::I64: { int64_t v; std::memcpy(&v, p, 8); t.setInt(i, v); break; }
+    }
+  }
+  return t;
 }
 
 } // namespace kiln

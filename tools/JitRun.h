@@ -9,6 +9,7 @@
 #define KILN_TOOLS_JITRUN_H
 
 #include "compiler/Compiler.h"
+#include "reference/Tensor.h"
 
 namespace kiln {
 
@@ -56,6 +57,13 @@ std::string formatTimings(const JitRunResult &result);
 bool buffersClose(const void *got, const void *want, int64_t numElements,
                   ElementKind kind, double rtol, double atol,
                   std::string *where = nullptr);
+
+/// The elements of `t` as host bytes in the compiled code's layout
+/// (row-major, each element as its ElementKind stores it); at least one byte,
+/// so that an empty tensor still has a buffer to point at.
+std::vector<char> bytesOf(const interp::Tensor &t);
+/// The tensor of type `type` whose elements `bytes` holds in that layout.
+interp::Tensor tensorOf(mlir::RankedTensorType type, const std::vector<char> &bytes);
 
 } // namespace kiln
 

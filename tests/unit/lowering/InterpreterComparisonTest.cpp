@@ -25,43 +25,6 @@ using kiln::interp::Tensor;
 
 namespace {
 
-std::vector<char> bytesOf(const Tensor &t) {
-  ElementKind kind = *elementKindOf(t.getElementType());
-  size_t w = elementSize(kind);
-  std::vector<char> bytes(std::max<size_t>(t.size() * w, 1));
-  for (int64_t i = 0; i < t.size(); ++i) {
-    char *p = bytes.data() + i * w;
-    switch (kind) {
-    case ElementKind::F32: {
-      float v = t.getFloat(i);
-      std::memcpy(p, &v, 4);
-      break;
-    }
-    case ElementKind::F64: {
-      double v = t.getFloat(i);
-      std::memcpy(p, &v, 8);
-      break;
-    }
-    case ElementKind::Bool:
-    case ElementKind::I8:
-      *p = char(t.getInt(i));
-      break;
-    case ElementKind::I32:
-    case ElementKind::U32: {
-      uint32_t v = uint32_t(t.getInt(i));
-      std::memcpy(p, &v, 4);
-      break;
-    }
-    default: {
-      int64_t v = t.getInt(i);
-      std::memcpy(p, &v, 8);
-      break;
-    }
-    }
-  }
-  return bytes;
-}
-
 /// Runs @`entry` of `src` on random inputs (positive ones when `positive`)
 /// through the interpreter and the JIT (both dot_general lowerings), with
 /// `laneGroups` groups of lanes per parallel-scan iteration (0: chosen).
