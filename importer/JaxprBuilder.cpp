@@ -502,6 +502,34 @@ EmitResult emitScanPrimitive(PrimitiveEmitter &e) {
 /// copy, stop_gradient: the operands flow on unchanged.
 EmitResult emitForward(PrimitiveEmitter &e) { return e.operands(1, SIZE_MAX); }
 
+/// platform_index[platforms=(('mosaic',), None)]: the index of the entry
+/// naming the CPU, else of the `None` entry (any other platform), as an i32
+/// constant; `cond` then selects the branch Kiln runs.
+EmitResult emitPlatformIndex(PrimitiveEmitter &e) {
+  const Param *platforms = e.builder.requireParam(e.eqn, "platforms");
+  if (failed(e.checkArity(0, 0)) || !platforms)
+    return failure();
+  std::optional<int64_t> index;
+  for (auto [i, entry] : llvm::enumerate(platforms->value.items)) {
+    bool isDefault = entry.kind == ParamValue::Kind::Name && entry.text == "None";
+    bool namesCpu = llvm::any_of(entry.items, [](const ParamValue &p) {
+      return p.kind == ParamValue::Kind::String && (p.text == "cpu" || p.text == "host");
+    });
+    if (namesCpu) {
+      index = i;
+      break;
+    }
+    if (isDefault && !index)
+      index = i;
+  }
+  if (!index)
+    return e.builder.emitError(platforms->value.loc)
+           << "'platform_index' has no entry for the CPU and no default (None)";
+  auto type = RankedTensorType::get({}, e.b.getI32Type());
+  return e.finish(kiln::lax::ConstantOp::create(
+      e.b, e.loc, DenseElementsAttr::get(type, e.b.getI32IntegerAttr(*index))));
+}
+
 /// optimization_barrier, which may also take no operand.
 EmitResult emitOptimizationBarrier(PrimitiveEmitter &e) {
   return e.operands(0, SIZE_MAX);
@@ -527,6 +555,7 @@ void kiln::jaxpr::registerControlFlowPrimitives(PrimitiveTable &table) {
       {"copy_p", emitForward},
       {"stop_gradient", emitForward},
       {"optimization_barrier", emitOptimizationBarrier},
+      {"platform_index", emitPlatformIndex},
   });
 }
 

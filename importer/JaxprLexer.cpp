@@ -71,7 +71,10 @@ std::vector<Token> kiln::jaxpr::tokenizeJaxpr(StringRef text) {
     }
     if (llvm::isAlpha(c) || c == '_') {
       size_t n = 1;
-      while (n < rest.size() && isIdentifierChar(rest[n]))
+      // Primitive names such as `scatter-add` hold a '-' between letters.
+      while (n < rest.size() &&
+             (isIdentifierChar(rest[n]) ||
+              (rest[n] == '-' && n + 1 < rest.size() && llvm::isAlpha(rest[n + 1]))))
         ++n;
       push(TokenKind::Identifier, n);
       continue;
@@ -91,10 +94,12 @@ std::vector<Token> kiln::jaxpr::tokenizeJaxpr(StringRef text) {
     default: break;
     }
     if (c == '\'' || c == '"') {
+      // A string ends on its own line; a lone quote is free text (an
+      // apostrophe in a message parameter).
       size_t end = rest.find(c, 1);
-      if (end == StringRef::npos) {
+      if (end == StringRef::npos || rest.find('\n') < end) {
         push(TokenKind::Error, 1);
-        return tokens;
+        continue;
       }
       push(TokenKind::String, end + 1);
       continue;
@@ -110,13 +115,14 @@ std::vector<Token> kiln::jaxpr::tokenizeJaxpr(StringRef text) {
       }
       if (n == rest.size()) {
         push(TokenKind::Error, 1);
-        return tokens;
+        continue;
       }
       push(TokenKind::Opaque, n + 1);
       continue;
     }
+    // Characters no jaxpr syntax uses; free-text parameters may hold them,
+    // anywhere else the parser reports them.
     push(TokenKind::Error, 1);
-    return tokens;
   }
 }
 

@@ -41,7 +41,9 @@ struct Token {
   }
 };
 
-/// Tokenizes `text`; the last token is EndOfFile or Error.
+/// Tokenizes `text`; the last token is EndOfFile. A character no jaxpr syntax
+/// uses becomes an Error token, which the parser reports unless it skips free
+/// text.
 std::vector<Token> tokenizeJaxpr(llvm::StringRef text);
 
 /// What a token kind is called in "expected ..." messages.

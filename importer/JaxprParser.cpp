@@ -1,14 +1,17 @@
 //===- JaxprParser.cpp - jaxpr text to syntax tree ------------------------===//
 //
 //   program  := ('let' name '=' jaxpr 'in')* jaxpr
-//   jaxpr    := '{' 'lambda' binder* ';' binder* '.' ['let'] equation* 'in' outs '}'
+//   jaxpr    := '{' 'lambda' binder* ';' binder* '.' ['let'] (equation [';'])* 'in' outs '}'
 //   equation := binder+ '=' primitive ['[' (name '=' value)* ']'] atom*
 //   binder   := name [':' type]          type := dtype '[' dims ']'
 //   atom     := name | literal [':' type]
 //
 // Equations are not terminated; an equation's atoms end where the next
-// equation's binders (`c:f32[3] =` or, untyped, `c d =` on a new line) or the
-// closing `in` begin.
+// equation's binders (`c:f32[3] =` or, untyped, `c d =` on a new line, or
+// after a ';' in a jaxpr printed on one line) or the closing `in` begin.
+// Parameters print as Python values; a value followed by more text on its
+// line (equinox's `msg=Nonconstant batch. ...`) is free text up to the line's
+// end.
 //
 //===----------------------------------------------------------------------===//
 #include "importer/JaxprParser.h"
@@ -57,6 +60,9 @@ private:
   bool parseAtom(Atom &atom);
   bool parseOuts(Jaxpr &jaxpr);
 
+  /// Whether the parameter value just parsed is followed, on its line, by
+  /// more than a ',', a ']' or the next `name=`: the value is free text.
+  bool continuesAsFreeText() const;
   /// `in` closing a jaxpr (a variable may also be called `in`).
   bool atJaxprEnd() const;
   /// Whether tokens from `index` are binders followed by '=', i.e. an equation.
@@ -159,6 +165,10 @@ bool Parser::parseJaxpr(std::shared_ptr<Jaxpr> &jaxpr) {
   if (cur().isKeyword("let") && !atJaxprEnd())
     consume();
   while (!atJaxprEnd()) {
+    if (cur().is(TokenKind::Semicolon) && !jaxpr->equations.empty()) {
+      consume();
+      continue;
+    }
     if (!cur().is(TokenKind::Identifier))
       return errorExpected("an equation or 'in'");
     if (!parseEquation(jaxpr->equations.emplace_back()))
@@ -245,10 +255,13 @@ bool Parser::startsEquation(size_t index) const {
 
 bool Parser::parseEquation(Equation &eqn) {
   eqn.loc = cur().loc();
-  while (cur().is(TokenKind::Identifier))
+  // An equation without results (`cond[...] a b`, for its effects) starts
+  // with its primitive and parameters.
+  bool hasResults = !peek().is(TokenKind::LBracket);
+  while (hasResults && cur().is(TokenKind::Identifier))
     if (!parseBinder(eqn.outs.emplace_back()))
       return false;
-  if (!expect(TokenKind::Equal, "after the variables an equation defines"))
+  if (hasResults && !expect(TokenKind::Equal, "after the variables an equation defines"))
     return false;
   if (!cur().is(TokenKind::Identifier))
     return errorExpected("a primitive name");
@@ -260,8 +273,11 @@ bool Parser::parseEquation(Equation &eqn) {
   while (true) {
     const Token &t = cur();
     if (t.is(TokenKind::Identifier)) {
-      if (atJaxprEnd() || peek().is(TokenKind::Colon) ||
-          (t.atLineStart && startsEquation(pos)))
+      // A typed name starting a line (or following ';') binds the next
+      // equation; inside a line it is a literal such as `inf:f32[]`.
+      bool startsStatement = t.atLineStart || tokens[pos - 1].is(TokenKind::Semicolon);
+      if (atJaxprEnd() || (startsStatement && (startsEquation(pos) ||
+                                               peek().is(TokenKind::LBracket))))
         break;
     } else if (!t.is(TokenKind::Number)) {
       break;
@@ -285,8 +301,15 @@ bool Parser::parseParams(std::vector<Param> &params) {
     const char *start = cur().spelling.data();
     if (!parseValue(param.value))
       return false;
+    if (continuesAsFreeText()) {
+      while (!cur().atLineStart && !cur().is(TokenKind::EndOfFile))
+        consume();
+      param.value.kind = ParamValue::Kind::Opaque;
+    }
     StringRef last = tokens[pos - 1].spelling;
     param.value.spelling = StringRef(start, last.data() + last.size() - start);
+    if (param.value.kind == ParamValue::Kind::Opaque)
+      param.value.text = param.value.spelling.str();
     if (cur().is(TokenKind::Comma))
       consume();
   }
@@ -294,11 +317,25 @@ bool Parser::parseParams(std::vector<Param> &params) {
   return true;
 }
 
+bool Parser::continuesAsFreeText() const {
+  const Token &t = cur();
+  if (t.atLineStart || t.is(TokenKind::Comma) || t.is(TokenKind::RBracket) ||
+      t.is(TokenKind::EndOfFile))
+    return false;
+  return !(t.is(TokenKind::Identifier) && peek().is(TokenKind::Equal));
+}
+
 bool Parser::parseValue(ParamValue &value) {
   const Token &t = cur();
   value.loc = t.loc();
   switch (t.kind) {
   case TokenKind::LBrace:
+    if (!peek().isKeyword("lambda")) {
+      // A printed Python dict, `{}` or `{'a': 1}`: kept as a list.
+      value.kind = ParamValue::Kind::List;
+      consume();
+      return parseValueList(value, TokenKind::RBrace);
+    }
     value.kind = ParamValue::Kind::Jaxpr;
     return parseJaxpr(value.jaxpr);
   case TokenKind::LParen:
@@ -325,12 +362,21 @@ bool Parser::parseValue(ParamValue &value) {
       consume();
       value.text += "." + consume().spelling.str();
     }
-    if (cur().is(TokenKind::LParen)) {
+    if (cur().is(TokenKind::LParen) || cur().is(TokenKind::LBracket)) {
+      // AbstractMesh(...), or a subscript as in ShapedArray(float32[4]).
       value.kind = ParamValue::Kind::Call;
-      consume();
-      return parseValueList(value, TokenKind::RParen);
+      bool paren = consume().is(TokenKind::LParen);
+      return parseValueList(value, paren ? TokenKind::RParen : TokenKind::RBracket);
     }
     return true;
+  case TokenKind::Error:
+    // `*` as printed pytree definitions hold: PyTreeDef((*,), {}).
+    if (t.spelling == "*") {
+      value.kind = ParamValue::Kind::Opaque;
+      value.text = consume().spelling.str();
+      return true;
+    }
+    return errorExpected("a parameter value");
   default:
     return errorExpected("a parameter value");
   }
@@ -353,8 +399,9 @@ bool Parser::parseValueList(ParamValue &value, TokenKind close) {
     }
     if (cur().is(TokenKind::Comma))
       consume();
-    else if (!cur().is(close))
+    else if (!cur().is(close) && !cur().atLineStart)
       return errorExpected("',' or " + describeTokenKind(close));
+    // Jaxprs in a tuple (cond's branches) print one per line, without commas.
   }
   consume();
   return true;

@@ -72,8 +72,12 @@ FailureOr<Value> JaxprBuilder::operand(const Atom &atom, Scope &scope,
 FailureOr<SmallVector<Value>>
 JaxprBuilder::elementwiseOperands(const Equation &eqn, Scope &scope, size_t first) {
   ArrayRef<Atom> atoms = ArrayRef<Atom>(eqn.ins).drop_front(first);
-  // The shape all operands take: the variable of the highest rank.
-  RankedTensorType like;
+  // The shape all operands take: that of the variables of the highest rank,
+  // where size-1 dimensions stretch (current JAX prints `sub a:f32[8,32]
+  // e:f32[8,1]`, numpy's broadcasting of equal ranks).
+  SmallVector<int64_t> shape;
+  Type likeElement;
+  int64_t rank = -1;
   SmallVector<Value> values(atoms.size());
   for (auto [atom, value] : llvm::zip(atoms, values)) {
     if (atom.isLiteral())
@@ -83,9 +87,18 @@ JaxprBuilder::elementwiseOperands(const Equation &eqn, Scope &scope, size_t firs
       return failure();
     value = *v;
     auto type = cast<RankedTensorType>(value.getType());
-    if (!like || type.getRank() > like.getRank())
-      like = type;
+    if (type.getRank() > rank) {
+      rank = type.getRank();
+      shape = llvm::to_vector(type.getShape());
+      likeElement = type.getElementType();
+    } else if (type.getRank() == rank) {
+      for (auto [s, d] : llvm::zip(shape, type.getShape()))
+        if (s == 1)
+          s = d;
+    }
   }
+  RankedTensorType like =
+      rank < 0 ? RankedTensorType() : RankedTensorType::get(shape, likeElement);
   for (auto [atom, value] : llvm::zip(atoms, values)) {
     if (atom.isLiteral()) {
       FailureOr<Value> v = operand(atom, scope, like);
@@ -95,9 +108,24 @@ JaxprBuilder::elementwiseOperands(const Equation &eqn, Scope &scope, size_t firs
       continue;
     }
     auto type = cast<RankedTensorType>(value.getType());
-    if (type.getRank() == 0 && like.getRank() > 0)
-      value = lax::BroadcastInDimOp::create(builder, loc(atom.loc), value,
-                                            like.getShape(), ArrayRef<int64_t>{});
+    if (type.getShape() == like.getShape())
+      continue;
+    // A scalar broadcasts to every position; an operand of equal rank keeps
+    // its dimensions, stretching those of size 1 (the verifier reports
+    // other mismatches).
+    SmallVector<int64_t> dims;
+    if (type.getRank() == like.getRank()) {
+      if (llvm::any_of(llvm::zip(type.getShape(), like.getShape()), [](auto sizes) {
+            auto [size, target] = sizes;
+            return size != 1 && size != target;
+          }))
+        continue;
+      dims = llvm::to_vector(llvm::seq<int64_t>(0, like.getRank()));
+    } else if (type.getRank() != 0) {
+      continue;
+    }
+    value = lax::BroadcastInDimOp::create(builder, loc(atom.loc), value,
+                                          like.getShape(), dims);
   }
   return values;
 }
@@ -118,6 +146,17 @@ static bool isNone(const ParamValue &v) {
   return v.kind == ParamValue::Kind::Name && v.text == "None";
 }
 
+/// `3`, or `np.int64(3)` as numpy scalars print.
+static std::optional<int64_t> integerValue(const ParamValue &v) {
+  if (v.kind == ParamValue::Kind::Call && v.items.size() == 1 &&
+      StringRef(v.text).starts_with("np."))
+    return integerValue(v.items.front());
+  int64_t i;
+  if (v.kind != ParamValue::Kind::Number || StringRef(v.text).getAsInteger(10, i))
+    return std::nullopt;
+  return i;
+}
+
 FailureOr<int64_t> JaxprBuilder::intParam(const Equation &eqn, StringRef name,
                                           std::optional<int64_t> byDefault) {
   const Param *p = eqn.findParam(name);
@@ -125,12 +164,11 @@ FailureOr<int64_t> JaxprBuilder::intParam(const Equation &eqn, StringRef name,
     return *byDefault;
   if (!p && !requireParam(eqn, name))
     return failure();
-  int64_t value;
-  if (p->value.kind != ParamValue::Kind::Number ||
-      StringRef(p->value.text).getAsInteger(10, value))
+  std::optional<int64_t> value = integerValue(p->value);
+  if (!value)
     return emitError(p->value.loc) << "parameter '" << name << "' of '" << eqn.primitive
                                    << "' must be an integer";
-  return value;
+  return *value;
 }
 
 FailureOr<bool> JaxprBuilder::boolParam(const Equation &eqn, StringRef name,
@@ -148,11 +186,10 @@ FailureOr<SmallVector<int64_t>> JaxprBuilder::intList(const ParamValue &value,
                                                       const llvm::Twine &what) {
   SmallVector<int64_t> ints;
   auto addNumber = [&](const ParamValue &v) {
-    int64_t i;
-    if (v.kind != ParamValue::Kind::Number || StringRef(v.text).getAsInteger(10, i))
-      return false;
-    ints.push_back(i);
-    return true;
+    std::optional<int64_t> i = integerValue(v);
+    if (i)
+      ints.push_back(*i);
+    return i.has_value();
   };
   bool ok = value.kind == ParamValue::Kind::List
                 ? llvm::all_of(value.items, addNumber)
@@ -246,6 +283,14 @@ EmitResult PrimitiveEmitter::elementwise(size_t n) {
   if (failed(checkArity(n, n)))
     return failure();
   return builder.elementwiseOperands(eqn, scope);
+}
+
+FailureOr<RankedTensorType> PrimitiveEmitter::annotatedResultType(unsigned i) {
+  if (i < eqn.outs.size() && eqn.outs[i].type)
+    return builder.convertType(*eqn.outs[i].type);
+  return builder.emitError(eqn.primitiveLoc)
+         << "'" << primitive() << "' without its parameters needs the type of result #"
+         << i << " written in the jaxpr";
 }
 
 EmitResult PrimitiveEmitter::finish(Operation *op) {

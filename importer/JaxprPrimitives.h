@@ -47,6 +47,9 @@ struct PrimitiveEmitter {
   EmitResult operands(size_t min, size_t max);
   /// `n` operands brought to one shape (JaxprBuilder::elementwiseOperands).
   EmitResult elementwise(size_t n);
+  /// The type annotated on the equation's result `i` (`c:f32[3,4] = ...`);
+  /// a located error when the jaxpr is untyped.
+  mlir::FailureOr<mlir::RankedTensorType> annotatedResultType(unsigned i = 0);
   /// Infers the op's result types and verifies it; its results.
   EmitResult finish(mlir::Operation *op);
 };

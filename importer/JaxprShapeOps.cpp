@@ -30,11 +30,22 @@ EmitResult emitWithDimensions(PrimitiveEmitter &e) {
   return emitWithAxes<OpTy>(e, "dimensions");
 }
 
+/// broadcast_in_dim[shape broadcast_dimensions]. Current JAX leaves out the
+/// shape (the result's annotation says it) and empty broadcast_dimensions.
 EmitResult emitBroadcastInDim(PrimitiveEmitter &e) {
   EmitResult x = e.operands(1, 1);
-  IntList shape = e.builder.intListParam(e.eqn, "shape");
-  IntList dims = e.builder.intListParam(e.eqn, "broadcast_dimensions");
-  if (failed(x) || failed(shape) || failed(dims))
+  if (failed(x))
+    return failure();
+  IntList shape = failure();
+  if (e.eqn.findParam("shape")) {
+    shape = e.builder.intListParam(e.eqn, "shape");
+  } else if (FailureOr<RankedTensorType> type = e.annotatedResultType();
+             succeeded(type)) {
+    shape = llvm::to_vector(type->getShape());
+  }
+  IntList dims =
+      e.builder.intListParam(e.eqn, "broadcast_dimensions", SmallVector<int64_t>{});
+  if (failed(shape) || failed(dims))
     return failure();
   return e.finish(
       BroadcastInDimOp::create(e.b, e.loc, e.placeholder, (*x)[0], *shape, *dims));
