@@ -1,5 +1,7 @@
 //===- LaxDialect.cpp - the lax dialect -----------------------------------===//
 #include "dialect/LaxDialect.h"
+#include "dialect/LaxControlFlowOps.h"
+#include "dialect/LaxIndexingOps.h"
 #include "dialect/LaxOps.h"
 
 #include "mlir/Transforms/InliningUtils.h"
@@ -28,6 +30,14 @@ void LaxDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "dialect/LaxOps.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialect/LaxControlFlowOps.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "dialect/LaxIndexingOps.cpp.inc"
       >();
   addInterfaces<LaxInlinerInterface>();
 }

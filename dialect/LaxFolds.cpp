@@ -1,6 +1,12 @@
 //===- LaxFolds.cpp - folders and canonicalizations of lax ops ------------===//
 //
-// Only exact rewrites live here: each one computes bit-identical results.
+// Only exact rewrites live here: each one gives, for every input (-0.0, NaN,
+// +-inf, denormals, integer extremes included), the bits the reference
+// interpreter (reference/InterpretElementwise.cpp) computes for the original
+// op, NaN payloads aside. A fold that could change a bit, or whose op could
+// trap at run time (integer x / 0, INT_MIN / -1), does not fire: the op stays
+// and the lowering gives it its documented result. docs/dialect.md lists the
+// folds and why each is exact.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/LaxOps.h"
@@ -8,6 +14,8 @@
 #include "mlir/Dialect/CommonFolders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <optional>
 
 using namespace mlir;
 using namespace kiln::lax;
@@ -21,7 +29,11 @@ static bool smallOrSplat(Attribute a) {
   return e && (e.isSplat() || e.getNumElements() <= kMaxFoldElements);
 }
 
-/// Folds a binary op on constants with `f` (floats) and `i` (integers).
+/// Folds a binary op on constants element by element: `f` (floats, in the
+/// element type's own IEEE arithmetic, rounding to nearest even) and `i`
+/// (integers, told whether the element type is unsigned) return the result
+/// element, or std::nullopt when that element must not be folded; then the
+/// whole op stays.
 template <typename FloatFn, typename IntFn>
 static OpFoldResult foldBinary(ArrayRef<Attribute> operands, Type type, FloatFn f,
                                IntFn i) {
@@ -29,70 +41,157 @@ static OpFoldResult foldBinary(ArrayRef<Attribute> operands, Type type, FloatFn 
     return {};
   Type element = cast<RankedTensorType>(type).getElementType();
   if (isa<FloatType>(element))
-    return constFoldBinaryOp<FloatAttr>(operands, type, f);
+    return constFoldBinaryOpConditional<FloatAttr, APFloat, void>(
+        operands, type,
+        [&](const APFloat &x, const APFloat &y) -> std::optional<APFloat> { return f(x, y); });
   if (element.isInteger(1) || !isa<IntegerType>(element))
     return {};
-  return constFoldBinaryOp<IntegerAttr>(operands, type, i);
+  bool isUnsigned = element.isUnsignedInteger();
+  return constFoldBinaryOpConditional<IntegerAttr, APInt, void>(
+      operands, type, [&](const APInt &x, const APInt &y) -> std::optional<APInt> {
+        return i(x, y, isUnsigned);
+      });
 }
 
-/// True when `a` is a splat constant equal to `value`.
+/// True when `a` is a splat constant equal to `value`: bit for bit for floats
+/// (so +0.0 and -0.0 differ), by value for integers (where -0.0 means 0).
+/// Predicates never match. `value` must be exact in every element type.
 static bool isSplatOf(Attribute a, double value) {
   auto e = dyn_cast_or_null<DenseElementsAttr>(a);
   if (!e || !e.isSplat())
     return false;
-  if (isa<FloatType>(e.getElementType()))
-    return e.getSplatValue<APFloat>().convertToDouble() == value;
+  if (auto floatType = dyn_cast<FloatType>(e.getElementType())) {
+    APFloat want(value);
+    bool losesInfo = false;
+    want.convert(floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
+    return !losesInfo && e.getSplatValue<APFloat>().bitwiseIsEqual(want);
+  }
   if (e.getElementType().isInteger(1))
     return false;
-  return e.getSplatValue<APInt>().getSExtValue() == (int64_t)value;
+  APInt splat = e.getSplatValue<APInt>();
+  return splat == APInt(splat.getBitWidth(), uint64_t(int64_t(value)), /*isSigned=*/true);
 }
 
-// x + y, x - 0, x * 1, x / 1: the identities are exact in IEEE arithmetic
-// (x - (+0) = x even for x = -0; x + 0 is *not* folded since -0 + 0 = +0).
+static bool isIntegerTensor(Type type) {
+  Type element = cast<RankedTensorType>(type).getElementType();
+  return isa<IntegerType>(element) && !element.isInteger(1);
+}
+
+/// The zero splat of an integer tensor type.
+static Attribute zeroOf(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return DenseElementsAttr::get(
+      tensor, APInt::getZero(tensor.getElementType().getIntOrFloatBitWidth()));
+}
+
+/// Integer division or remainder that the folder may compute: none for a zero
+/// divisor (the JIT's divsi/divui would trap; XLA defines x / 0 = -1 and
+/// x % 0 = x at run time) nor for signed INT_MIN / -1 (overflow, which traps
+/// on x86).
+static bool divisionFolds(const APInt &x, const APInt &y, bool isUnsigned) {
+  if (y.isZero())
+    return false;
+  return isUnsigned || !(x.isMinSignedValue() && y.isAllOnes());
+}
+
+// Identities, each exact for every input (IEEE, round to nearest even;
+// integers wrap):
+//   x + (-0.0) = x   (+0 + -0 = +0, -0 + -0 = -0); not x + (+0.0): -0 + +0 = +0
+//   x - (+0.0) = x   (x - +0 is x + -0); not x - (-0.0): -0 - -0 = +0
+//   x * 1 = x, x / 1 = x, max(x, x) = min(x, x) = x
+//   integers only: x + 0 = x - 0 = x, x - x = 0, x * 0 = 0 (for floats
+//   x - x and x * 0 are NaN for x = inf, and x * 0 is -0 for x < 0).
+// The constant operand of a commutative op is on the right by then (the
+// canonicalizer moves it there).
 OpFoldResult AddOp::fold(FoldAdaptor a) {
-  return foldBinary(a.getOperands(), getType(),
-                    [](const APFloat &x, const APFloat &y) { return x + y; },
-                    [](const APInt &x, const APInt &y) { return x + y; });
+  if (isSplatOf(a.getRhs(), -0.0))
+    return getLhs();
+  return foldBinary(
+      a.getOperands(), getType(), [](const APFloat &x, const APFloat &y) { return x + y; },
+      [](const APInt &x, const APInt &y, bool) -> std::optional<APInt> { return x + y; });
 }
 OpFoldResult SubOp::fold(FoldAdaptor a) {
   if (isSplatOf(a.getRhs(), 0.0))
     return getLhs();
-  return foldBinary(a.getOperands(), getType(),
-                    [](const APFloat &x, const APFloat &y) { return x - y; },
-                    [](const APInt &x, const APInt &y) { return x - y; });
+  if (getLhs() == getRhs() && isIntegerTensor(getType()))
+    return zeroOf(getType());
+  return foldBinary(
+      a.getOperands(), getType(), [](const APFloat &x, const APFloat &y) { return x - y; },
+      [](const APInt &x, const APInt &y, bool) -> std::optional<APInt> { return x - y; });
 }
 OpFoldResult MulOp::fold(FoldAdaptor a) {
   if (isSplatOf(a.getRhs(), 1.0))
     return getLhs();
-  return foldBinary(a.getOperands(), getType(),
-                    [](const APFloat &x, const APFloat &y) { return x * y; },
-                    [](const APInt &x, const APInt &y) { return x * y; });
+  if (isSplatOf(a.getRhs(), 0.0) && isIntegerTensor(getType()))
+    return zeroOf(getType());
+  return foldBinary(
+      a.getOperands(), getType(), [](const APFloat &x, const APFloat &y) { return x * y; },
+      [](const APInt &x, const APInt &y, bool) -> std::optional<APInt> { return x * y; });
 }
+// Integer division truncates (sdiv/udiv as the interpreter's C++ `/`); float
+// division is IEEE (x / 0 = +-inf or NaN, which never traps).
 OpFoldResult DivOp::fold(FoldAdaptor a) {
   if (isSplatOf(a.getRhs(), 1.0))
     return getLhs();
-  // Integer division by zero is left to run time (JAX defines no result).
-  if (isSplatOf(a.getRhs(), 0.0) && !isa<FloatType>(getType().getElementType()))
-    return {};
-  return foldBinary(a.getOperands(), getType(),
-                    [](const APFloat &x, const APFloat &y) { return x / y; },
-                    [](const APInt &x, const APInt &y) { return x.sdiv(y); });
+  return foldBinary(
+      a.getOperands(), getType(), [](const APFloat &x, const APFloat &y) { return x / y; },
+      [](const APInt &x, const APInt &y, bool isUnsigned) -> std::optional<APInt> {
+        if (!divisionFolds(x, y, isUnsigned))
+          return std::nullopt;
+        return isUnsigned ? x.udiv(y) : x.sdiv(y);
+      });
 }
-OpFoldResult RemOp::fold(FoldAdaptor) { return {}; }
+// The remainder has the dividend's sign (srem/urem as C++ `%`); for floats it
+// is fmod, which is exact, as APFloat::mod is.
+OpFoldResult RemOp::fold(FoldAdaptor a) {
+  return foldBinary(
+      a.getOperands(), getType(),
+      [](const APFloat &x, const APFloat &y) {
+        APFloat r = x;
+        r.mod(y);
+        return r;
+      },
+      [](const APInt &x, const APInt &y, bool isUnsigned) -> std::optional<APInt> {
+        if (!divisionFolds(x, y, isUnsigned))
+          return std::nullopt;
+        return isUnsigned ? x.urem(y) : x.srem(y);
+      });
+}
+
+/// max/min of two floats propagate NaN; zeros of opposite signs are not
+/// folded: the interpreter returns its first operand (std::max) where the JIT
+/// orders -0 < +0 (arith.maximumf), so no constant agrees with both.
+static std::optional<APFloat> maxOrMin(const APFloat &x, const APFloat &y, bool isMax) {
+  if (x.isZero() && y.isZero() && x.isNegative() != y.isNegative())
+    return std::nullopt;
+  return isMax ? maximum(x, y) : minimum(x, y);
+}
+static APInt maxOrMin(const APInt &x, const APInt &y, bool isUnsigned, bool isMax) {
+  bool xFirst = isUnsigned ? (isMax ? x.uge(y) : x.ule(y)) : (isMax ? x.sge(y) : x.sle(y));
+  return xFirst ? x : y;
+}
 OpFoldResult MaxOp::fold(FoldAdaptor a) {
   if (getLhs() == getRhs())
     return getLhs();
-  return foldBinary(a.getOperands(), getType(),
-                    [](const APFloat &x, const APFloat &y) { return maximum(x, y); },
-                    [](const APInt &x, const APInt &y) { return x.sge(y) ? x : y; });
+  return foldBinary(
+      a.getOperands(), getType(),
+      [](const APFloat &x, const APFloat &y) { return maxOrMin(x, y, /*isMax=*/true); },
+      [](const APInt &x, const APInt &y, bool isUnsigned) -> std::optional<APInt> {
+        return maxOrMin(x, y, isUnsigned, /*isMax=*/true);
+      });
 }
 OpFoldResult MinOp::fold(FoldAdaptor a) {
   if (getLhs() == getRhs())
     return getLhs();
-  return foldBinary(a.getOperands(), getType(),
-                    [](const APFloat &x, const APFloat &y) { return minimum(x, y); },
-                    [](const APInt &x, const APInt &y) { return x.sle(y) ? x : y; });
+  return foldBinary(
+      a.getOperands(), getType(),
+      [](const APFloat &x, const APFloat &y) { return maxOrMin(x, y, /*isMax=*/false); },
+      [](const APInt &x, const APInt &y, bool isUnsigned) -> std::optional<APInt> {
+        return maxOrMin(x, y, isUnsigned, /*isMax=*/false);
+      });
 }
+// pow(x, 1) = x for every x (pow(+-0, 1) = +-0, pow(NaN, 1) = NaN, and a
+// faithful pow cannot miss a representable exact result).
 OpFoldResult PowOp::fold(FoldAdaptor a) {
   if (isSplatOf(a.getRhs(), 1.0))
     return getLhs();
@@ -210,14 +309,21 @@ OpFoldResult ConcatenateOp::fold(FoldAdaptor) {
   return {};
 }
 
+// A reduction over no axes combines each element once with the identity:
+// max(-inf, x), min(+inf, x) and 1 * x are x for every x (integers: INT_MIN /
+// INT_MAX / 1, or 0 / UINT_MAX unsigned), but 0 + x is +0 for x = -0.0 (as
+// the interpreter and the JIT compute it), so a float reduce_sum stays.
+OpFoldResult ReduceSumOp::fold(FoldAdaptor) {
+  if (getAxes().empty() && isIntegerTensor(getType()))
+    return getOperand();
+  return {};
+}
 #define KILN_REDUCE_FOLD(Op)                                                   \
   OpFoldResult Op::fold(FoldAdaptor) {                                         \
-    /* Reducing over no axes is the identity. */                               \
     if (getAxes().empty())                                                     \
       return getOperand();                                                     \
     return {};                                                                 \
   }
-KILN_REDUCE_FOLD(ReduceSumOp)
 KILN_REDUCE_FOLD(ReduceMaxOp)
 KILN_REDUCE_FOLD(ReduceMinOp)
 KILN_REDUCE_FOLD(ReduceProdOp)

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/LaxOps.h"
+#include "dialect/LaxControlFlowOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -33,6 +34,23 @@ LogicalResult IntegerPowOp::verify() {
   if (getY() < 0 && !isa<FloatType>(getType().getElementType()))
     return emitOpError("negative exponent ") << getY()
            << " needs a floating-point operand";
+  return success();
+}
+
+LogicalResult RoundOp::verify() {
+  if (getRoundingMethod() != 0 && getRoundingMethod() != 1)
+    return emitOpError("rounding_method must be 0 (away from zero) or 1 (to "
+                       "nearest even), got ")
+           << getRoundingMethod();
+  return success();
+}
+
+LogicalResult BitcastConvertTypeOp::verify() {
+  Type from = getOperand().getType().getElementType();
+  Type to = getType().getElementType();
+  if (from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth())
+    return emitOpError("element types of different bit widths (")
+           << from << ", " << to << ") are not supported";
   return success();
 }
 

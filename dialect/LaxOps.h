@@ -13,6 +13,12 @@
 
 #include "dialect/LaxEnums.h.inc"
 
+namespace kiln::lax {
+// lax.yield's parents other than scan (dialect/LaxControlFlowOps.h).
+class WhileOp;
+class CondOp;
+} // namespace kiln::lax
+
 #define GET_OP_CLASSES
 #include "dialect/LaxOps.h.inc"
 

@@ -75,6 +75,103 @@ def Lax_RsqrtOp : Lax_UnaryOp<"rsqrt", Lax_FloatTensor, "rsqrt">;
 def Lax_SquareOp : Lax_UnaryOp<"square", Lax_NumericTensor, "square">;
 def Lax_NotOp : Lax_UnaryOp<"not", Lax_IntOrPredTensor, "not">;
 
+// Elementwise ops without folders (the folders of LaxFolds.cpp cover the
+// arithmetic above; these evaluate only in the interpreter and the JIT).
+class Lax_UnfoldedBinaryOp<string mnemonic, Type type, string jaxpr,
+                           list<Trait> traits = []>
+    : Lax_BinaryOp<mnemonic, type, jaxpr, traits> {
+  let hasFolder = 0;
+}
+
+def Lax_Atan2Op : Lax_UnfoldedBinaryOp<"atan2", Lax_FloatTensor, "atan2">;
+def Lax_NextAfterOp : Lax_UnfoldedBinaryOp<"nextafter", Lax_FloatTensor, "nextafter"> {
+  let description = [{
+    The next representable number after `lhs` in the direction of `rhs`
+    (C's nextafter); NaN if either is NaN, `rhs` if they are equal.
+  }];
+}
+def Lax_XorOp : Lax_UnfoldedBinaryOp<"xor", Lax_IntOrPredTensor, "xor", [Commutative]>;
+def Lax_ShiftLeftOp : Lax_UnfoldedBinaryOp<"shift_left", Lax_IntOrPredTensor,
+                                           "shift_left"> {
+  let description = [{
+    `lhs << rhs`; a shift amount outside [0, bit width) gives 0 (XLA's
+    semantics; C leaves it undefined).
+  }];
+}
+def Lax_ShiftRightLogicalOp : Lax_UnfoldedBinaryOp<"shift_right_logical",
+                                                   Lax_IntOrPredTensor,
+                                                   "shift_right_logical"> {
+  let description = [{
+    `lhs >> rhs` filling with zeros; an amount outside [0, bit width) gives 0.
+  }];
+}
+def Lax_ShiftRightArithmeticOp : Lax_UnfoldedBinaryOp<"shift_right_arithmetic",
+                                                      Lax_IntOrPredTensor,
+                                                      "shift_right_arithmetic"> {
+  let description = [{
+    `lhs >> rhs` filling with the sign bit; an amount outside [0, bit width)
+    gives 0 or -1 (the sign of `lhs`).
+  }];
+}
+
+def Lax_Expm1Op : Lax_UnaryOp<"expm1", Lax_FloatTensor, "expm1">;
+def Lax_Exp2Op : Lax_UnaryOp<"exp2", Lax_FloatTensor, "exp2">;
+def Lax_TanOp : Lax_UnaryOp<"tan", Lax_FloatTensor, "tan">;
+def Lax_AsinOp : Lax_UnaryOp<"asin", Lax_FloatTensor, "asin">;
+def Lax_AcosOp : Lax_UnaryOp<"acos", Lax_FloatTensor, "acos">;
+def Lax_AtanOp : Lax_UnaryOp<"atan", Lax_FloatTensor, "atan">;
+def Lax_SinhOp : Lax_UnaryOp<"sinh", Lax_FloatTensor, "sinh">;
+def Lax_CoshOp : Lax_UnaryOp<"cosh", Lax_FloatTensor, "cosh">;
+def Lax_AsinhOp : Lax_UnaryOp<"asinh", Lax_FloatTensor, "asinh">;
+def Lax_AcoshOp : Lax_UnaryOp<"acosh", Lax_FloatTensor, "acosh">;
+def Lax_AtanhOp : Lax_UnaryOp<"atanh", Lax_FloatTensor, "atanh">;
+def Lax_CbrtOp : Lax_UnaryOp<"cbrt", Lax_FloatTensor, "cbrt">;
+def Lax_ErfOp : Lax_UnaryOp<"erf", Lax_FloatTensor, "erf">;
+def Lax_ErfcOp : Lax_UnaryOp<"erfc", Lax_FloatTensor, "erfc">;
+def Lax_ErfInvOp : Lax_UnaryOp<"erf_inv", Lax_FloatTensor, "erf_inv"> {
+  let description = [{
+    The inverse of erf on (-1, 1); -inf and +inf at -1 and 1, NaN outside.
+  }];
+}
+def Lax_FloorOp : Lax_UnaryOp<"floor", Lax_FloatTensor, "floor">;
+def Lax_CeilOp : Lax_UnaryOp<"ceil", Lax_FloatTensor, "ceil">;
+def Lax_PopulationCountOp : Lax_UnaryOp<"population_count", Lax_IntOrPredTensor,
+                                        "population_count">;
+
+def Lax_RoundOp : Lax_Op<"round", [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "elementwise rounding to an integral value (jaxpr `round`)";
+  let description = [{
+    `rounding_method` 0 rounds halfway cases away from zero (C's round), 1 to
+    the nearest even integer (jnp.round's choice).
+  }];
+  let arguments = (ins Lax_FloatTensor:$operand,
+                       DefaultValuedAttr<Lax_I64Attr, "0">:$rounding_method);
+  let results = (outs Lax_FloatTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lax_IsFiniteOp : Lax_Op<"is_finite", [Pure, Elementwise,
+    SameOperandsAndResultShape]> {
+  let summary = "elementwise: neither infinite nor NaN (jaxpr `is_finite`)";
+  let arguments = (ins Lax_FloatTensor:$operand);
+  let results = (outs Lax_PredTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+}
+
+def Lax_BitcastConvertTypeOp : Lax_Op<"bitcast_convert_type",
+    [Pure, Elementwise, SameOperandsAndResultShape]> {
+  let summary = "reinterprets each element's bits (jaxpr `bitcast_convert_type`)";
+  let description = [{
+    Between element types of the same bit width (f32 <-> i32/ui32, f64 <->
+    i64, ...); the bits are unchanged.
+  }];
+  let arguments = (ins Lax_Tensor:$operand);
+  let results = (outs Lax_Tensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Lax_IntegerPowOp : Lax_Op<"integer_pow",
     [Pure, Elementwise, SameOperandsAndResultType]> {
   let summary = "x ** y for a constant integer y (jaxpr `integer_pow[y=...]`)";
@@ -404,9 +501,12 @@ def Lax_ScanOp : Lax_Op<"scan", [RecursiveMemoryEffects,
   }];
 }
 
-def Lax_YieldOp : Lax_Op<"yield", [Pure, Terminator, ReturnLike,
-    HasParent<"ScanOp">]> {
-  let summary = "yields the new carries and ys slices of a scan body";
+// Not ReturnLike: in a while's cond region the predicate is not forwarded
+// (getMutableSuccessorOperands, dialect/LaxControlFlow.cpp).
+def Lax_YieldOp : Lax_Op<"yield", [Pure, Terminator,
+    DeclareOpInterfaceMethods<RegionBranchTerminatorOpInterface>,
+    ParentOneOf<["ScanOp", "WhileOp", "CondOp"]>]> {
+  let summary = "ends a region of scan, while or cond, yielding its values";
   let arguments = (ins Variadic<Lax_Tensor>:$values);
   let builders = [OpBuilder<(ins), [{ /* empty yield */ }]>];
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";

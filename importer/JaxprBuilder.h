@@ -1,8 +1,9 @@
 //===- JaxprBuilder.h - syntax tree to lax ops ------------------*- C++ -*-===//
 //
 // Builds the module of a parsed jaxpr. JaxprBuilder.cpp holds the structure
-// (functions, scopes, calls, scan, inlining, types); each equation goes to
-// the handler its primitive has in the registry (JaxprPrimitives.h).
+// (functions, scopes, calls, scan, while, cond, inlining, types); each
+// equation goes to the handler its primitive has in the registry
+// (JaxprPrimitives.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_IMPORTER_JAXPRBUILDER_H
@@ -22,6 +23,9 @@
 #include <map>
 
 namespace kiln::jaxpr {
+
+/// The dtype of a threefry key array as the type annotations spell it.
+inline constexpr llvm::StringLiteral kThreefryKeyDtype = "key<fry>";
 
 /// The variables of one jaxpr: each jaxpr is closed, so scopes do not nest.
 using Scope = llvm::StringMap<mlir::Value>;
@@ -95,6 +99,15 @@ public:
   /// lax.scan of the body, with num_consts consts and num_carry carries.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> emitScan(const Equation &eqn,
                                                            Scope &scope);
+  /// lax.while of cond_jaxpr and body_jaxpr (cond_nconsts and body_nconsts
+  /// consts). A predicate batched by vmap (a bool array, a prefix of the
+  /// carries' shapes) loops while any element holds and updates only the
+  /// carries whose element holds, as JAX does.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> emitWhile(const Equation &eqn,
+                                                            Scope &scope);
+  /// lax.cond with one region per jaxpr of `branches` (inline or named).
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> emitCond(const Equation &eqn,
+                                                           Scope &scope);
 
 private:
   /// What a private function made of a jaxpr needs from its callers.
@@ -115,6 +128,17 @@ private:
   mlir::LogicalResult importBody(const Jaxpr &jaxpr, llvm::ArrayRef<mlir::Value> consts,
                                  llvm::ArrayRef<mlir::Value> args,
                                  llvm::SmallVectorImpl<mlir::Value> &results);
+  /// Imports `jaxpr` into a new entry block of `region`, with arguments of
+  /// `argTypes` (the jaxpr's invars) and the current function's values of
+  /// its constvars; ends it with lax.yield of the outputs, which are also
+  /// returned in `outs`. `extend` (may be null) may replace the outputs
+  /// before the yield is built, with more ops built in the block.
+  mlir::LogicalResult
+  importRegion(const Jaxpr &jaxpr, mlir::Region &region, mlir::TypeRange argTypes,
+               mlir::Location loc, llvm::SmallVectorImpl<mlir::Value> &outs,
+               llvm::function_ref<mlir::LogicalResult(
+                   mlir::ValueRange args, llvm::SmallVectorImpl<mlir::Value> &outs)>
+                   extend = nullptr);
   mlir::LogicalResult bindBinders(llvm::ArrayRef<Binder> binders,
                                   llvm::ArrayRef<mlir::Value> values, Scope &scope,
                                   llvm::StringRef producer);

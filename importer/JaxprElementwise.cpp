@@ -12,6 +12,7 @@ using namespace mlir;
 using namespace kiln::jaxpr;
 using namespace kiln::lax;
 using llvm::SmallVector;
+using llvm::StringRef;
 
 namespace {
 
@@ -37,6 +38,20 @@ EmitResult emitBinary(PrimitiveEmitter &e) {
   return e.finish(OpTy::create(e.b, e.loc, a.getType(), a, b));
 }
 
+/// pow x y: an integer exponent is converted to the base's float type first,
+/// as JAX lowers a mixed pow.
+EmitResult emitPow(PrimitiveEmitter &e) {
+  EmitResult x = e.elementwise(2);
+  if (failed(x))
+    return failure();
+  Value a = (*x)[0], y = (*x)[1];
+  auto baseType = cast<RankedTensorType>(a.getType());
+  auto expType = cast<RankedTensorType>(y.getType());
+  if (isa<FloatType>(baseType.getElementType()) && !isa<FloatType>(expType.getElementType()))
+    y = ConvertElementTypeOp::create(e.b, e.loc, expType.clone(baseType.getElementType()), y);
+  return e.finish(PowOp::create(e.b, e.loc, a.getType(), a, y));
+}
+
 EmitResult emitIntegerPow(PrimitiveEmitter &e) {
   EmitResult x = e.elementwise(1);
   FailureOr<int64_t> y = e.builder.intParam(e.eqn, "y");
@@ -46,6 +61,69 @@ EmitResult emitIntegerPow(PrimitiveEmitter &e) {
   return e.finish(
       IntegerPowOp::create(e.b, e.loc, a.getType(), a, e.b.getI64IntegerAttr(*y)));
 }
+
+/// round[rounding_method]: 0 (or AWAY_FROM_ZERO) or 1 (TO_NEAREST_EVEN).
+EmitResult emitRound(PrimitiveEmitter &e) {
+  EmitResult x = e.elementwise(1);
+  if (failed(x))
+    return failure();
+  int64_t method = 0;
+  if (const Param *p = e.eqn.findParam("rounding_method")) {
+    StringRef text = p->value.text;
+    if (text.ends_with("TO_NEAREST_EVEN") || text == "1")
+      method = 1;
+    else if (!text.ends_with("AWAY_FROM_ZERO") && text != "0")
+      return e.builder.emitError(p->value.loc)
+             << "unknown rounding_method '" << p->value.spelling << "' of 'round'";
+  }
+  Value a = (*x)[0];
+  return e.finish(RoundOp::create(e.b, e.loc, a.getType(), a, method));
+}
+
+/// is_finite: a bool of the operand's shape.
+EmitResult emitIsFinite(PrimitiveEmitter &e) {
+  EmitResult x = e.elementwise(1);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>((*x)[0].getType());
+  return e.finish(IsFiniteOp::create(e.b, e.loc, type.clone(e.b.getI1Type()), (*x)[0]));
+}
+
+/// clamp lo x hi = min(max(x, lo), hi), as XLA expands it (NaN propagates
+/// through both).
+EmitResult emitClamp(PrimitiveEmitter &e) {
+  EmitResult x = e.elementwise(3);
+  if (failed(x))
+    return failure();
+  Value lo = (*x)[0], v = (*x)[1], hi = (*x)[2];
+  Type t = v.getType();
+  Operation *max = MaxOp::create(e.b, e.loc, t, v, lo);
+  if (failed(e.builder.finishOp(max)))
+    return failure();
+  return e.finish(MinOp::create(e.b, e.loc, t, max->getResult(0), hi));
+}
+
+/// bitcast_convert_type[new_dtype]: between types of one bit width.
+EmitResult emitBitcastConvertType(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  FailureOr<Type> dtype = e.builder.dtypeParam(e.eqn, "new_dtype", /*optional=*/false);
+  if (failed(x) || failed(dtype))
+    return failure();
+  auto type = cast<RankedTensorType>((*x)[0].getType());
+  return e.finish(BitcastConvertTypeOp::create(e.b, e.loc, type.clone(*dtype), (*x)[0]));
+}
+
+/// Operations that are the identity outside vmap: equinox's
+/// select_if_vmap(pred, x, y) is x (its implementation), nonbatchable(x) is
+/// x.
+EmitResult emitSelectIfVmap(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(3, 3);
+  if (failed(x))
+    return failure();
+  return SmallVector<Value>{(*x)[1]};
+}
+
+EmitResult emitNonbatchable(PrimitiveEmitter &e) { return e.operands(1, 1); }
 
 //===--- Comparisons and select ---------------------------------------------===//
 
@@ -94,10 +172,41 @@ void kiln::jaxpr::registerElementwisePrimitives(PrimitiveTable &table) {
       {"rem", emitBinary<RemOp>},
       {"max", emitBinary<MaxOp>},
       {"min", emitBinary<MinOp>},
-      {"pow", emitBinary<PowOp>},
+      {"pow", emitPow},
       {"and", emitBinary<AndOp>},
       {"or", emitBinary<OrOp>},
       {"integer_pow", emitIntegerPow},
+      {"add_any", emitBinary<AddOp>}, // the sum of cotangents in a jaxpr of a gradient
+      {"expm1", emitUnary<Expm1Op>},
+      {"exp2", emitUnary<Exp2Op>},
+      {"tan", emitUnary<TanOp>},
+      {"asin", emitUnary<AsinOp>},
+      {"acos", emitUnary<AcosOp>},
+      {"atan", emitUnary<AtanOp>},
+      {"sinh", emitUnary<SinhOp>},
+      {"cosh", emitUnary<CoshOp>},
+      {"asinh", emitUnary<AsinhOp>},
+      {"acosh", emitUnary<AcoshOp>},
+      {"atanh", emitUnary<AtanhOp>},
+      {"cbrt", emitUnary<CbrtOp>},
+      {"erf", emitUnary<ErfOp>},
+      {"erfc", emitUnary<ErfcOp>},
+      {"erf_inv", emitUnary<ErfInvOp>},
+      {"floor", emitUnary<FloorOp>},
+      {"ceil", emitUnary<CeilOp>},
+      {"round", emitRound},
+      {"is_finite", emitIsFinite},
+      {"population_count", emitUnary<PopulationCountOp>},
+      {"atan2", emitBinary<Atan2Op>},
+      {"nextafter", emitBinary<NextAfterOp>},
+      {"xor", emitBinary<XorOp>},
+      {"shift_left", emitBinary<ShiftLeftOp>},
+      {"shift_right_logical", emitBinary<ShiftRightLogicalOp>},
+      {"shift_right_arithmetic", emitBinary<ShiftRightArithmeticOp>},
+      {"clamp", emitClamp},
+      {"bitcast_convert_type", emitBitcastConvertType},
+      {"select_if_vmap", emitSelectIfVmap},
+      {"nonbatchable", emitNonbatchable},
   });
 }
 

@@ -199,6 +199,9 @@ bool Parser::parseType(TypeAnnotation &type) {
   if (!cur().is(TokenKind::Identifier))
     return errorExpected("a type such as f32[3,4]");
   type.dtype = consume().spelling.str();
+  // Extended dtypes carry their implementation: key<fry>.
+  if (cur().is(TokenKind::Opaque) && peek().is(TokenKind::LBracket))
+    type.dtype += consume().spelling.str();
   if (!expect(TokenKind::LBracket, "after the dtype '" + type.dtype + "'"))
     return false;
   while (!cur().is(TokenKind::RBracket)) {

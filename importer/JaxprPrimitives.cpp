@@ -315,6 +315,8 @@ static PrimitiveTable buildPrimitiveTable() {
   registerShapePrimitives(table);
   registerContractionPrimitives(table);
   registerControlFlowPrimitives(table);
+  registerIndexingPrimitives(table);
+  registerRandomPrimitives(table);
   return table;
 }
 

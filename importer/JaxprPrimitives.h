@@ -9,7 +9,10 @@
 //   registerShapePrimitives         reshape, slice, iota, ...     JaxprShapeOps.cpp
 //   registerContractionPrimitives   dot_general                   JaxprContraction.cpp
 //   registerControlFlowPrimitives   pjit, custom_jvp_call, scan,  JaxprBuilder.cpp
-//                                   copy, optimization_barrier
+//                                   while, cond, copy, ...
+//   registerIndexingPrimitives      gather, scatter               JaxprIndexing.cpp
+//   registerRandomPrimitives        random_bits, random_split,    JaxprRandom.cpp
+//                                   random_wrap/unwrap
 //
 // Adding a primitive: write its handler next to its family's, and add one
 // `{"name", handler}` entry to that family's register function.
@@ -50,6 +53,12 @@ struct PrimitiveEmitter {
   /// The type annotated on the equation's result `i` (`c:f32[3,4] = ...`);
   /// a located error when the jaxpr is untyped.
   mlir::FailureOr<mlir::RankedTensorType> annotatedResultType(unsigned i = 0);
+  /// Whether result `i` is annotated as a threefry key array (key<fry>),
+  /// whose data has one more dimension (of size 2) than the jaxpr's shape.
+  bool resultIsKey(unsigned i = 0) const {
+    return i < eqn.outs.size() && eqn.outs[i].type &&
+           eqn.outs[i].type->dtype == kThreefryKeyDtype;
+  }
   /// Infers the op's result types and verifies it; its results.
   EmitResult finish(mlir::Operation *op);
 };
@@ -76,6 +85,8 @@ void registerReductionPrimitives(PrimitiveTable &table);
 void registerShapePrimitives(PrimitiveTable &table);
 void registerContractionPrimitives(PrimitiveTable &table);
 void registerControlFlowPrimitives(PrimitiveTable &table);
+void registerIndexingPrimitives(PrimitiveTable &table);
+void registerRandomPrimitives(PrimitiveTable &table);
 
 //===--- Shared handler shapes ----------------------------------------------===//
 

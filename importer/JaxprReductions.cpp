@@ -1,11 +1,15 @@
 //===- JaxprReductions.cpp - reduction primitives -------------------------===//
 //
-// reduce_sum/max/min/prod over `axes`, and argmax/argmin.
+// reduce_sum/max/min/prod over `axes`, argmax/argmin, the logical reductions
+// reduce_and/or, equinox's unvmap_any/max, and the cumulative reductions
+// (cumsum, cumprod, cummax, cummin, cumlogsumexp) as scans.
 //
 //===----------------------------------------------------------------------===//
 #include "importer/JaxprPrimitives.h"
 
 #include "dialect/LaxOps.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace kiln::jaxpr;
@@ -38,6 +42,152 @@ EmitResult emitArgReduce(PrimitiveEmitter &e) {
   return e.finish(OpTy::create(e.b, e.loc, resultType, (*x)[0], *axes));
 }
 
+/// Builds a result op at `e`'s location and gives it its inferred type.
+FailureOr<Value> build(PrimitiveEmitter &e, Operation *op) {
+  if (failed(e.builder.finishOp(op)))
+    return failure();
+  return op->getResult(0);
+}
+
+/// `x` (bool) reduced over `axes` by and/or: as i32, a min/max, then != 0.
+FailureOr<Value> reduceBool(PrimitiveEmitter &e, Value x, ArrayRef<int64_t> axes,
+                            bool isAnd) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Value wide = ConvertElementTypeOp::create(e.b, e.loc, type.clone(e.b.getI32Type()), x);
+  FailureOr<Value> reduced =
+      isAnd ? build(e, ReduceMinOp::create(e.b, e.loc, e.placeholder, wide, axes))
+            : build(e, ReduceMaxOp::create(e.b, e.loc, e.placeholder, wide, axes));
+  if (failed(reduced))
+    return failure();
+  auto reducedType = cast<RankedTensorType>(reduced->getType());
+  return build(e, ConvertElementTypeOp::create(e.b, e.loc, reducedType.clone(e.b.getI1Type()),
+                                               *reduced));
+}
+
+/// reduce_and/reduce_or[axes]: logical on bools (bitwise on integers is not
+/// supported).
+template <bool isAnd>
+EmitResult emitLogicalReduce(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  FailureOr<SmallVector<int64_t>> axes = e.builder.intListParam(e.eqn, "axes");
+  if (failed(x) || failed(axes))
+    return failure();
+  if (!cast<RankedTensorType>((*x)[0].getType()).getElementType().isInteger(1))
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'" << e.primitive() << "' of integers (bitwise) is not supported";
+  FailureOr<Value> r = reduceBool(e, (*x)[0], *axes, isAnd);
+  if (failed(r))
+    return failure();
+  return SmallVector<Value>{*r};
+}
+
+/// equinox's unvmap_any / unvmap_max outside vmap: jnp.any / jnp.max of the
+/// whole operand (equinox.internal._unvmap's implementation).
+template <bool isAny>
+EmitResult emitUnvmapReduce(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  if (failed(x))
+    return failure();
+  Value v = (*x)[0];
+  auto type = cast<RankedTensorType>(v.getType());
+  auto all = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  if (all.empty())
+    return SmallVector<Value>{v};
+  FailureOr<Value> r =
+      isAny ? reduceBool(e, v, all, /*isAnd=*/false)
+            : build(e, ReduceMaxOp::create(e.b, e.loc, e.placeholder, v, all));
+  if (failed(r))
+    return failure();
+  return SmallVector<Value>{*r};
+}
+
+//===--- Cumulative reductions ----------------------------------------------===//
+
+enum class Cumulative { Sum, Prod, Max, Min, LogSumExp };
+
+/// The identity of `kind` as a splat of `type`: 0, 1, the lowest or highest
+/// value (-inf/+inf for floats), -inf.
+Value identityOf(PrimitiveEmitter &e, Cumulative kind, RankedTensorType type) {
+  Type elem = type.getElementType();
+  Attribute scalar;
+  if (auto f = dyn_cast<FloatType>(elem)) {
+    double v = kind == Cumulative::Sum    ? 0.0
+               : kind == Cumulative::Prod ? 1.0
+               : kind == Cumulative::Min  ? INFINITY
+                                          : -INFINITY;
+    scalar = FloatAttr::get(f, v);
+  } else {
+    unsigned w = elem.getIntOrFloatBitWidth();
+    bool uns = elem.isUnsignedInteger();
+    APInt v = kind == Cumulative::Sum    ? APInt(w, 0)
+              : kind == Cumulative::Prod ? APInt(w, 1)
+              : kind == Cumulative::Min  ? (uns ? APInt::getMaxValue(w) : APInt::getSignedMaxValue(w))
+                                         : (uns ? APInt::getMinValue(w) : APInt::getSignedMinValue(w));
+    scalar = IntegerAttr::get(elem, v);
+  }
+  return ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(type, scalar));
+}
+
+/// log(exp(a) + exp(b)) = max + log1p(exp(-|a - b|)); where the max is
+/// infinite (both -inf, or one +inf) the difference is NaN or irrelevant and
+/// the result is the max itself, as jnp.logaddexp.
+Value logAddExp(OpBuilder &b, Location loc, Value a, Value c) {
+  Type t = a.getType();
+  Value m = MaxOp::create(b, loc, t, a, c);
+  Value d = AbsOp::create(b, loc, t, SubOp::create(b, loc, t, a, c));
+  Value sum = AddOp::create(b, loc, t, m,
+                            Log1pOp::create(b, loc, t,
+                                            ExpOp::create(b, loc, t, NegOp::create(b, loc, t, d))));
+  auto predType = cast<RankedTensorType>(t).clone(b.getI1Type());
+  Value finite = IsFiniteOp::create(b, loc, predType, m);
+  Value isNan = CompareOp::create(b, loc, predType, ComparisonDirection::NE, m, m);
+  // select_n(p, on false, on true): the sum where m is finite or NaN.
+  Value useSum = OrOp::create(b, loc, predType, finite, isNan);
+  return SelectNOp::create(b, loc, t, useSum, ValueRange{m, sum});
+}
+
+/// cumsum[axis reverse] x and friends: a scan along `axis` whose carry is the
+/// running reduction (starting from the identity) and whose ys are the
+/// carries. XLA computes each prefix as its own window reduction; the
+/// results differ only by the rounding of a different summation order.
+template <Cumulative kind>
+EmitResult emitCumulative(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  FailureOr<int64_t> axis = e.builder.intParam(e.eqn, "axis");
+  FailureOr<bool> reverse = e.builder.boolParam(e.eqn, "reverse", false);
+  if (failed(x) || failed(axis) || failed(reverse))
+    return failure();
+  Value v = (*x)[0];
+  auto type = cast<RankedTensorType>(v.getType());
+  if (*axis < 0 || *axis >= type.getRank())
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "axis " << *axis << " of '" << e.primitive() << "' is out of range for "
+           << JaxprBuilder::formatType(type);
+  if (kind == Cumulative::LogSumExp && !isa<FloatType>(type.getElementType()))
+    return e.builder.emitError(e.eqn.primitiveLoc) << "'cumlogsumexp' needs floats";
+  Value init = identityOf(e, kind, dropDim(type, *axis));
+  auto body = [&](OpBuilder &b, Location loc, ValueRange, ValueRange carries,
+                  ValueRange slices) -> SmallVector<Value> {
+    Value c = carries[0], s = slices[0];
+    Type t = c.getType();
+    Value next;
+    switch (kind) {
+    case Cumulative::Sum: next = AddOp::create(b, loc, t, c, s); break;
+    case Cumulative::Prod: next = MulOp::create(b, loc, t, c, s); break;
+    case Cumulative::Max: next = MaxOp::create(b, loc, t, c, s); break;
+    case Cumulative::Min: next = MinOp::create(b, loc, t, c, s); break;
+    case Cumulative::LogSumExp: next = logAddExp(b, loc, c, s); break;
+    }
+    return {next, next};
+  };
+  int64_t length = type.getDimSize(*axis);
+  auto scan = ScanOp::create(e.b, e.loc, ValueRange{}, ValueRange{init}, ValueRange{v},
+                             length, body, *reverse, {*axis}, {*axis});
+  if (failed(e.builder.finishOp(scan)))
+    return failure();
+  return SmallVector<Value>{scan.getResult(1)};
+}
+
 } // namespace
 
 void kiln::jaxpr::registerReductionPrimitives(PrimitiveTable &table) {
@@ -48,5 +198,14 @@ void kiln::jaxpr::registerReductionPrimitives(PrimitiveTable &table) {
       {"reduce_prod", emitReduce<ReduceProdOp>},
       {"argmax", emitArgReduce<ArgMaxOp>},
       {"argmin", emitArgReduce<ArgMinOp>},
+      {"reduce_and", emitLogicalReduce<true>},
+      {"reduce_or", emitLogicalReduce<false>},
+      {"unvmap_any", emitUnvmapReduce<true>},
+      {"unvmap_max", emitUnvmapReduce<false>},
+      {"cumsum", emitCumulative<Cumulative::Sum>},
+      {"cumprod", emitCumulative<Cumulative::Prod>},
+      {"cummax", emitCumulative<Cumulative::Max>},
+      {"cummin", emitCumulative<Cumulative::Min>},
+      {"cumlogsumexp", emitCumulative<Cumulative::LogSumExp>},
   });
 }

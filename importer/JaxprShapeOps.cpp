@@ -2,7 +2,7 @@
 //
 // Ops that move, select or retype elements: transpose, broadcast_in_dim,
 // reshape, squeeze, expand_dims, rev, slices, concatenate, iota and
-// convert_element_type.
+// convert_element_type; split, stack and pad built from them.
 //
 //===----------------------------------------------------------------------===//
 #include "importer/JaxprPrimitives.h"
@@ -92,6 +92,12 @@ EmitResult emitSlice(PrimitiveEmitter &e) {
                                            SmallVector<int64_t>(start->size(), 1));
   if (failed(strides))
     return failure();
+  // A key array's data has a trailing dimension of 2 the jaxpr does not show.
+  if (e.resultIsKey()) {
+    start->push_back(0);
+    limit->push_back(2);
+    strides->push_back(1);
+  }
   return e.finish(
       SliceOp::create(e.b, e.loc, e.placeholder, (*x)[0], *start, *limit, *strides));
 }
@@ -121,6 +127,163 @@ EmitResult emitConcatenate(PrimitiveEmitter &e) {
   if (failed(x) || failed(dim))
     return failure();
   return e.finish(ConcatenateOp::create(e.b, e.loc, e.placeholder, *x, *dim));
+}
+
+/// split[sizes axis] x: consecutive slices along `axis`.
+EmitResult emitSplit(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  IntList sizes = e.builder.intListParam(e.eqn, "sizes");
+  FailureOr<int64_t> axis = e.builder.intParam(e.eqn, "axis");
+  if (failed(x) || failed(sizes) || failed(axis))
+    return failure();
+  auto type = cast<RankedTensorType>((*x)[0].getType());
+  if (*axis < 0 || *axis >= type.getRank())
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "axis " << *axis << " of 'split' is out of range";
+  SmallVector<Value> parts;
+  SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()),
+      strides(type.getRank(), 1);
+  for (int64_t size : *sizes) {
+    limit[*axis] = start[*axis] + size;
+    Operation *slice =
+        SliceOp::create(e.b, e.loc, e.placeholder, (*x)[0], start, limit, strides);
+    if (failed(e.builder.finishOp(slice)))
+      return failure();
+    parts.push_back(slice->getResult(0));
+    start[*axis] = limit[*axis];
+  }
+  return parts;
+}
+
+/// stack[axis] xs...: each operand gets a new dimension of size 1 at `axis`,
+/// then they are concatenated along it.
+EmitResult emitStack(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, SIZE_MAX);
+  FailureOr<int64_t> axis = e.builder.intParam(e.eqn, "axis");
+  if (failed(x) || failed(axis))
+    return failure();
+  SmallVector<Value> expanded;
+  for (Value v : *x) {
+    Operation *op = ExpandDimsOp::create(e.b, e.loc, e.placeholder, v,
+                                         SmallVector<int64_t>{*axis});
+    if (failed(e.builder.finishOp(op)))
+      return failure();
+    expanded.push_back(op->getResult(0));
+  }
+  return e.finish(ConcatenateOp::create(e.b, e.loc, e.placeholder, expanded, *axis));
+}
+
+/// pad[padding_config=((lo, hi, interior), ...)] x value, built from
+/// structural ops one dimension at a time: interior padding interleaves
+/// `value` rows (expand, concatenate, reshape, slice off the last), positive
+/// lo/hi concatenate `value` blocks, negative lo/hi slice.
+EmitResult emitPad(PrimitiveEmitter &e) {
+  if (failed(e.checkArity(2, 2)))
+    return failure();
+  FailureOr<Value> operand = e.builder.operand(e.eqn.ins[0], e.scope);
+  if (failed(operand))
+    return failure();
+  auto type = cast<RankedTensorType>(operand->getType());
+  FailureOr<Value> padValue =
+      e.builder.operand(e.eqn.ins[1], e.scope, RankedTensorType::get({}, type.getElementType()));
+  const Param *config = e.builder.requireParam(e.eqn, "padding_config");
+  if (failed(padValue) || !config)
+    return failure();
+  if (config->value.items.size() != size_t(type.getRank()))
+    return e.builder.emitError(config->value.loc)
+           << "'padding_config' has " << config->value.items.size()
+           << " entries for an operand of rank " << type.getRank();
+  auto finish = [&](Operation *op) -> FailureOr<Value> {
+    if (failed(e.builder.finishOp(op)))
+      return failure();
+    return op->getResult(0);
+  };
+  /// `value` broadcast to `like` with dimension `dim` of size `size`.
+  auto block = [&](Value like, int64_t dim, int64_t size) {
+    auto t = cast<RankedTensorType>(like.getType());
+    SmallVector<int64_t> shape(t.getShape());
+    shape[dim] = size;
+    return finish(BroadcastInDimOp::create(e.b, e.loc, *padValue, shape, ArrayRef<int64_t>{}));
+  };
+  Value v = *operand;
+  for (auto [dim, entry] : llvm::enumerate(config->value.items)) {
+    FailureOr<SmallVector<int64_t>> lhi = e.builder.intList(entry, "a 'padding_config' entry");
+    if (failed(lhi))
+      return failure();
+    if (lhi->size() != 3 || (*lhi)[2] < 0)
+      return e.builder.emitError(entry.loc)
+             << "a 'padding_config' entry must be (low, high, interior) with interior >= 0";
+    int64_t lo = (*lhi)[0], hi = (*lhi)[1], interior = (*lhi)[2];
+    int64_t d = dim;
+    auto t = cast<RankedTensorType>(v.getType());
+    int64_t n = t.getDimSize(d);
+    if (interior > 0 && n > 1) {
+      // [.., n, ..] -> [.., n, 1 + interior, ..] -> [.., n * (1 + interior), ..]
+      // -> the first n + (n - 1) * interior.
+      FailureOr<Value> column =
+          finish(ExpandDimsOp::create(e.b, e.loc, e.placeholder, v, SmallVector<int64_t>{d + 1}));
+      if (failed(column))
+        return failure();
+      FailureOr<Value> fill = block(*column, d + 1, interior);
+      if (failed(fill))
+        return failure();
+      FailureOr<Value> rows = finish(ConcatenateOp::create(
+          e.b, e.loc, e.placeholder, ValueRange{*column, *fill}, d + 1));
+      if (failed(rows))
+        return failure();
+      SmallVector<int64_t> flat(t.getShape());
+      flat[d] = n * (1 + interior);
+      FailureOr<Value> merged = finish(ReshapeOp::create(
+          e.b, e.loc, RankedTensorType::get(flat, t.getElementType()), *rows));
+      if (failed(merged))
+        return failure();
+      SmallVector<int64_t> start(t.getRank(), 0), limit(flat), strides(t.getRank(), 1);
+      limit[d] = n + (n - 1) * interior;
+      FailureOr<Value> sliced =
+          finish(SliceOp::create(e.b, e.loc, e.placeholder, *merged, start, limit, strides));
+      if (failed(sliced))
+        return failure();
+      v = *sliced;
+      t = cast<RankedTensorType>(v.getType());
+      n = t.getDimSize(d);
+    }
+    // Negative padding removes elements: slice first.
+    if (lo < 0 || hi < 0) {
+      SmallVector<int64_t> start(t.getRank(), 0), limit(t.getShape()), strides(t.getRank(), 1);
+      start[d] = lo < 0 ? -lo : 0;
+      limit[d] = hi < 0 ? n + hi : n;
+      if (start[d] > limit[d])
+        return e.builder.emitError(entry.loc) << "negative padding removes more than dimension "
+                                              << d << " holds";
+      FailureOr<Value> sliced =
+          finish(SliceOp::create(e.b, e.loc, e.placeholder, v, start, limit, strides));
+      if (failed(sliced))
+        return failure();
+      v = *sliced;
+    }
+    SmallVector<Value> pieces;
+    if (lo > 0) {
+      FailureOr<Value> before = block(v, d, lo);
+      if (failed(before))
+        return failure();
+      pieces.push_back(*before);
+    }
+    pieces.push_back(v);
+    if (hi > 0) {
+      FailureOr<Value> after = block(v, d, hi);
+      if (failed(after))
+        return failure();
+      pieces.push_back(*after);
+    }
+    if (pieces.size() > 1) {
+      FailureOr<Value> joined =
+          finish(ConcatenateOp::create(e.b, e.loc, e.placeholder, pieces, d));
+      if (failed(joined))
+        return failure();
+      v = *joined;
+    }
+  }
+  return SmallVector<Value>{v};
 }
 
 //===--- New values and types -----------------------------------------------===//
@@ -161,6 +324,9 @@ void kiln::jaxpr::registerShapePrimitives(PrimitiveTable &table) {
       {"dynamic_slice", emitDynamicSlice},
       {"dynamic_update_slice", emitDynamicUpdateSlice},
       {"concatenate", emitConcatenate},
+      {"split", emitSplit},
+      {"stack", emitStack},
+      {"pad", emitPad},
       {"iota", emitIota},
       {"convert_element_type", emitConvertElementType},
   });

@@ -42,6 +42,8 @@ struct LaxToLinalgPass : kiln::impl::LaxToLinalgBase<LaxToLinalgPass> {
     populateCallOpTypeConversionPattern(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
     kiln::lowering::populateScanPatterns(patterns, converter);
+    kiln::lowering::populateControlFlowPatterns(patterns, converter);
+    kiln::lowering::populateIndexingPatterns(patterns);
     kiln::lowering::populateDotGeneralPatterns(patterns, useRuntimeGemm,
                                                runtimeGemmMinMacs);
 

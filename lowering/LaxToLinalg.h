@@ -21,6 +21,11 @@ namespace kiln::lowering {
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
 void populateStructurePatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
+/// lax.while and lax.cond to scf (LaxToScfControlFlow.cpp).
+void populateControlFlowPatterns(mlir::RewritePatternSet &patterns,
+                                 mlir::TypeConverter &converter);
+/// lax.gather and lax.scatter (LaxToLinalgIndexing.cpp).
+void populateIndexingPatterns(mlir::RewritePatternSet &patterns);
 /// `converter` makes unsigned tensor types signless (the scan body's
 /// arguments are converted with it).
 void populateScanPatterns(mlir::RewritePatternSet &patterns,
@@ -37,9 +42,6 @@ void populateDotGeneralGenericPattern(mlir::RewritePatternSet &patterns);
 /// `tensor.empty` of `type` (static shapes only).
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type);
-/// A splat constant of `type`'s element type: `value` (floats and ints).
-mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
-                           mlir::Type type, double value);
 /// linalg.fill of a fresh tensor of `type` with `value`.
 mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::RankedTensorType type, mlir::Value value);

@@ -1,5 +1,6 @@
 //===- LaxToLinalgReduce.cpp - reductions, argmax/argmin, dot_general -----===//
 #include "lowering/LaxToLinalg.h"
+#include "lowering/ScalarizeElementwise.h"
 
 #include "dialect/LaxOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -69,7 +69,7 @@ std::optional<std::string> whyNotBatchParallel(ScanOp scan, ArrayRef<int64_t> ba
         return std::string("the body has a non-splat constant");
       continue;
     }
-    if (!op.hasTrait<OpTrait::Elementwise>() || !isa<LaxDialect>(op.getDialect()))
+    if (!kiln::lowering::isScalarizable(&op))
       return "'" + op.getName().getStringRef().str() + "' is not elementwise";
     if (!llvm::all_of(op.getResults(), batchTyped))
       return std::string("a body value does not have the batch shape");
@@ -302,7 +302,7 @@ void ParallelScanEmitter::emitLoop(OpBuilder &b, ScanOp scan, ArrayRef<LaneGroup
       }
       for (IRMapping &groupScalars : scalars)
         groupScalars.map(op.getResult(0),
-                         scalarizeElementwise(fb, &op, llvm::map_to_vector(op.getOperands(), [&](Value v) {
+                         kiln::lowering::scalarizeElementwise(fb, &op, llvm::map_to_vector(op.getOperands(), [&](Value v) {
                                                 return groupScalars.lookup(v);
                                               })));
     }

@@ -1,14 +1,24 @@
 //===- ScalarizeElementwise.cpp - lax elementwise ops on scalars ----------===//
 //
-// One element of each lax elementwise op, in arith/math, with JAX's
-// semantics: max/min propagate NaN (arith.maximumf), integer division and
-// remainder are signed (truncating) unless the type is unsigned, logistic is
-// 1 / (1 + exp(-x)), sign(0) = 0, integer_pow by repeated squaring.
-// The operands may also be vectors of such scalars (lanes of a vectorized
-// loop): every op built here is elementwise on vectors in arith and math.
+// The one place that says what an element of each lax elementwise op is in
+// arith/math: the linalg.generic bodies of --kiln-lax-to-linalg and the
+// batch-parallel scan loops both call scalarizeElementwise. The semantics are
+// the reference interpreter's (reference/InterpretElementwise.cpp), which
+// follows XLA:
+//   - max/min propagate NaN (arith.maximumf/minimumf);
+//   - integer x / 0 is -1 (all bits set), x % 0 is x, INT_MIN / -1 is INT_MIN
+//     and INT_MIN % -1 is 0, where C (and arith.divsi) would trap;
+//   - float -> int conversion truncates and saturates, NaN gives 0;
+//   - shifts by an amount outside [0, width) shift every bit out;
+//   - sign keeps +-0 and NaN; logistic is 1 / (1 + exp(-x));
+//   - unsigned lax types (ui32) get unsigned operations. arith is signless,
+//     so signedness is read from the lax op's operand types, not the scalars.
+// The operands may be scalars or vectors of them (lanes of a vectorized loop):
+// every op built here is elementwise on vectors.
 //
 //===----------------------------------------------------------------------===//
 #include "lowering/ScalarizeElementwise.h"
+#include "lowering/LaxToLinalg.h"
 
 #include "dialect/LaxOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,14 +26,17 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 
-using namespace mlir;
-using namespace kiln;
-using namespace kiln::lax;
+#include <cmath>
 
-Value kiln::scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+using namespace mlir;
+using namespace kiln::lax;
+using kiln::lowering::scalarConstant;
+
+Value kiln::lowering::scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
   Type elem = getElementTypeOrSelf(type);
-  TypedAttr attr = isa<FloatType>(elem) ? (TypedAttr)b.getFloatAttr(elem, value)
-                                        : (TypedAttr)b.getIntegerAttr(elem, (int64_t)value);
+  TypedAttr attr = isa<FloatType>(elem)
+                       ? (TypedAttr)b.getFloatAttr(elem, value)
+                       : (TypedAttr)b.getIntegerAttr(elem, (int64_t)value);
   if (auto vector = dyn_cast<VectorType>(type))
     attr = DenseElementsAttr::get(vector, attr);
   return arith::ConstantOp::create(b, loc, attr);
@@ -31,197 +44,440 @@ Value kiln::scalarConstant(OpBuilder &b, Location loc, Type type, double value) 
 
 namespace {
 
-/// Integer types in arith are signless: unsigned lax types need the
-/// unsigned variants and a signless view.
-bool isUnsigned(Type t) { return t.isUnsignedInteger(); }
+bool isUnsignedInteger(Type t) { return getElementTypeOrSelf(t).isUnsignedInteger(); }
 
-Value integerPow(OpBuilder &b, Location loc, Value x, int64_t y) {
-  Type type = x.getType();
-  bool isFloat = isa<FloatType>(getElementTypeOrSelf(type));
-  auto mul = [&](Value l, Value r) -> Value {
-    return isFloat ? (Value)arith::MulFOp::create(b, loc, l, r)
-                   : (Value)arith::MulIOp::create(b, loc, l, r);
-  };
-  int64_t n = y < 0 ? -y : y;
-  Value result = scalarConstant(b, loc, type, 1.0), base = x;
-  while (n > 0) { // square-and-multiply, as XLA expands integer_pow
-    if (n & 1)
-      result = mul(result, base);
-    n >>= 1;
-    if (n)
-      base = mul(base, base);
+/// Builds one element of a lax op from one element of each operand.
+struct ScalarEmitter {
+  OpBuilder &b;
+  Location loc;
+  /// The operands' lax type is unsigned (ui32).
+  bool uns;
+
+  Value cst(Type t, double v) { return scalarConstant(b, loc, t, v); }
+  /// An integer constant given by its bits (INT_MIN, all ones, ...).
+  Value bitsCst(Type t, const APInt &bits) {
+    TypedAttr attr = b.getIntegerAttr(getElementTypeOrSelf(t), bits);
+    if (auto vector = dyn_cast<VectorType>(t))
+      attr = DenseElementsAttr::get(vector, attr);
+    return arith::ConstantOp::create(b, loc, attr);
   }
-  if (y < 0)
-    result = arith::DivFOp::create(b, loc, scalarConstant(b, loc, type, 1.0), result);
-  return result;
-}
-
-arith::CmpFPredicate floatPredicate(ComparisonDirection d) {
-  switch (d) {
-  case ComparisonDirection::EQ: return arith::CmpFPredicate::OEQ;
-  case ComparisonDirection::NE: return arith::CmpFPredicate::UNE;
-  case ComparisonDirection::LT: return arith::CmpFPredicate::OLT;
-  case ComparisonDirection::LE: return arith::CmpFPredicate::OLE;
-  case ComparisonDirection::GT: return arith::CmpFPredicate::OGT;
-  case ComparisonDirection::GE: return arith::CmpFPredicate::OGE;
+  unsigned widthOf(Value v) { return getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth(); }
+  bool isFloat(Value v) { return isa<FloatType>(getElementTypeOrSelf(v.getType())); }
+  Value select(Value c, Value t, Value f) { return arith::SelectOp::create(b, loc, c, t, f); }
+  Value cmpi(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
   }
-  llvm_unreachable("direction");
-}
-
-arith::CmpIPredicate intPredicate(ComparisonDirection d, bool isUnsignedType) {
-  switch (d) {
-  case ComparisonDirection::EQ: return arith::CmpIPredicate::eq;
-  case ComparisonDirection::NE: return arith::CmpIPredicate::ne;
-  case ComparisonDirection::LT: return isUnsignedType ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
-  case ComparisonDirection::LE: return isUnsignedType ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
-  case ComparisonDirection::GT: return isUnsignedType ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
-  case ComparisonDirection::GE: return isUnsignedType ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+  Value cmpf(arith::CmpFPredicate p, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, p, x, y);
   }
-  llvm_unreachable("direction");
-}
-
-/// `x` (a scalar of type `from`, or a vector of them) converted to element
-/// type `toElem`.
-Value convert(OpBuilder &b, Location loc, Value x, Type from, Type toElem) {
-  if (from == toElem)
-    return x;
-  Type to = toElem;
-  if (auto vector = dyn_cast<VectorType>(x.getType()))
-    to = vector.clone(toElem);
-  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(toElem);
-  if (ff && tf)
-    return ff.getWidth() < tf.getWidth() ? (Value)arith::ExtFOp::create(b, loc, to, x)
-                                          : (Value)arith::TruncFOp::create(b, loc, to, x);
-  if (ff) // float -> int truncates toward zero, as JAX
-    return isUnsigned(toElem) ? (Value)arith::FPToUIOp::create(b, loc, to, x)
-                          : (Value)arith::FPToSIOp::create(b, loc, to, x);
-  if (tf) {
-    if (from.isInteger(1) || isUnsigned(from))
-      return arith::UIToFPOp::create(b, loc, to, x);
-    return arith::SIToFPOp::create(b, loc, to, x);
+  /// `type` with element type `elem` (scalar or vector alike).
+  Type withElement(Type type, Type elem) {
+    if (auto vector = dyn_cast<VectorType>(type))
+      return vector.clone(elem);
+    return elem;
   }
-  unsigned fw = from.getIntOrFloatBitWidth(), tw = toElem.getIntOrFloatBitWidth();
-  if (toElem.isInteger(1)) // int -> bool is x != 0
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
-                                 scalarConstant(b, loc, x.getType(), 0));
-  if (fw < tw)
-    return (from.isInteger(1) || isUnsigned(from)) ? (Value)arith::ExtUIOp::create(b, loc, to, x)
-                                                   : (Value)arith::ExtSIOp::create(b, loc, to, x);
-  if (fw > tw)
-    return arith::TruncIOp::create(b, loc, to, x);
-  return arith::BitcastOp::create(b, loc, to, x); // i32 <-> ui32: same bits
-}
 
-} // namespace
+  /// A math function libm provides for f32/f64 only: f16/bf16 compute in f32.
+  template <typename MathOp> Value libmUnary(Value x) {
+    Type t = x.getType();
+    unsigned width = widthOf(x);
+    if (width >= 32)
+      return MathOp::create(b, loc, x);
+    Type f32 = withElement(t, b.getF32Type());
+    Value wide = arith::ExtFOp::create(b, loc, f32, x);
+    return arith::TruncFOp::create(b, loc, t, MathOp::create(b, loc, wide));
+  }
 
-Value kiln::scalarizeElementwise(OpBuilder &b, Operation *op, ValueRange s) {
-  Location loc = op->getLoc();
-  Type type = s.empty() ? Type() : s[0].getType(); // a scalar or a vector of lanes
-  Type elem = type ? getElementTypeOrSelf(type) : Type();
-  bool isFloat = isa_and_nonnull<FloatType>(elem);
-  bool unsignedType = elem && isUnsigned(elem);
+  //===--- Integer corner cases ---------------------------------------------===//
+
+  /// Division and remainder without a trap: x / 0 and x % 0 and INT_MIN / -1
+  /// divide by 1 instead, then select the results XLA defines.
+  Value divRem(bool isDiv, Value x, Value y) {
+    Type t = x.getType();
+    unsigned w = widthOf(x);
+    Value zero = cst(t, 0), one = cst(t, 1);
+    Value byZero = cmpi(arith::CmpIPredicate::eq, y, zero);
+    Value overflow;
+    if (!uns) {
+      Value intMin = bitsCst(t, APInt::getSignedMinValue(w));
+      overflow = arith::AndIOp::create(b, loc, cmpi(arith::CmpIPredicate::eq, x, intMin),
+                                       cmpi(arith::CmpIPredicate::eq, y, cst(t, -1)));
+    }
+    Value unsafe = overflow ? arith::OrIOp::create(b, loc, byZero, overflow) : byZero;
+    Value safeY = select(unsafe, one, y);
+    Value r;
+    if (isDiv)
+      r = uns ? (Value)arith::DivUIOp::create(b, loc, x, safeY)
+              : (Value)arith::DivSIOp::create(b, loc, x, safeY);
+    else
+      r = uns ? (Value)arith::RemUIOp::create(b, loc, x, safeY)
+              : (Value)arith::RemSIOp::create(b, loc, x, safeY);
+    // INT_MIN / -1 -> INT_MIN (= x / 1), INT_MIN % -1 -> 0.
+    if (overflow && !isDiv)
+      r = select(overflow, zero, r);
+    return select(byZero, isDiv ? bitsCst(t, APInt::getAllOnes(w)) : x, r);
+  }
+
+  /// Shifts; the amount is read as unsigned, so a negative one is too large.
+  Value shift(Operation *op, Value x, Value amount) {
+    Type t = x.getType();
+    unsigned w = widthOf(x);
+    Value inRange = cmpi(arith::CmpIPredicate::ult, amount, cst(t, w));
+    if (isa<ShiftLeftOp>(op))
+      return select(inRange, arith::ShLIOp::create(b, loc, x, amount), cst(t, 0));
+    if (isa<ShiftRightLogicalOp>(op))
+      return select(inRange, arith::ShRUIOp::create(b, loc, x, amount), cst(t, 0));
+    // Arithmetic: shifting everything out leaves the sign in every bit,
+    // which is a shift by width - 1.
+    Value clamped = select(inRange, amount, cst(t, w - 1));
+    return arith::ShRSIOp::create(b, loc, x, clamped);
+  }
+
+  //===--- Floats -------------------------------------------------------------===//
+
+  /// x > 0 ? 1 : (x < 0 ? -1 : x): +-0 and NaN stay themselves.
+  Value sign(Value x) {
+    Type t = x.getType();
+    Value zero = cst(t, 0);
+    if (uns) // 1 where x != 0
+      return arith::ExtUIOp::create(b, loc, t, cmpi(arith::CmpIPredicate::ne, x, zero));
+    Value gt = isFloat(x) ? cmpf(arith::CmpFPredicate::OGT, x, zero)
+                          : cmpi(arith::CmpIPredicate::sgt, x, zero);
+    Value lt = isFloat(x) ? cmpf(arith::CmpFPredicate::OLT, x, zero)
+                          : cmpi(arith::CmpIPredicate::slt, x, zero);
+    return select(gt, cst(t, 1), select(lt, cst(t, -1), x));
+  }
+
+  /// |x| < inf: false for +-inf and NaN (an ordered comparison).
+  Value isFinite(Value x) {
+    return cmpf(arith::CmpFPredicate::OLT, math::AbsFOp::create(b, loc, x),
+                cst(x.getType(), INFINITY));
+  }
+
+  /// The next representable number after x toward y, on the bits: +-1 ulp
+  /// in the direction of y (away from zero when x and the step agree).
+  Value nextAfter(Value x, Value y) {
+    Type t = x.getType();
+    unsigned w = widthOf(x);
+    Type it = withElement(t, b.getIntegerType(w));
+    Value bits = arith::BitcastOp::create(b, loc, it, x);
+    Value zero = cst(t, 0);
+    // From +-0 the step goes to the smallest subnormal with y's sign.
+    Value tiny = arith::BitcastOp::create(b, loc, t, cst(it, 1));
+    Value fromZero = math::CopySignOp::create(b, loc, tiny, y);
+    // Moving away from zero increments the magnitude bits.
+    Value away = arith::XOrIOp::create(b, loc, cmpf(arith::CmpFPredicate::OLT, x, y),
+                                       cmpf(arith::CmpFPredicate::OLT, x, zero));
+    Value stepped = select(away, arith::AddIOp::create(b, loc, bits, cst(it, 1)),
+                           arith::SubIOp::create(b, loc, bits, cst(it, 1)));
+    Value r = arith::BitcastOp::create(b, loc, t, stepped);
+    r = select(cmpf(arith::CmpFPredicate::OEQ, x, zero), fromZero, r);
+    r = select(cmpf(arith::CmpFPredicate::OEQ, x, y), y, r);
+    Value nan = cmpf(arith::CmpFPredicate::UNO, x, y);
+    return select(nan, cst(t, NAN), r);
+  }
+
+  /// erf^-1 by Giles' approximation ("Approximating the erfinv function",
+  /// 2010) in f32, as XLA's ErfInv32; for f64 refined by two Newton steps on
+  /// erf(x) - y. |y| = 1 gives +-inf and |y| > 1 NaN, through the log.
+  Value erfInv(Value y) {
+    Type t = y.getType();
+    bool isF64 = widthOf(y) == 64;
+    Type ct = isF64 ? t : withElement(t, b.getF32Type());
+    Value v = isF64 || widthOf(y) == 32 ? y : (Value)arith::ExtFOp::create(b, loc, ct, y);
+    auto c = [&](double d) { return cst(ct, d); };
+    auto mul = [&](Value p, Value q) { return (Value)arith::MulFOp::create(b, loc, p, q); };
+    auto add = [&](Value p, Value q) { return (Value)arith::AddFOp::create(b, loc, p, q); };
+    auto poly = [&](Value w, ArrayRef<double> coeffs) {
+      Value p = c(coeffs.front());
+      for (double k : coeffs.drop_front())
+        p = add(c(k), mul(p, w));
+      return p;
+    };
+    Value oneMinus = arith::SubFOp::create(b, loc, c(1), v);
+    Value onePlus = add(c(1), v);
+    Value w = arith::NegFOp::create(b, loc, math::LogOp::create(b, loc, mul(oneMinus, onePlus)));
+    Value small = poly(arith::SubFOp::create(b, loc, w, c(2.5)),
+                       {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                        0.00021858087, -0.00125372503, -0.00417768164, 0.246640727,
+                        1.50140941});
+    Value large = poly(arith::SubFOp::create(b, loc, math::SqrtOp::create(b, loc, w), c(3)),
+                       {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                        0.00573950773, -0.0076224613, 0.00943887047, 1.00167406,
+                        2.83297682});
+    Value x = mul(select(cmpf(arith::CmpFPredicate::OLT, w, c(5)), small, large), v);
+    // |y| = 1: w is inf and the product inf * 0 polynomial terms give NaN.
+    Value isOne = cmpf(arith::CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, v), c(1));
+    Value inf = mul(v, c(INFINITY));
+    if (isF64) {
+      for (int i = 0; i < 2; ++i) {
+        Value slope = mul(c(2 / std::sqrt(M_PI)),
+                          math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, mul(x, x))));
+        Value err = arith::SubFOp::create(b, loc, math::ErfOp::create(b, loc, x), v);
+        x = arith::SubFOp::create(b, loc, x, arith::DivFOp::create(b, loc, err, slope));
+      }
+    }
+    x = select(isOne, inf, x);
+    return ct == t ? x : (Value)arith::TruncFOp::create(b, loc, t, x);
+  }
+
+  //===--- Conversions --------------------------------------------------------===//
+
+  /// Float -> integer of `to` (unsigned when `toUns`): truncation toward
+  /// zero, saturating at the type's bounds, NaN -> 0 (XLA's fptosi.sat).
+  Value floatToInt(Value x, Type to, bool toUns) {
+    Type from = x.getType();
+    unsigned w = getElementTypeOrSelf(to).getIntOrFloatBitWidth();
+    APInt maxBits = toUns ? APInt::getMaxValue(w) : APInt::getSignedMaxValue(w);
+    APInt minBits = toUns ? APInt::getMinValue(w) : APInt::getSignedMinValue(w);
+    // 2^w or 2^(w-1), and -2^(w-1) or 0, are exact in every float type (or
+    // overflow to inf in f16, beyond any f16 value): compare against them.
+    double upper = std::ldexp(1.0, toUns ? w : w - 1);
+    double lower = toUns ? -1.0 : -std::ldexp(1.0, w - 1);
+    Value converted = toUns ? (Value)arith::FPToUIOp::create(b, loc, to, x)
+                            : (Value)arith::FPToSIOp::create(b, loc, to, x);
+    Value r = select(cmpf(arith::CmpFPredicate::OGE, x, cst(from, upper)), bitsCst(to, maxBits),
+                     converted);
+    r = select(cmpf(arith::CmpFPredicate::OLE, x, cst(from, lower)), bitsCst(to, minBits), r);
+    return select(cmpf(arith::CmpFPredicate::UNO, x, x), cst(to, 0), r);
+  }
+
+  /// `x` (unsigned when `uns`) to element type `toElem` (unsigned `toUns`).
+  Value convert(Value x, Type toElem, bool toUns) {
+    Type from = x.getType();
+    Type to = withElement(from, toElem);
+    if (from == to)
+      return x;
+    auto fi = dyn_cast<IntegerType>(getElementTypeOrSelf(from));
+    auto ti = dyn_cast<IntegerType>(toElem);
+    auto ff = dyn_cast<FloatType>(getElementTypeOrSelf(from));
+    auto tf = dyn_cast<FloatType>(toElem);
+    // To bool: x != 0 (NaN is true, as in numpy/JAX).
+    if (ti && ti.getWidth() == 1)
+      return ff ? cmpf(arith::CmpFPredicate::UNE, x, cst(from, 0))
+                : cmpi(arith::CmpIPredicate::ne, x, cst(from, 0));
+    if (fi && ti) {
+      if (fi.getWidth() == 1 || (uns && fi.getWidth() < ti.getWidth()))
+        return arith::ExtUIOp::create(b, loc, to, x); // bools are 0/1
+      if (fi.getWidth() < ti.getWidth())
+        return arith::ExtSIOp::create(b, loc, to, x);
+      return arith::TruncIOp::create(b, loc, to, x);
+    }
+    if (fi && tf)
+      return fi.getWidth() == 1 || uns ? (Value)arith::UIToFPOp::create(b, loc, to, x)
+                                       : (Value)arith::SIToFPOp::create(b, loc, to, x);
+    if (ff && ti)
+      return floatToInt(x, to, toUns);
+    if (ff.getWidth() < tf.getWidth())
+      return arith::ExtFOp::create(b, loc, to, x);
+    if (ff.getWidth() > tf.getWidth())
+      return arith::TruncFOp::create(b, loc, to, x);
+    // f16 <-> bf16: through f32.
+    Value wide = arith::ExtFOp::create(b, loc, withElement(from, b.getF32Type()), x);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
+
+  //===--- Others -------------------------------------------------------------===//
+
+  /// x**y by repeated squaring, as XLA expands integer_pow; a negative y is
+  /// 1 / x**|y| (floats only).
+  Value integerPow(Value x, int64_t y) {
+    Type t = x.getType();
+    bool f = isFloat(x);
+    auto mul = [&](Value a, Value c) -> Value {
+      return f ? (Value)arith::MulFOp::create(b, loc, a, c)
+               : (Value)arith::MulIOp::create(b, loc, a, c);
+    };
+    uint64_t n = y < 0 ? -static_cast<uint64_t>(y) : y;
+    Value acc, base = x;
+    while (n) {
+      if (n & 1)
+        acc = acc ? mul(acc, base) : base;
+      n >>= 1;
+      if (n)
+        base = mul(base, base);
+    }
+    if (!acc)
+      acc = cst(t, 1);
+    if (y < 0)
+      acc = arith::DivFOp::create(b, loc, cst(t, 1), acc);
+    return acc;
+  }
+
+  Value compare(ComparisonDirection dir, Value x, Value y) {
+    using D = ComparisonDirection;
+    if (isFloat(x)) {
+      // Ordered predicates except NE, which is true on NaN as in IEEE/JAX.
+      arith::CmpFPredicate p = dir == D::EQ   ? arith::CmpFPredicate::OEQ
+                               : dir == D::NE ? arith::CmpFPredicate::UNE
+                               : dir == D::LT ? arith::CmpFPredicate::OLT
+                               : dir == D::LE ? arith::CmpFPredicate::OLE
+                               : dir == D::GT ? arith::CmpFPredicate::OGT
+                                              : arith::CmpFPredicate::OGE;
+      return cmpf(p, x, y);
+    }
+    // Booleans order false < true: unsigned predicates for i1 and ui32.
+    bool u = uns || getElementTypeOrSelf(x.getType()).isInteger(1);
+    arith::CmpIPredicate p =
+        dir == D::EQ   ? arith::CmpIPredicate::eq
+        : dir == D::NE ? arith::CmpIPredicate::ne
+        : dir == D::LT ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+        : dir == D::LE ? (u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle)
+        : dir == D::GT ? (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+                       : (u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge);
+    return cmpi(p, x, y);
+  }
+
+  /// select_n(which, c0, c1, ...): cases[which]; an i1 `which` picks c1 when
+  /// true; an integer out of range picks the last case (JAX leaves it
+  /// unspecified).
+  Value selectN(Value which, ValueRange cases) {
+    if (getElementTypeOrSelf(which.getType()).isInteger(1))
+      return cases.size() == 1 ? cases[0] : select(which, cases[1], cases[0]);
+    Value acc = cases.back();
+    for (int64_t i = cases.size() - 2; i >= 0; --i)
+      acc = select(cmpi(arith::CmpIPredicate::eq, which, cst(which.getType(), i)), cases[i], acc);
+    return acc;
+  }
+
+  Value emit(Operation *op, ValueRange s);
+};
+
+Value ScalarEmitter::emit(Operation *op, ValueRange s) {
+  Type type = s.empty() ? Type() : s[0].getType();
+  bool f = !s.empty() && isFloat(s[0]);
   auto fi = [&](auto makeFloat, auto makeInt) -> Value {
-    return isFloat ? (Value)makeFloat() : (Value)makeInt();
+    return f ? (Value)makeFloat() : (Value)makeInt();
   };
-  return TypeSwitch<Operation *, Value>(op)
+  using MaxF = arith::MaximumFOp;
+  using MinF = arith::MinimumFOp;
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      // Arithmetic.
       .Case([&](AddOp) { return fi([&] { return arith::AddFOp::create(b, loc, s[0], s[1]); },
                                    [&] { return arith::AddIOp::create(b, loc, s[0], s[1]); }); })
       .Case([&](SubOp) { return fi([&] { return arith::SubFOp::create(b, loc, s[0], s[1]); },
                                    [&] { return arith::SubIOp::create(b, loc, s[0], s[1]); }); })
       .Case([&](MulOp) { return fi([&] { return arith::MulFOp::create(b, loc, s[0], s[1]); },
                                    [&] { return arith::MulIOp::create(b, loc, s[0], s[1]); }); })
-      .Case([&](DivOp) -> Value {
-        if (isFloat)
-          return arith::DivFOp::create(b, loc, s[0], s[1]);
-        return unsignedType ? (Value)arith::DivUIOp::create(b, loc, s[0], s[1])
-                            : (Value)arith::DivSIOp::create(b, loc, s[0], s[1]);
-      })
-      .Case([&](RemOp) -> Value {
-        if (isFloat)
-          return arith::RemFOp::create(b, loc, s[0], s[1]);
-        return unsignedType ? (Value)arith::RemUIOp::create(b, loc, s[0], s[1])
-                            : (Value)arith::RemSIOp::create(b, loc, s[0], s[1]);
-      })
+      .Case([&](DivOp) { return fi([&] { return arith::DivFOp::create(b, loc, s[0], s[1]); },
+                                   [&] { return divRem(true, s[0], s[1]); }); })
+      .Case([&](RemOp) { return fi([&] { return arith::RemFOp::create(b, loc, s[0], s[1]); },
+                                   [&] { return divRem(false, s[0], s[1]); }); })
       .Case([&](MaxOp) -> Value {
-        if (isFloat)
-          return arith::MaximumFOp::create(b, loc, s[0], s[1]);
-        return unsignedType ? (Value)arith::MaxUIOp::create(b, loc, s[0], s[1])
-                            : (Value)arith::MaxSIOp::create(b, loc, s[0], s[1]);
+        if (f)
+          return MaxF::create(b, loc, s[0], s[1]);
+        return uns ? (Value)arith::MaxUIOp::create(b, loc, s[0], s[1])
+                   : (Value)arith::MaxSIOp::create(b, loc, s[0], s[1]);
       })
       .Case([&](MinOp) -> Value {
-        if (isFloat)
-          return arith::MinimumFOp::create(b, loc, s[0], s[1]);
-        return unsignedType ? (Value)arith::MinUIOp::create(b, loc, s[0], s[1])
-                            : (Value)arith::MinSIOp::create(b, loc, s[0], s[1]);
+        if (f)
+          return MinF::create(b, loc, s[0], s[1]);
+        return uns ? (Value)arith::MinUIOp::create(b, loc, s[0], s[1])
+                   : (Value)arith::MinSIOp::create(b, loc, s[0], s[1]);
       })
       .Case([&](PowOp) { return math::PowFOp::create(b, loc, s[0], s[1]); })
+      .Case([&](Atan2Op) -> Value {
+        if (widthOf(s[0]) >= 32)
+          return math::Atan2Op::create(b, loc, s[0], s[1]);
+        Type f32 = withElement(type, b.getF32Type());
+        Value r = math::Atan2Op::create(b, loc, arith::ExtFOp::create(b, loc, f32, s[0]),
+                                        arith::ExtFOp::create(b, loc, f32, s[1]));
+        return arith::TruncFOp::create(b, loc, type, r);
+      })
+      .Case([&](NextAfterOp) { return nextAfter(s[0], s[1]); })
+      // Bits.
       .Case([&](AndOp) { return arith::AndIOp::create(b, loc, s[0], s[1]); })
       .Case([&](OrOp) { return arith::OrIOp::create(b, loc, s[0], s[1]); })
-      .Case([&](NotOp) {
-        return arith::XOrIOp::create(b, loc, s[0],
-                                     scalarConstant(b, loc, type, -1));
+      .Case([&](XorOp) { return arith::XOrIOp::create(b, loc, s[0], s[1]); })
+      .Case([&](NotOp) { // bitwise not (logical for i1): x xor all ones
+        return arith::XOrIOp::create(b, loc, s[0], bitsCst(type, APInt::getAllOnes(widthOf(s[0]))));
       })
-      .Case([&](NegOp) {
-        return fi([&] { return arith::NegFOp::create(b, loc, s[0]); },
-                  [&] { return arith::SubIOp::create(b, loc, scalarConstant(b, loc, type, 0), s[0]); });
-      })
-      .Case([&](AbsOp) {
+      .Case<ShiftLeftOp, ShiftRightLogicalOp, ShiftRightArithmeticOp>(
+          [&](Operation *shiftOp) { return shift(shiftOp, s[0], s[1]); })
+      .Case([&](PopulationCountOp) { return math::CtPopOp::create(b, loc, s[0]); })
+      // Unary arithmetic.
+      .Case([&](NegOp) { return fi([&] { return arith::NegFOp::create(b, loc, s[0]); },
+                                   [&] { return arith::SubIOp::create(b, loc, cst(type, 0), s[0]); }); })
+      .Case([&](AbsOp) -> Value {
+        if (uns)
+          return s[0];
         return fi([&] { return math::AbsFOp::create(b, loc, s[0]); },
                   [&] { return math::AbsIOp::create(b, loc, s[0]); });
       })
-      .Case([&](SignOp) -> Value {
-        Value zero = scalarConstant(b, loc, type, 0);
-        if (isFloat) // copysign(1, x) for x != 0, x itself for 0 and NaN
-          return arith::SelectOp::create(
-              b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, s[0], zero),
-              math::CopySignOp::create(b, loc, scalarConstant(b, loc, type, 1), s[0]), s[0]);
-        Value pos = arith::ExtUIOp::create(
-            b, loc, type, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, s[0], zero));
-        Value neg = arith::ExtUIOp::create(
-            b, loc, type, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, s[0], zero));
-        return arith::SubIOp::create(b, loc, pos, neg);
-      })
+      .Case([&](SignOp) { return sign(s[0]); })
+      .Case([&](SquareOp) { return fi([&] { return arith::MulFOp::create(b, loc, s[0], s[0]); },
+                                      [&] { return arith::MulIOp::create(b, loc, s[0], s[0]); }); })
+      .Case([&](IntegerPowOp p) { return integerPow(s[0], p.getY()); })
+      // Transcendental functions.
       .Case([&](ExpOp) { return math::ExpOp::create(b, loc, s[0]); })
+      .Case([&](Exp2Op) { return math::Exp2Op::create(b, loc, s[0]); })
+      .Case([&](Expm1Op) { return libmUnary<math::ExpM1Op>(s[0]); })
       .Case([&](LogOp) { return math::LogOp::create(b, loc, s[0]); })
       .Case([&](Log1pOp) { return math::Log1pOp::create(b, loc, s[0]); })
       .Case([&](SinOp) { return math::SinOp::create(b, loc, s[0]); })
       .Case([&](CosOp) { return math::CosOp::create(b, loc, s[0]); })
+      .Case([&](TanOp) { return libmUnary<math::TanOp>(s[0]); })
+      .Case([&](AsinOp) { return libmUnary<math::AsinOp>(s[0]); })
+      .Case([&](AcosOp) { return libmUnary<math::AcosOp>(s[0]); })
+      .Case([&](AtanOp) { return libmUnary<math::AtanOp>(s[0]); })
+      .Case([&](SinhOp) { return libmUnary<math::SinhOp>(s[0]); })
+      .Case([&](CoshOp) { return libmUnary<math::CoshOp>(s[0]); })
       .Case([&](TanhOp) { return math::TanhOp::create(b, loc, s[0]); })
+      .Case([&](AsinhOp) { return libmUnary<math::AsinhOp>(s[0]); })
+      .Case([&](AcoshOp) { return libmUnary<math::AcoshOp>(s[0]); })
+      .Case([&](AtanhOp) { return libmUnary<math::AtanhOp>(s[0]); })
       .Case([&](SqrtOp) { return math::SqrtOp::create(b, loc, s[0]); })
       .Case([&](RsqrtOp) { return math::RsqrtOp::create(b, loc, s[0]); })
+      .Case([&](CbrtOp) { return libmUnary<math::CbrtOp>(s[0]); })
+      .Case([&](ErfOp) { return libmUnary<math::ErfOp>(s[0]); })
+      .Case([&](ErfcOp) { return libmUnary<math::ErfcOp>(s[0]); })
+      .Case([&](ErfInvOp) { return erfInv(s[0]); })
       .Case([&](LogisticOp) -> Value {
-        Value one = scalarConstant(b, loc, type, 1);
+        Value one = cst(type, 1);
         Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, s[0]));
         return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
       })
-      .Case([&](SquareOp) {
-        return fi([&] { return arith::MulFOp::create(b, loc, s[0], s[0]); },
-                  [&] { return arith::MulIOp::create(b, loc, s[0], s[0]); });
+      // Rounding and classification.
+      .Case([&](FloorOp) { return math::FloorOp::create(b, loc, s[0]); })
+      .Case([&](CeilOp) { return math::CeilOp::create(b, loc, s[0]); })
+      .Case([&](RoundOp r) -> Value {
+        if (r.getRoundingMethod() == 0)
+          return math::RoundOp::create(b, loc, s[0]);
+        return math::RoundEvenOp::create(b, loc, s[0]);
       })
-      .Case([&](IntegerPowOp p) { return integerPow(b, loc, s[0], p.getY()); })
-      .Case([&](CompareOp c) -> Value {
-        if (isFloat)
-          return arith::CmpFOp::create(b, loc, floatPredicate(c.getDirection()), s[0], s[1]);
-        return arith::CmpIOp::create(b, loc, intPredicate(c.getDirection(), unsignedType), s[0],
-                                     s[1]);
-      })
-      .Case([&](SelectNOp sel) -> Value {
-        // select_n(which, c0, c1, ...): cases[which]; an i1 which picks c1 when true.
-        Value which = s[0];
-        ValueRange cases = s.drop_front();
-        if (getElementTypeOrSelf(which.getType()).isInteger(1))
-          return cases.size() == 1 ? cases[0]
-                                   : (Value)arith::SelectOp::create(b, loc, which, cases[1], cases[0]);
-        Value result = cases[0];
-        for (unsigned i = 1; i < cases.size(); ++i) {
-          Value isI = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, which,
-                                            scalarConstant(b, loc, which.getType(), i));
-          result = arith::SelectOp::create(b, loc, isI, cases[i], result);
-        }
-        return result;
-      })
+      .Case([&](IsFiniteOp) { return isFinite(s[0]); })
+      // Comparison, selection, conversion.
+      .Case([&](CompareOp c) { return compare(c.getDirection(), s[0], s[1]); })
+      .Case([&](SelectNOp) { return selectN(s[0], s.drop_front()); })
       .Case([&](ConvertElementTypeOp c) {
-        return convert(b, loc, s[0], elem, c.getType().getElementType());
+        return convert(s[0], kiln::lowering::signless(c.getType().getElementType()),
+                       c.getType().getElementType().isUnsignedInteger());
+      })
+      .Case([&](BitcastConvertTypeOp c) {
+        Type to = withElement(type, kiln::lowering::signless(c.getType().getElementType()));
+        return to == type ? s[0] : (Value)arith::BitcastOp::create(b, loc, to, s[0]);
       })
       .Default([](Operation *) { return Value(); });
+}
+
+} // namespace
+
+bool kiln::lowering::isScalarizable(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp, PowOp, Atan2Op, NextAfterOp,
+             AndOp, OrOp, XorOp, NotOp, ShiftLeftOp, ShiftRightLogicalOp,
+             ShiftRightArithmeticOp, PopulationCountOp, NegOp, AbsOp, SignOp, SquareOp,
+             IntegerPowOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log1pOp, SinOp, CosOp, TanOp,
+             AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, TanhOp, AsinhOp, AcoshOp, AtanhOp,
+             SqrtOp, RsqrtOp, CbrtOp, ErfOp, ErfcOp, ErfInvOp, LogisticOp, FloorOp,
+             CeilOp, RoundOp, IsFiniteOp, CompareOp, SelectNOp, ConvertElementTypeOp,
+             BitcastConvertTypeOp>(op);
+}
+
+Value kiln::lowering::scalarizeElementwise(OpBuilder &b, Operation *op, ValueRange scalars) {
+  if (!isScalarizable(op))
+    return Value();
+  // select_n's signedness is that of its cases, not of `which`.
+  Value typed = isa<SelectNOp>(op) ? op->getOperand(1) : op->getOperand(0);
+  ScalarEmitter emitter{b, op->getLoc(), isUnsignedInteger(typed.getType())};
+  return emitter.emit(op, scalars);
 }

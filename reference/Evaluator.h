@@ -48,6 +48,11 @@ private:
   std::optional<mlir::FailureOr<Tensor>> evalStructure(mlir::Operation *op);
   std::optional<mlir::FailureOr<Tensor>> evalContraction(mlir::Operation *op);
   mlir::FailureOr<llvm::SmallVector<Tensor>> evalScan(lax::ScanOp scan);
+  /// while and cond (InterpretControlFlow.cpp): nullopt for other ops.
+  std::optional<mlir::FailureOr<llvm::SmallVector<Tensor>>>
+  evalControlFlow(mlir::Operation *op);
+  /// gather and scatter (InterpretIndexing.cpp).
+  std::optional<mlir::FailureOr<Tensor>> evalIndexing(mlir::Operation *op);
 
   mlir::ModuleOp module;
   InterpreterOptions options;

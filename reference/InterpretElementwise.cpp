@@ -7,7 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "reference/Evaluator.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/ADT/bit.h"
 
 #include <cmath>
 #include <limits>
@@ -28,6 +30,109 @@ double signOf(double x) { return std::isnan(x) || x == 0 ? x : (x > 0 ? 1.0 : -1
 double negate(double x) { return -x; }
 double nanMax(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
 double nanMin(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); }
+
+double roundAwayFromZero(double x) { return std::round(x); }
+double roundToNearestEven(double x) { return std::nearbyint(x); } // default mode: ties to even
+
+/// erf^-1 on [-1, 1]: a rational first guess (|error| < 1e-3) refined by
+/// Newton steps on erf(x) - y, to double precision.
+double erfInv(double y) {
+  if (std::isnan(y) || y < -1 || y > 1)
+    return NAN;
+  if (y == 1 || y == -1)
+    return y * HUGE_VAL;
+  double w = -std::log((1 - y) * (1 + y));
+  double x;
+  if (w < 5) { // Giles' single-precision approximation.
+    w -= 2.5;
+    double p = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                     -0.00125372503, -0.00417768164, 0.246640727, 1.50140941})
+      p = c + p * w;
+    x = p * y;
+  } else {
+    w = std::sqrt(w) - 3;
+    double p = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                     -0.0076224613, 0.00943887047, 1.00167406, 2.83297682})
+      p = c + p * w;
+    x = p * y;
+  }
+  for (int i = 0; i < 3; ++i) {
+    double slope = 2 / std::sqrt(M_PI) * std::exp(-x * x);
+    if (slope == 0)
+      break;
+    x -= (std::erf(x) - y) / slope;
+  }
+  return x;
+}
+
+const llvm::fltSemantics &semanticsOf(Type t) {
+  return cast<FloatType>(t).getFloatSemantics();
+}
+
+/// The representable number of `t` next to `x` toward `y` (C's nextafter in
+/// the precision of `t`).
+double nextAfter(Type t, double x, double y) {
+  if (std::isnan(x) || std::isnan(y))
+    return NAN;
+  if (x == y)
+    return y;
+  bool ignored;
+  llvm::APFloat v(x);
+  v.convert(semanticsOf(t), llvm::APFloat::rmNearestTiesToEven, &ignored);
+  v.next(/*nextDown=*/y < x);
+  v.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &ignored);
+  return v.convertToDouble();
+}
+
+/// The bits of element `i` of `x` (any type) as an unsigned integer.
+uint64_t bitsOf(const Tensor &x, int64_t i) {
+  Type t = x.getElementType();
+  unsigned width = t.getIntOrFloatBitWidth();
+  if (!x.isFloat())
+    return width == 64 ? uint64_t(x.getInt(i))
+                       : uint64_t(x.getInt(i)) & ((uint64_t(1) << width) - 1);
+  bool ignored;
+  llvm::APFloat v(x.getFloat(i));
+  v.convert(semanticsOf(t), llvm::APFloat::rmNearestTiesToEven, &ignored);
+  return v.bitcastToAPInt().getZExtValue();
+}
+
+/// Stores `bits` into element `i` of `r` (any type of their width).
+void setBits(Tensor &r, int64_t i, uint64_t bits) {
+  Type t = r.getElementType();
+  if (!r.isFloat()) {
+    r.setInt(i, int64_t(bits));
+    return;
+  }
+  llvm::APFloat v(semanticsOf(t), llvm::APInt(t.getIntOrFloatBitWidth(), bits));
+  bool ignored;
+  v.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &ignored);
+  r.setFloat(i, v.convertToDouble());
+}
+
+/// Shifts as XLA defines them: an amount outside [0, width) shifts every bit
+/// out (0, or the sign for an arithmetic right shift).
+enum class Shift { Left, RightLogical, RightArithmetic };
+int64_t shiftBits(Shift kind, uint64_t x, uint64_t amount, unsigned width) {
+  uint64_t mask = width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1;
+  x &= mask;
+  bool negative = width > 1 && (x >> (width - 1)) & 1;
+  if (amount >= width)
+    return kind == Shift::RightArithmetic && negative ? -1 : 0;
+  switch (kind) {
+  case Shift::Left: return int64_t(x << amount);
+  case Shift::RightLogical: return int64_t(x >> amount);
+  case Shift::RightArithmetic: {
+    uint64_t shifted = x >> amount;
+    if (negative && amount > 0)
+      shifted |= mask & ~(mask >> amount); // fill the vacated bits with the sign
+    return int64_t(shifted);
+  }
+  }
+  return 0;
+}
 
 /// Integer division as XLA defines it for the corner cases.
 int64_t intDiv(int64_t a, int64_t b, bool isUnsigned) {
@@ -154,6 +259,71 @@ std::optional<FailureOr<Tensor>> Evaluator::evalElementwise(Operation *op) {
       .Case([&](LogisticOp) -> R { return unaryFloat(*this, op, in(0), logistic); })
       .Case([&](SqrtOp) -> R { return unaryFloat(*this, op, in(0), std::sqrt); })
       .Case([&](RsqrtOp) -> R { return unaryFloat(*this, op, in(0), rsqrt); })
+      .Case([&](Expm1Op) -> R { return unaryFloat(*this, op, in(0), std::expm1); })
+      .Case([&](Exp2Op) -> R { return unaryFloat(*this, op, in(0), std::exp2); })
+      .Case([&](TanOp) -> R { return unaryFloat(*this, op, in(0), std::tan); })
+      .Case([&](AsinOp) -> R { return unaryFloat(*this, op, in(0), std::asin); })
+      .Case([&](AcosOp) -> R { return unaryFloat(*this, op, in(0), std::acos); })
+      .Case([&](AtanOp) -> R { return unaryFloat(*this, op, in(0), std::atan); })
+      .Case([&](SinhOp) -> R { return unaryFloat(*this, op, in(0), std::sinh); })
+      .Case([&](CoshOp) -> R { return unaryFloat(*this, op, in(0), std::cosh); })
+      .Case([&](AsinhOp) -> R { return unaryFloat(*this, op, in(0), std::asinh); })
+      .Case([&](AcoshOp) -> R { return unaryFloat(*this, op, in(0), std::acosh); })
+      .Case([&](AtanhOp) -> R { return unaryFloat(*this, op, in(0), std::atanh); })
+      .Case([&](CbrtOp) -> R { return unaryFloat(*this, op, in(0), std::cbrt); })
+      .Case([&](ErfOp) -> R { return unaryFloat(*this, op, in(0), std::erf); })
+      .Case([&](ErfcOp) -> R { return unaryFloat(*this, op, in(0), std::erfc); })
+      .Case([&](ErfInvOp) -> R { return unaryFloat(*this, op, in(0), erfInv); })
+      .Case([&](FloorOp) -> R { return unaryFloat(*this, op, in(0), std::floor); })
+      .Case([&](CeilOp) -> R { return unaryFloat(*this, op, in(0), std::ceil); })
+      .Case([&](RoundOp r) -> R {
+        return unaryFloat(*this, op, in(0),
+                          r.getRoundingMethod() == 0 ? roundAwayFromZero : roundToNearestEven);
+      })
+      .Case([&](IsFiniteOp) -> R {
+        Tensor r = make(op->getResult(0).getType());
+        for (int64_t i = 0; i < r.size(); ++i)
+          r.setInt(i, std::isfinite(in(0).getFloat(i)));
+        return r;
+      })
+      .Case([&](Atan2Op) -> R {
+        return binary(*this, op, in(0), in(1), [](double y, double x) { return std::atan2(y, x); },
+                      [](int64_t, int64_t) { return int64_t(0); });
+      })
+      .Case([&](NextAfterOp) -> R {
+        Type t = in(0).getElementType();
+        return binary(*this, op, in(0), in(1), [&](double x, double y) { return nextAfter(t, x, y); },
+                      [](int64_t, int64_t) { return int64_t(0); });
+      })
+      .Case([&](XorOp) -> R {
+        return binary(*this, op, in(0), in(1), [](double, double) { return 0.0; },
+                      [](int64_t a, int64_t b) { return a ^ b; });
+      })
+      .Case<ShiftLeftOp, ShiftRightLogicalOp, ShiftRightArithmeticOp>([&](Operation *) -> R {
+        Shift kind = isa<ShiftLeftOp>(op)           ? Shift::Left
+                     : isa<ShiftRightLogicalOp>(op) ? Shift::RightLogical
+                                                    : Shift::RightArithmetic;
+        unsigned width = in(0).getElementType().getIntOrFloatBitWidth();
+        return binary(*this, op, in(0), in(1), [](double, double) { return 0.0; },
+                      [&](int64_t a, int64_t b) {
+                        // The amount is read as unsigned: a negative one is out of range.
+                        uint64_t amount = width == 64 ? uint64_t(b)
+                                                      : uint64_t(b) & ((uint64_t(1) << width) - 1);
+                        return shiftBits(kind, uint64_t(a), amount, width);
+                      });
+      })
+      .Case([&](PopulationCountOp) -> R {
+        Tensor r = make(op->getResult(0).getType());
+        for (int64_t i = 0; i < r.size(); ++i)
+          r.setInt(i, llvm::popcount(bitsOf(in(0), i)));
+        return r;
+      })
+      .Case([&](BitcastConvertTypeOp) -> R {
+        Tensor r = make(op->getResult(0).getType());
+        for (int64_t i = 0; i < r.size(); ++i)
+          setBits(r, i, bitsOf(in(0), i));
+        return r;
+      })
       .Case([&](IntegerPowOp p) -> R {
         int64_t y = p.getY();
         Tensor r = make(op->getResult(0).getType());

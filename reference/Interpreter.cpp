@@ -77,6 +77,13 @@ LogicalResult Evaluator::evalOp(Operation *op) {
       bind(r, std::move(t));
     return success();
   }
+  if (std::optional<FailureOr<SmallVector<Tensor>>> results = evalControlFlow(op)) {
+    if (failed(*results))
+      return failure();
+    for (auto [r, t] : llvm::zip(op->getResults(), **results))
+      bind(r, std::move(t));
+    return success();
+  }
   if (auto callOp = dyn_cast<func::CallOp>(op)) {
     Operation *callee = SymbolTable::lookupNearestSymbolFrom(op, callOp.getCalleeAttr());
     if (!callee)
@@ -99,7 +106,7 @@ LogicalResult Evaluator::evalOp(Operation *op) {
     return success();
   }
   for (auto family : {&Evaluator::evalElementwise, &Evaluator::evalStructure,
-                      &Evaluator::evalContraction}) {
+                      &Evaluator::evalContraction, &Evaluator::evalIndexing}) {
     std::optional<FailureOr<Tensor>> result = (this->*family)(op);
     if (!result)
       continue;

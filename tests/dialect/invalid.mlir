@@ -584,7 +584,7 @@ func.func @scan_counts(%c: tensor<3xf32>) {
 // -----
 
 func.func @yield_parent(%c: tensor<3xf32>) {
-  // expected-error @+1 {{expects parent op 'lax.scan'}}
+  // expected-error @+1 {{expects parent op to be one of 'lax.scan, lax.while, lax.cond'}}
   lax.yield %c : tensor<3xf32>
 }
 

@@ -1,0 +1,159 @@
+//===- JaxprRandom.cpp - jax.random's threefry primitives -----------------===//
+//
+// jax.random with the default threefry implementation, built from lax ops on
+// ui32 as JAX itself lowers it (jax/_src/prng.py, with
+// jax_threefry_partitionable, the default since JAX 0.5):
+//
+//   random_wrap[impl=fry] k, random_unwrap k   a key<fry>[dims] is its data,
+//                                               ui32[dims, 2], so both are
+//                                               the identity
+//   random_bits[bit_width=32 shape=S] k        threefry2x32(k, iota(S)) and
+//                                               the xor of its two halves
+//   random_split[shape=S] k                    threefry2x32(k, iota(S)), the
+//                                               halves stacked as new keys
+//
+// iota(S) is the row-major index of each element as a 64-bit counter split
+// into two ui32 words (high, low); threefry2x32 is Salmon et al.'s
+// Threefry-2x32 with 20 rounds, the key schedule and rotations of JAX's.
+//
+//===----------------------------------------------------------------------===//
+#include "importer/JaxprPrimitives.h"
+
+#include "dialect/LaxOps.h"
+
+using namespace mlir;
+using namespace kiln::jaxpr;
+using namespace kiln::lax;
+using llvm::SmallVector;
+
+namespace {
+
+/// Builds ui32 lax ops of one shape.
+struct ThreefryBuilder {
+  PrimitiveEmitter &e;
+  RankedTensorType type; // ui32 of the counters' shape
+
+  Value cst(uint32_t v) {
+    return ConstantOp::create(
+        e.b, e.loc, DenseElementsAttr::get(type, e.b.getIntegerAttr(type.getElementType(), v)));
+  }
+  Value add(Value a, Value b) { return AddOp::create(e.b, e.loc, type, a, b); }
+  Value xorOf(Value a, Value b) { return XorOp::create(e.b, e.loc, type, a, b); }
+  Value rotateLeft(Value x, uint32_t d) {
+    Value left = ShiftLeftOp::create(e.b, e.loc, type, x, cst(d));
+    Value right = ShiftRightLogicalOp::create(e.b, e.loc, type, x, cst(32 - d));
+    return OrOp::create(e.b, e.loc, type, left, right);
+  }
+  /// A scalar ui32 broadcast to the counters' shape.
+  Value broadcast(Value scalar) {
+    if (type.getRank() == 0)
+      return scalar;
+    return BroadcastInDimOp::create(e.b, e.loc, scalar, type.getShape(), ArrayRef<int64_t>{});
+  }
+
+  /// Threefry-2x32, 20 rounds, on counters (x0, x1) under key (k0, k1).
+  std::pair<Value, Value> hash(Value k0, Value k1, Value x0, Value x1) {
+    static constexpr uint32_t rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
+    Value ks[3] = {k0, k1, xorOf(xorOf(k0, k1), cst(0x1BD11BDA))};
+    x0 = add(x0, ks[0]);
+    x1 = add(x1, ks[1]);
+    for (uint32_t block = 0; block < 5; ++block) {
+      for (uint32_t r : rotations[block % 2]) {
+        x0 = add(x0, x1);
+        x1 = xorOf(x0, rotateLeft(x1, r));
+      }
+      x0 = add(x0, ks[(block + 1) % 3]);
+      x1 = add(add(x1, ks[(block + 2) % 3]), cst(block + 1));
+    }
+    return {x0, x1};
+  }
+};
+
+/// The key's two words as scalars: a key<fry>[] is ui32[2].
+FailureOr<std::pair<Value, Value>> keyWords(PrimitiveEmitter &e, Value key) {
+  auto type = cast<RankedTensorType>(key.getType());
+  if (type.getShape() != ArrayRef<int64_t>{2} || !type.getElementType().isUnsignedInteger(32))
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'" << e.primitive() << "' supports a single threefry key (key<fry>[]), got "
+           << JaxprBuilder::formatType(type);
+  Value words[2];
+  auto scalar = RankedTensorType::get({}, type.getElementType());
+  for (int64_t i = 0; i < 2; ++i) {
+    Operation *slice = SliceOp::create(e.b, e.loc, e.placeholder, key, SmallVector<int64_t>{i},
+                                       SmallVector<int64_t>{i + 1}, SmallVector<int64_t>{1});
+    if (failed(e.builder.finishOp(slice)))
+      return failure();
+    words[i] = ReshapeOp::create(e.b, e.loc, scalar, slice->getResult(0));
+  }
+  return std::make_pair(words[0], words[1]);
+}
+
+/// threefry2x32(key, iota(shape)): the two output words for each element.
+FailureOr<std::pair<Value, Value>> hashCounters(PrimitiveEmitter &e, Value key,
+                                                ArrayRef<int64_t> shape) {
+  FailureOr<std::pair<Value, Value>> k = keyWords(e, key);
+  if (failed(k))
+    return failure();
+  auto ui32 = IntegerType::get(e.b.getContext(), 32, IntegerType::Unsigned);
+  ThreefryBuilder t{e, RankedTensorType::get(shape, ui32)};
+  int64_t count = t.type.getNumElements();
+  if (count > (int64_t(1) << 32))
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'" << e.primitive() << "' of more than 2^32 values is not supported";
+  // The high words of the counters are 0 below 2^32 elements.
+  Value hi = t.cst(0);
+  Value lo = IotaOp::create(e.b, e.loc, RankedTensorType::get({count}, ui32), 0);
+  lo = ReshapeOp::create(e.b, e.loc, t.type, lo);
+  return t.hash(t.broadcast(k->first), t.broadcast(k->second), hi, lo);
+}
+
+EmitResult emitRandomWrap(PrimitiveEmitter &e) { return e.operands(1, 1); }
+
+/// random_bits[bit_width=32 shape]: the xor of the two words.
+EmitResult emitRandomBits(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  FailureOr<SmallVector<int64_t>> shape = e.builder.intListParam(e.eqn, "shape");
+  FailureOr<int64_t> width = e.builder.intParam(e.eqn, "bit_width");
+  if (failed(x) || failed(shape) || failed(width))
+    return failure();
+  if (*width != 32)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'random_bits' of bit_width " << *width << " is not supported (only 32)";
+  FailureOr<std::pair<Value, Value>> words = hashCounters(e, (*x)[0], *shape);
+  if (failed(words))
+    return failure();
+  return e.finish(XorOp::create(e.b, e.loc, words->first.getType(), words->first,
+                                words->second));
+}
+
+/// random_split[shape]: new keys whose words are the two hash words.
+EmitResult emitRandomSplit(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  FailureOr<SmallVector<int64_t>> shape = e.builder.intListParam(e.eqn, "shape");
+  if (failed(x) || failed(shape))
+    return failure();
+  FailureOr<std::pair<Value, Value>> words = hashCounters(e, (*x)[0], *shape);
+  if (failed(words))
+    return failure();
+  int64_t rank = shape->size();
+  SmallVector<Value> halves;
+  for (Value w : {words->first, words->second}) {
+    Operation *expanded =
+        ExpandDimsOp::create(e.b, e.loc, e.placeholder, w, SmallVector<int64_t>{rank});
+    if (failed(e.builder.finishOp(expanded)))
+      return failure();
+    halves.push_back(expanded->getResult(0));
+  }
+  return e.finish(ConcatenateOp::create(e.b, e.loc, e.placeholder, halves, rank));
+}
+
+} // namespace
+
+void kiln::jaxpr::registerRandomPrimitives(PrimitiveTable &table) {
+  addPrimitives(table, {
+      {"random_wrap", emitRandomWrap},
+      {"random_unwrap", emitRandomWrap},
+      {"random_bits", emitRandomBits},
+      {"random_split", emitRandomSplit},
+  });
+}

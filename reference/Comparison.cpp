@@ -1,0 +1,212 @@
+//===- Comparison.cpp - the one error model for comparing results ---------===//
+//
+// compareOutput() applies the model of Comparison.h element by element; the
+// magnitudes come from Magnitude.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "reference/Comparison.h"
+#include "reference/Evaluator.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace kiln::interp;
+
+double kiln::interp::epsilonOf(Type element) {
+  auto f = cast<FloatType>(element);
+  // 2^(1 - precision): 2^-23 for f32, 2^-52 for f64, 2^-10 for f16, 2^-7
+  // for bf16.
+  return std::ldexp(1.0, 1 - int(llvm::APFloat::semanticsPrecision(f.getFloatSemantics())));
+}
+
+double kiln::interp::tinyOf(Type element) {
+  auto f = cast<FloatType>(element);
+  return std::ldexp(1.0, int(llvm::APFloat::semanticsMinExponent(f.getFloatSemantics())));
+}
+
+namespace {
+
+/// Judges element i of a float output; fills `e` and returns whether it
+/// passes.
+bool judgeFloat(double got, double ref, double mag, double eps, double tiny,
+                const ErrorModel &model, ElementReport &e) {
+  e.got = got;
+  e.ref = ref;
+  e.mag = mag;
+  e.bound = 0;
+  if (std::isnan(ref) || std::isnan(got) || std::isinf(ref) || std::isinf(got)) {
+    // NaN exactly where the reference has NaN; an infinity exactly where it
+    // has the same infinity.
+    bool same = (std::isnan(ref) && std::isnan(got)) || got == ref;
+    e.error = same ? 0 : INFINITY;
+    e.ratio = same ? 0 : INFINITY;
+    return same;
+  }
+  e.error = std::fabs(got - ref);
+  e.bound = model.k * (eps * (std::fabs(ref) + mag) + tiny) + model.atol +
+            model.rtol * std::fabs(ref);
+  e.ratio = e.error == 0 ? 0 : e.error / e.bound; // x / 0 = inf
+  // Identical values asked for: zeros must have the same sign too.
+  if (e.bound == 0 && got == 0 && std::signbit(got) != std::signbit(ref))
+    e.ratio = INFINITY;
+  return e.ratio <= 1;
+}
+
+std::string formatIndex(int64_t flat, ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> index;
+  unravel(flat, shape, index);
+  std::string s = "[";
+  for (auto [i, v] : llvm::enumerate(index))
+    s += (i ? ", " : "") + std::to_string(v);
+  return s + "]";
+}
+
+/// "at [i, j]: got G, reference R" and why it fails or how close it is.
+void printElement(llvm::raw_ostream &os, const ElementReport &e, RankedTensorType type,
+                  StringRef refName) {
+  bool isFloat = isa<FloatType>(type.getElementType());
+  const char *fmt = !isFloat ? "%.17g" : type.getElementType().isF64() ? "%.17g" : "%.9g";
+  os << "at " << formatIndex(e.index, type.getShape()) << ": got " << llvm::format(fmt, e.got)
+     << ", " << refName << " " << llvm::format(fmt, e.ref);
+  if (!isFloat)
+    return;
+  if (std::isnan(e.got) || std::isnan(e.ref))
+    os << " (NaN must be where the " << refName << " has NaN)";
+  else if (std::isinf(e.got) || std::isinf(e.ref))
+    os << " (infinities must be where the " << refName << " has the same infinity)";
+  else if (e.error == 0 && e.ratio > 1)
+    os << " (zeros of different signs)";
+  else
+    os << llvm::format(", error %.3g = %.3g x bound %.3g (mag %.3g)", e.error, e.ratio, e.bound,
+                       e.mag);
+}
+
+} // namespace
+
+OutputComparison kiln::interp::compareOutput(const Tensor &got, const Tensor &ref,
+                                             const Tensor *mag, const ErrorModel &model) {
+  OutputComparison c;
+  c.type = ref.getType();
+  if (got.getType() != ref.getType()) {
+    llvm::raw_string_ostream(c.typeMismatch) << "type " << got.getType() << " vs " << ref.getType();
+    return c;
+  }
+  if (mag && (!mag->isFloat() || mag->getType().getShape() != ref.shape()))
+    mag = nullptr;
+  c.numElements = ref.size();
+  auto record = [&](bool pass, ElementReport &e, int64_t i) {
+    e.index = i;
+    if (!pass) {
+      if (c.numFailures++ == 0)
+        c.firstFailure = e;
+    }
+    if (e.ratio > c.worst.ratio || (c.worst.index < 0 && e.ratio > 0))
+      c.worst = e;
+  };
+  if (!ref.isFloat()) {
+    for (int64_t i = 0; i < ref.size(); ++i) {
+      ElementReport e;
+      e.got = double(got.getInt(i));
+      e.ref = double(ref.getInt(i));
+      bool pass = got.getInt(i) == ref.getInt(i); // exact, no double round trip
+      e.error = pass ? 0 : INFINITY;
+      e.ratio = e.error;
+      record(pass, e, i);
+    }
+    return c;
+  }
+  for (int64_t i = 0; i < ref.size(); ++i)
+    if (std::isfinite(ref.getFloat(i)))
+      c.scale = std::max(c.scale, std::fabs(ref.getFloat(i)));
+  Type element = ref.getElementType();
+  double eps = epsilonOf(element), tiny = tinyOf(element);
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    double m = mag ? mag->getFloat(i) : NAN;
+    if (!std::isfinite(m)) {
+      m = c.scale;
+      ++c.numFallbacks;
+    }
+    ElementReport e;
+    bool pass = judgeFloat(got.getFloat(i), ref.getFloat(i), std::max(m, 0.0), eps, tiny, model, e);
+    record(pass, e, i);
+  }
+  return c;
+}
+
+Comparison kiln::interp::compareOutputs(ArrayRef<Tensor> got, ArrayRef<Tensor> ref,
+                                        ArrayRef<Tensor> mags, const ErrorModel &model) {
+  Comparison c;
+  if (got.size() != ref.size())
+    c.countMismatch = std::to_string(got.size()) + " outputs, " + std::to_string(ref.size()) +
+                      " expected";
+  for (size_t i = 0; i < std::min(got.size(), ref.size()); ++i)
+    c.outputs.push_back(
+        compareOutput(got[i], ref[i], mags.size() == ref.size() ? &mags[i] : nullptr, model));
+  return c;
+}
+
+void OutputComparison::print(llvm::raw_ostream &os, StringRef refName) const {
+  if (!typeMismatch.empty()) {
+    os << "DIFFERS (" << typeMismatch << ")";
+    return;
+  }
+  bool isFloat = isa<FloatType>(type.getElementType());
+  if (ok()) {
+    os << "matches";
+    if (worst.index < 0) {
+      os << (numElements ? " (all equal)" : " (no elements)");
+      return;
+    }
+    os << llvm::format(" (worst %.3g x bound, ", worst.ratio);
+    printElement(os, worst, type, refName);
+    os << ")";
+    return;
+  }
+  os << "DIFFERS: " << numFailures << " of " << numElements << " elements "
+     << (isFloat ? "over the bound" : "differ") << "; first ";
+  printElement(os, firstFailure, type, refName);
+  if (worst.index != firstFailure.index) {
+    os << "; worst ";
+    printElement(os, worst, type, refName);
+  }
+}
+
+bool Comparison::ok() const {
+  return countMismatch.empty() &&
+         llvm::all_of(outputs, [](const OutputComparison &o) { return o.ok(); });
+}
+
+double Comparison::worst() const {
+  double w = countMismatch.empty() ? 0 : INFINITY;
+  for (const OutputComparison &o : outputs)
+    w = std::max(w, o.typeMismatch.empty() ? o.worst.ratio : INFINITY);
+  return w;
+}
+
+void Comparison::print(llvm::raw_ostream &os, StringRef refName) const {
+  if (!countMismatch.empty())
+    os << "DIFFERS: " << countMismatch << "\n";
+  for (auto [i, o] : llvm::enumerate(outputs)) {
+    os << "output " << i << ": ";
+    o.print(os, refName);
+    os << "\n";
+  }
+  os << llvm::format("worst error: %.3g x bound\n", worst());
+}
+
+std::string Comparison::firstProblem(StringRef refName) const {
+  if (!countMismatch.empty())
+    return countMismatch;
+  for (auto [i, o] : llvm::enumerate(outputs))
+    if (!o.ok()) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << "output " << i << ": ";
+      o.print(os, refName);
+      return s;
+    }
+  return "";
+}

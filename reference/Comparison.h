@@ -1,0 +1,135 @@
+//===- Comparison.h - the one error model for comparing results -*- C++ -*-===//
+//
+// Every comparison of computed results in Kiln goes through here: kiln-run
+// --check (JIT vs interpreter) and --expect (vs outputs from elsewhere, e.g.
+// jax.jit), kiln-verify-rules (a rule's rewrite vs the original), the
+// GoogleTests, and through kiln-run the JAX corpus. The model
+// (docs/interpreter.md, "Comparing results"):
+//
+//   floats: |got_i - ref_i| <= k * (eps * (|ref_i| + mag_i) + tiny) + slack_i
+//
+// where eps and tiny are the machine epsilon and the smallest normal number
+// of the element type, mag_i the magnitude of what was summed into element i
+// (magnitudes(): the interpreter's run of the program's magnitude version;
+// where unknown, the output's largest finite |ref|), k = 64 by default and
+// slack_i = atol + rtol * |ref_i| (0 by default; only for approximate math).
+// NaN must be at exactly the reference's NaN positions, +-inf exactly at its
+// same infinities. Integers and booleans compare exactly.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_REFERENCE_COMPARISON_H
+#define KILN_REFERENCE_COMPARISON_H
+
+#include "reference/Tensor.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace kiln::interp {
+
+/// The parameters of the error model.
+struct ErrorModel {
+  /// The bound's multiple of eps (and of tiny). 0 (with no slack) asks for
+  /// identical values: equal, zeros of the same sign, NaN where NaN (NaN
+  /// payloads are not compared). With a bound > 0, +0 and -0 are equal.
+  double k = 64;
+  /// Extra slack added to every float element's bound: atol + rtol * |ref|.
+  /// 0 by default; for approximate math only (e.g. GPU intrinsics).
+  double rtol = 0, atol = 0;
+};
+
+/// Machine epsilon (2^-23 for f32) and smallest normal number (2^-126 for
+/// f32) of float type `element`.
+double epsilonOf(mlir::Type element);
+double tinyOf(mlir::Type element);
+
+/// One element of a comparison, for reports.
+struct ElementReport {
+  int64_t index = -1; // flat, row-major
+  double got = 0, ref = 0;
+  double error = 0; // |got - ref| (inf for a NaN or infinity mismatch)
+  double bound = 0; // what the model allows (0 for integers)
+  double ratio = 0; // error / bound: <= 1 passes; inf for an exact mismatch
+  double mag = 0;   // the mag_i the bound used
+};
+
+/// How one output compared with its reference.
+struct OutputComparison {
+  /// Non-empty when the types differ (then nothing else was compared).
+  std::string typeMismatch;
+  mlir::RankedTensorType type;
+  int64_t numElements = 0;
+  /// Elements over their bound.
+  int64_t numFailures = 0;
+  /// Elements whose mag fell back to the output's scale (mag unknown,
+  /// non-finite or not given).
+  int64_t numFallbacks = 0;
+  /// The output's scale: its largest finite |ref| (the fallback mag).
+  double scale = 0;
+  /// The element with the largest error / bound (index -1: all equal), and
+  /// the first element over its bound (index -1: none).
+  ElementReport worst, firstFailure;
+
+  bool ok() const { return typeMismatch.empty() && numFailures == 0; }
+  /// One line: "matches (worst ...)" or "DIFFERS (...)", after "output N: ".
+  void print(llvm::raw_ostream &os, llvm::StringRef refName = "reference") const;
+};
+
+/// The comparison of all outputs of a function.
+struct Comparison {
+  /// Non-empty when the numbers of outputs differ.
+  std::string countMismatch;
+  llvm::SmallVector<OutputComparison> outputs;
+
+  bool ok() const;
+  /// The largest error / bound over all outputs (inf for any exact mismatch).
+  double worst() const;
+  /// "output N: matches (...)" per output, then "worst error: R x bound";
+  /// `refName` names the reference in the lines ("reference", "expected").
+  void print(llvm::raw_ostream &os, llvm::StringRef refName = "reference") const;
+  /// The first line of print() that reports a failure ("" when ok()).
+  std::string firstProblem(llvm::StringRef refName = "reference") const;
+};
+
+/// Compares `got` with `ref` (same type) under `model`. `mag`, when given,
+/// is the magnitude of each element's terms (same shape, any float type;
+/// see magnitudes()); null or a non-finite element uses the fallback.
+OutputComparison compareOutput(const Tensor &got, const Tensor &ref, const Tensor *mag = nullptr,
+                               const ErrorModel &model = {});
+
+/// Compares every output; `mags` is empty or has one tensor per output.
+Comparison compareOutputs(llvm::ArrayRef<Tensor> got, llvm::ArrayRef<Tensor> ref,
+                          llvm::ArrayRef<Tensor> mags, const ErrorModel &model = {});
+
+/// The magnitudes mag_i of every float output of @`entry` on `inputs`: the
+/// reference interpreter's float64 run of the function's magnitude version,
+/// which computes beside every float value v a bound S(v) >= |v| of the
+/// terms it was made of (|x| for an input, S(a) + S(b) for a + b and a - b,
+/// dot_general and reduce_sum of the S of their operands, first-order
+/// propagation |f'(x)| S(x) + |f(x)| for smooth functions, NaN = unknown for
+/// anything else; Magnitude.cpp and docs/interpreter.md list every rule).
+/// One tensor per output (a non-float output gets its own values, unused).
+/// Failure, with `error` set, if the magnitude version cannot be built or
+/// run; callers then compare with the fallback.
+mlir::FailureOr<llvm::SmallVector<Tensor>>
+magnitudes(mlir::ModuleOp module, llvm::StringRef entry, llvm::ArrayRef<Tensor> inputs,
+           std::string &error);
+
+/// The magnitude version of @`entry` (magnitudes() runs it): a copy of
+/// `module` with a new public function, named in `function`, that takes
+/// @`entry`'s inputs and returns S of each float result; null, with `error`
+/// set, on failure. For tests and for looking at what magnitudes() does.
+mlir::OwningOpRef<mlir::ModuleOp> magnitudeModule(mlir::ModuleOp module, llvm::StringRef entry,
+                                                  std::string &function, std::string &error);
+
+} // namespace kiln::interp
+
+#endif // KILN_REFERENCE_COMPARISON_H
