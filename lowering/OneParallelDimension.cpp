@@ -86,20 +86,30 @@ struct OneParallelDimensionPass
     : kiln::impl::OneParallelDimensionBase<OneParallelDimensionPass> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<scf::ParallelOp> loops;
-    getOperation().walk([&](scf::ParallelOp loop) {
-      if (loop.getInitVals().empty() && !loop->getParentOfType<scf::ParallelOp>())
-        loops.push_back(loop);
-    });
-    for (scf::ParallelOp loop : loops) {
-      // A batch-parallel scan says its work (elements times steps): its
-      // loops also copy tiles and prefetch, which staticWork would count.
-      int64_t work = staticWork(loop);
-      if (auto scanWork = loop->getAttrOfType<IntegerAttr>("kiln.parallel_scan"))
-        work = scanWork.getInt();
-      bool small = work >= 0 && work < minParallelWork;
-      if (loop.getNumLoops() > 1 || small)
-        rewrite(loop, small);
+    // Outermost parallel loops first; a loop made sequential exposes the
+    // parallel loops nested in it (a matmul's loop order can put a parallel
+    // dimension inside a reduction), which the next round sees on their own:
+    // dispatching each of their tiny runs would cost far more than it does.
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      SmallVector<scf::ParallelOp> loops;
+      getOperation().walk([&](scf::ParallelOp loop) {
+        if (loop.getInitVals().empty() && !loop->getParentOfType<scf::ParallelOp>())
+          loops.push_back(loop);
+      });
+      for (scf::ParallelOp loop : loops) {
+        // A batch-parallel scan says its work (elements times steps): its
+        // loops also copy tiles and prefetch, which staticWork would count.
+        int64_t work = staticWork(loop);
+        if (auto scanWork = loop->getAttrOfType<IntegerAttr>("kiln.parallel_scan"))
+          work = scanWork.getInt();
+        bool small = work >= 0 && work < minParallelWork;
+        if (loop.getNumLoops() > 1 || small) {
+          rewrite(loop, small);
+          changed = true;
+        }
+      }
     }
   }
 

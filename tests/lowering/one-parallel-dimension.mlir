@@ -163,3 +163,38 @@ func.func @small_scan(%m: memref<4x8xf32>, %v: f32) {
   } {kiln.parallel_scan = 960 : i64}
   return
 }
+
+// -----
+
+// A small matmul whose loop order puts a parallel dimension inside the
+// reduction: once the outer loop is sequential, the inner parallel loop is
+// small on its own and becomes a loop too (dispatching each of its 16
+// iterations, 256 times, cost 15000x the work).
+// CHECK-LABEL: func.func @nested_small
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: scf.parallel
+func.func @nested_small(%a: memref<32x8xf32>, %b: memref<8x16xf32>, %c: memref<32x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  scf.parallel (%i) = (%c0) to (%c32) step (%c1) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c16) step (%c1) {
+        %x = memref.load %a[%i, %k] : memref<32x8xf32>
+        %y = memref.load %b[%k, %j] : memref<8x16xf32>
+        %z = memref.load %c[%i, %j] : memref<32x16xf32>
+        %p = arith.mulf %x, %y : f32
+        %s = arith.addf %z, %p : f32
+        memref.store %s, %c[%i, %j] : memref<32x16xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}
