@@ -10,7 +10,7 @@
 // x / 0 = -1, x % 0 = x, INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0; for ui32
 // x / 0 is all ones.
 // DIV: output 0: {{.*}} values [-1, 5, -2147483648, -3]
-// DIV: output 1: {{.*}} values [7, 0, 0, 1]
+// DIV: output 1: {{.*}} values [7, 0, 0, -1]
 // DIV: output 2: {{.*}} values [4294967295, 1500000000]
 // DIV: output 3: {{.*}} values [-1, -128]
 func.func @divide() -> (tensor<4xi32>, tensor<4xi32>, tensor<2xui32>, tensor<2xi8>) {

@@ -53,11 +53,11 @@ func.func @rounding() -> (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5x
 }
 
 // cbrt(27) = 3, atan2(1, -1) = 3*pi/4, erf_inv(erf(0.5)) = 0.5,
-// nextafter(1, 2) = 1 + 2^-23, nextafter(0, -1) = -2^-149.
+// nextafter(1, 2) - 1 = 2^-23, nextafter(0, -1) - 0 = -2^-149.
 // SPECIAL: output 0: {{.*}} values [3, -2]
 // SPECIAL: output 1: {{.*}} values [2.35619
 // SPECIAL: output 2: {{.*}} values [0.5, 0, -0.5]
-// SPECIAL: output 3: {{.*}} values [1.00000012, -1.40129846e-45]
+// SPECIAL: output 3: {{.*}} values [1.19209e-07, -1.4013e-45]
 func.func @special() -> (tensor<2xf32>, tensor<1xf32>, tensor<3xf32>, tensor<2xf32>) {
   %x = lax.constant dense<[27.0, -8.0]> : tensor<2xf32>
   %c = lax.cbrt %x : tensor<2xf32>
@@ -69,7 +69,8 @@ func.func @special() -> (tensor<2xf32>, tensor<1xf32>, tensor<3xf32>, tensor<2xf
   %i = lax.erf_inv %e : tensor<3xf32>
   %from = lax.constant dense<[1.0, 0.0]> : tensor<2xf32>
   %to = lax.constant dense<[2.0, -1.0]> : tensor<2xf32>
-  %n = lax.nextafter %from, %to : tensor<2xf32>
+  %next = lax.nextafter %from, %to : tensor<2xf32>
+  %n = lax.sub %next, %from : tensor<2xf32>
   return %c, %a, %i, %n : tensor<2xf32>, tensor<1xf32>, tensor<3xf32>, tensor<2xf32>
 }
 
