@@ -5,7 +5,9 @@ side in one run, every result checked against a float64 reference.
 Usage (through bench/run, which installs the peers and builds Kiln):
     bench/harness.py --build BUILD_DIR [--quick] [--only W1,W3] [--threads 2]
 Writes bench/results/latest.json and bench/results/latest.png and prints a
-table: median/min/max per peer and the ratio of each peer's time to Kiln's.
+table: median/min/max per peer and the ratio of each row's time to Kiln's and
+to XLA's (jax.jit, run by bench/peers/jax_peers.py under the pinned .venv's
+python, in processes of their own started with XLA's thread settings).
 """
 import argparse
 import json
@@ -27,6 +29,72 @@ def pin_threads(n):
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                 "NUMBA_NUM_THREADS"):
         os.environ[var] = str(n)
+
+
+def xla_env(threads):
+    """The environment of a process that runs XLA:CPU on `threads` threads;
+    it must not have imported jax yet (jaxlib reads these when it creates
+    its CPU client). PJRT_NPROC sizes XLA's intra-op pool
+    (xla::DefaultThreadPoolSize, whose default is the number of CPUs; the
+    pool's threads are named tf_XLAEigen, jax_peers.py counts them and
+    run_jax checks the count); one CPU device
+    (--xla_force_host_platform_device_count=1), so a jitted call runs on that
+    one pool. For one thread also the usual recipe, XLA_FLAGS=
+    "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1":
+    the flag makes Eigen's runtime calls single-threaded; the second word is
+    not a flag (XLA's parser skips words without "--" after the first, and
+    alone it is taken for a file of flags), so without PJRT_NPROC=1 jaxlib
+    0.10 still ran W1's GEMM on two threads of a 2-core machine."""
+    flags = ["--xla_force_host_platform_device_count=1"]
+    if threads == 1:
+        flags += ["--xla_cpu_multi_thread_eigen=false", "intra_op_parallelism_threads=1"]
+    return {"XLA_FLAGS": " ".join(flags), "PJRT_NPROC": str(threads), "JAX_PLATFORMS": "cpu"}
+
+
+def default_jax_python():
+    venv = os.environ.get("KILN_VENV") or str(ROOT / ".venv")
+    return str(Path(venv) / "bin" / "python")
+
+
+class JaxWorker:
+    """A `jax_peers.py serve` process pinned to one thread count: requests
+    and answers as JSON lines; what it prints goes to `log`."""
+
+    def __init__(self, python, threads, log):
+        self.log, self.log_file = log, open(log, "w")
+        self.proc = subprocess.Popen(
+            [python, str(ROOT / "bench" / "peers" / "jax_peers.py"), "serve"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log_file, text=True,
+            env=dict(os.environ, **xla_env(threads)))
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def request(self, **req):
+        try:
+            self.proc.stdin.write(json.dumps(req) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except BrokenPipeError:
+            line = ""
+        if not line:
+            self.proc.wait()
+            tail = Path(self.log).read_text().strip().splitlines()[-1:] or ["no output"]
+            raise RuntimeError(f"the JAX process ended (exit {self.proc.returncode}): {tail[0]}")
+        answer = json.loads(line)
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        return answer
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log_file.close()
 
 
 class Result:
@@ -73,6 +141,8 @@ class Bench:
         self.peak_heap = {}    # run_kiln name -> heap bytes one call needs (CPU)
         self.memory_rows = []  # [workload, peer, bytes] for the report
         self.tmp = Path(tempfile.mkdtemp(prefix="kiln-bench-"))
+        self.jax_python = args.jax_python
+        self.jax_workers = {}  # thread count -> JaxWorker
 
     # -- helpers ------------------------------------------------------------
     def save(self, name, array):
@@ -142,6 +212,50 @@ class Bench:
                     and count.value > 0)
         except OSError:
             return False
+
+    def jax_available(self):
+        """Whether the XLA peer can run: the pinned environment's python
+        (scripts/setup.sh creates .venv) is there."""
+        return os.access(self.jax_python, os.X_OK)
+
+    def run_jax(self, peer, inputs, threads, x64=False, per_call=False, repeat=None,
+                warmup=None):
+        """XLA's row: `peer` (a name in bench/peers/jax_peers.py) jitted on the
+        .npy `inputs`, timed by a JAX process pinned to `threads` (one
+        process per thread count, kept for the whole run), each call waited
+        for (block_until_ready), the warm-up (compilation) excluded. With
+        `per_call`: time per call over batches of calls (W4)."""
+        import numpy as np
+        if threads in self.jax_workers and not self.jax_workers[threads].alive():
+            self.jax_workers.pop(threads).close()  # ended (killed for memory?): a new one
+        if threads not in self.jax_workers:
+            self.jax_workers[threads] = JaxWorker(self.jax_python, threads,
+                                                  self.tmp / f"jax-{threads}-threads.log")
+        out = self.tmp / f"jax-{peer}.npy"
+        answer = self.jax_workers[threads].request(
+            peer=peer, inputs=[str(p) for p in inputs], out=str(out), x64=x64,
+            per_call=per_call, repeat=repeat or self.repeat, warmup=warmup or self.warmup,
+            sample_s=0.05 if self.args.quick else 0.2)
+        if answer["threads"] != threads:
+            raise RuntimeError(f"XLA's pool has {answer['threads']} threads, not {threads}")
+        return answer["times_s"], np.load(out)
+
+    def jax_first_call(self, program, cache_dir, threads):
+        """Time to first result of a seed program under jax.jit, in a fresh
+        process (jax_peers.py first-call): jax imported and its backend
+        started, then the first call, blocked on; `cache_dir`: jax's
+        persistent compilation cache (empty: cold)."""
+        proc = subprocess.run(
+            [self.jax_python, str(ROOT / "bench" / "peers" / "jax_peers.py"), "first-call",
+             program, "--cache-dir", str(cache_dir)],
+            capture_output=True, text=True, env=dict(os.environ, **xla_env(threads)))
+        if proc.returncode != 0:
+            raise RuntimeError((proc.stderr.strip().splitlines() or ["no output"])[-1])
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    def close(self):
+        for worker in self.jax_workers.values():
+            worker.close()
 
     def time_jax(self, fn, *inputs):
         """Times a jitted JAX function on device-resident inputs, waiting for
@@ -223,7 +337,11 @@ def main():
                         help="keep the scratch directory (inputs as .npy, programs, outputs) "
                              "and print its path; by default it is removed at the end")
     parser.add_argument("--write-docs", metavar="PATH",
-                        help="also write the table as markdown (docs/performance.md)")
+                        help="also write the tables as markdown into PATH (docs/performance.md), "
+                             "between its <!-- bench:begin --> and <!-- bench:end --> lines")
+    parser.add_argument("--jax-python", default=default_jax_python(),
+                        help="python of the environment with jax (the XLA peer; default "
+                             "$KILN_VENV/bin/python, else .venv/bin/python)")
     args = parser.parse_args()
     if args.rounds is None:
         args.rounds = 1 if args.quick else 3
@@ -234,6 +352,7 @@ def main():
     try:
         run_all(bench, args)
     finally:
+        bench.close()
         # The inputs alone are over a GiB for a full run (W2's .npy files).
         if args.keep_tmp:
             print(f"scratch files kept in {bench.tmp}")
@@ -261,33 +380,69 @@ def run_all(bench, args):
 
 def compile_times(bench):
     """Compile time of each seed program through kiln-run, with an empty
-    compile cache (cold) and again with the entry the first run stored (warm)."""
-    print("\nCompile: kiln-run, cold (empty cache) vs warm (cached object)", flush=True)
-    programs = [("seed 004 MLP (eqx)", "seed004_mlp_eqx.mlir", []),
-                ("seed 000 f2", "seed000_f2.mlir", []),
+    compile cache (cold) and again with the entry the first run stored
+    (warm); beside it XLA's time to first result of the same seed program
+    under jax.jit in a fresh process, with an empty persistent compilation
+    cache (cold) and again with the entry the first process stored (warm).
+    Each a median over `samples` runs, every cold one with a cache of its own."""
+    print("\nCompile: kiln-run, cold (empty cache) vs warm (cached object); "
+          "jax.jit's first call in a fresh process, cold vs warm (persistent cache)", flush=True)
+    programs = [("seed 001 outer_fn (10 inner_fn calls)", "seed001_ten_calls.jaxpr", [],
+                 "seed001"),
+                ("seed 004 MLP (eqx)", "seed004_mlp_eqx.mlir", [], "seed004_mlp_eqx"),
+                ("seed 000 f2", "seed000_f2.mlir", [], "seed000_f2"),
                 ("seed 002 MSE, push-up rules", "seed002_mse_before.mlir",
-                 ["--rules", str(ROOT / "examples" / "rules")]),
-                ("seed 003 TDMA", "seed003_tdma.mlir", ["--positive-inputs"])]
-    cache = bench.tmp / "compile-cache"
-    cache.mkdir()
-    bench.compile_rows = []
-    for label, path, extra in programs:
-        row = [label]
-        for _ in ("cold", "warm"):
+                 ["--rules", str(ROOT / "examples" / "rules")], "seed002_mse"),
+                ("seed 003 TDMA", "seed003_tdma.mlir", ["--positive-inputs"], "seed003_tdma")]
+    threads = bench.args.threads
+
+    def kiln_run(path, extra, cache):
+        try:
             proc = subprocess.run(
                 [str(bench.bin / "kiln-run"), str(ROOT / "examples" / "seeds" / path),
                  "--random-inputs", "--repeat", "1", "--time-json",
                  f"--cache-dir={cache}", *extra], capture_output=True, text=True)
-            if proc.returncode != 0:
-                row.append(None)
-                continue
-            data = json.loads(next(l for l in proc.stdout.splitlines() if l.startswith("{")))
-            row.append(data["compile_s"])
+        except OSError:
+            return None
+        if proc.returncode != 0:
+            return None
+        return json.loads(next(l for l in proc.stdout.splitlines() if l.startswith("{")))
+
+    def med(values):
+        values = sorted(v for v in values if v is not None)
+        return values[len(values) // 2] if values else None
+
+    bench.compile_rows = []
+    for k, (label, path, extra, xla_program) in enumerate(programs):
+        # Seed 001's row is the seed's question (time to first result): more samples.
+        samples = (3 if bench.args.quick else 5) if xla_program == "seed001" else \
+            (1 if bench.args.quick else 3)
+        cold, warm, call, xla_cold, xla_warm, xla_error = [], [], [], [], [], None
+        for i in range(samples):
+            cache = bench.tmp / f"compile-cache-{k}-{i}"
+            cache.mkdir()
+            first, second = kiln_run(path, extra, cache), kiln_run(path, extra, cache)
+            cold.append(first and first["compile_s"])
+            call.append(first and first["median_s"])
+            warm.append(second and second["compile_s"])
+            if bench.jax_available() and xla_error is None:
+                jax_cache = bench.tmp / f"jax-cache-{k}-{i}"
+                jax_cache.mkdir()
+                try:
+                    xla_cold.append(bench.jax_first_call(xla_program, jax_cache, threads)["first_s"])
+                    xla_warm.append(bench.jax_first_call(xla_program, jax_cache, threads)["first_s"])
+                except Exception as e:  # a missing peer must not stop the others
+                    xla_error = str(e) or repr(e)
+        row = [label, med(cold), med(warm), med(call), med(xla_cold), med(xla_warm), samples]
         bench.compile_rows.append(row)
-        cold, warm = row[1], row[2]
-        if cold and warm:
-            print(f"  {label:<40} cold {cold * 1e3:9.1f} ms  warm {warm * 1e3:7.1f} ms  "
-                  f"({cold / warm:.0f}x)", flush=True)
+        text = f"  {label:<40}"
+        if row[1] and row[2]:
+            text += f" cold {row[1] * 1e3:9.1f} ms  warm {row[2] * 1e3:7.1f} ms  ({row[1] / row[2]:.0f}x)"
+        if row[4] and row[5]:
+            text += f"  XLA cold {row[4] * 1e3:7.1f} ms  warm {row[5] * 1e3:7.1f} ms"
+        if xla_error:
+            text += f"  XLA skipped: {xla_error.splitlines()[0]}"
+        print(text, flush=True)
 
 
 def rules_scale(bench):
@@ -313,15 +468,31 @@ def report(bench, args):
     from report import Table, fmt, write_report
     tables = []
     if getattr(bench, "compile_rows", None):
+        def ms(v):
+            return fmt(v).strip() if v else "-"
+
+        def compile_cells(r):
+            label, cold, warm, call, xla_cold, xla_warm, _ = r
+            vs_xla = f"{(cold + (call or 0)) / xla_cold:.2f}x" if cold and xla_cold else "-"
+            return [label, ms(cold), ms(warm), f"{cold / warm:.0f}x" if cold and warm else "-",
+                    ms(xla_cold), ms(xla_warm), vs_xla]
         tables.append(Table(
-            "compile", "Compile time: cold vs warm compile cache",
+            "compile", "Compile time: cold vs warm compile cache, and jax.jit's first call",
             ["`kiln-run FILE --random-inputs --repeat 1 --time-json --cache-dir=DIR`, twice:",
              "the first run compiles (lowering, LLVM -O3, code generation) and stores the",
-             "object, the second links the cached object."],
-            ["program", "cold", "warm", "cold / warm"], ["program", "cold_s", "warm_s"],
-            bench.compile_rows,
-            lambda r: [r[0], fmt(r[1]).strip() if r[1] else "-", fmt(r[2]).strip() if r[2] else "-",
-                       f"{r[1] / r[2]:.0f}x" if r[1] and r[2] else "-"]))
+             "object, the second links the cached object. XLA: `jax.jit` of the seed's own",
+             "code (tests/jax/programs/seeds.py) at the same shapes, the time to first result",
+             "(trace, lower, compile, one call, `block_until_ready`) in a fresh process after",
+             "`import jax` and the backend's start, with jax's persistent compilation cache in",
+             "an empty directory (cold; the entry is written) and again in a second process",
+             f"(warm; the entry read); XLA on {args.threads} threads as the workloads.",
+             "`vs XLA`: Kiln's time to first result (cold compile plus one call) divided by",
+             "XLA's cold one (< 1: Kiln is first). Medians over fresh runs (seed 001: 5, the",
+             "others 3; `--quick`: 3 and 1)."],
+            ["program", "Kiln cold", "Kiln warm", "cold / warm", "XLA cold", "XLA warm",
+             "vs XLA"],
+            ["program", "cold_s", "warm_s", "call_s", "xla_cold_s", "xla_warm_s", "samples"],
+            bench.compile_rows, compile_cells))
     if bench.memory_rows:
         tables.append(Table(
             "peak_heap", "Extra memory: heap the compiled code needs per call",

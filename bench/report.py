@@ -32,14 +32,39 @@ def ratio_group(peer):
     return tag, "GPU:" in peer
 
 
-def best_kiln_medians(rows):
-    """The best Kiln median of each ratio group."""
+def is_kiln(peer):
+    return "Kiln" in peer
+
+
+def is_xla(peer):
+    """XLA's rows: jax.jit (XLA:CPU; on the GPU rows XLA:GPU)."""
+    return "XLA" in peer
+
+
+def best_medians(rows, which):
+    """The best median of each ratio group among the correct rows `which`
+    picks by name (is_kiln, is_xla)."""
     best = {}
     for r in rows:
-        if "Kiln" in r.peer and r.ok:
+        if which(r.peer) and r.ok:
             key = ratio_group(r.peer)
             best[key] = min(best.get(key, r.median), r.median)
     return best
+
+
+def best_kiln_medians(rows):
+    """The best Kiln median of each ratio group."""
+    return best_medians(rows, is_kiln)
+
+
+def ratio_cells(r, best_kiln, best_xla):
+    """`vs Kiln` and `vs XLA`: the row's median over the best Kiln (XLA)
+    median of its group; > 1: that one is faster than this row."""
+    cells = []
+    for best in (best_kiln, best_xla):
+        ref = best.get(ratio_group(r.peer))
+        cells.append(f"{r.median / ref:.2f}x" if ref else "-")
+    return cells
 
 
 def median(values):
@@ -72,30 +97,34 @@ def write_report(results, args, outdir, tables=()):
         groups.setdefault(r.workload, []).append(r)
     for rows in groups.values():  # the floors first, the other rows in the order run
         rows.sort(key=lambda r: not (r.limit or r.roofline))
+    write_console_json_chart(groups, results, args, outdir, tables)
+    if getattr(args, "write_docs", None):  # last: it stops the run where the markers are missing
+        write_markdown(groups, args, args.write_docs, tables)
 
+
+def write_console_json_chart(groups, results, args, outdir, tables):
+    """The table on stdout, latest.json and latest.png."""
     print("\n" + "=" * 100)
     print(f"{'workload':<16} {'peer':<40} {'median':>11} {'min':>11} {'max':>11} "
-          f"{'thr':>4} {'vs Kiln':>8}  {'limit':<15} check")
+          f"{'thr':>4} {'vs Kiln':>8} {'vs XLA':>8}  {'limit':<15} check")
     for workload, rows in groups.items():
-        best = best_kiln_medians(rows)
+        best_kiln, best_xla = best_medians(rows, is_kiln), best_medians(rows, is_xla)
         for r in rows:
-            best_kiln = best.get(ratio_group(r.peer))
-            ratio = f"{r.median / best_kiln:7.2f}x" if best_kiln else "      -"
+            vs_kiln, vs_xla = ratio_cells(r, best_kiln, best_xla)
             check = "ok" if r.ok else f"WRONG {r.error:.1e}"
             print(f"{workload:<16} {r.peer:<40} {fmt(r.median)} {fmt(min(r.times))} "
-                  f"{fmt(max(r.times))} {r.threads:>4} {ratio:>8}  {limit_cell(r, rows):<15} {check}")
-    print("(vs Kiln: the peer's median time divided by Kiln's best median for the same element type"
-          " and device; > 1 means Kiln is faster. limit: the rate reached, or the floor's time as a"
-          " share of the row's; paired: the median share over samples each taken beside one of"
-          " the floor as a lax program)")
+                  f"{fmt(max(r.times))} {r.threads:>4} {vs_kiln:>8} {vs_xla:>8}  "
+                  f"{limit_cell(r, rows):<15} {check}")
+    print("(vs Kiln, vs XLA: the row's median time divided by the best median of Kiln's rows,"
+          " of XLA's (jax.jit) rows, for the same element type and device; > 1 means that one is"
+          " faster than the row: Kiln's rows read vs XLA < 1 where Kiln is ahead. limit: the rate"
+          " reached, or the floor's time as a share of the row's; paired: the median share over"
+          " samples each taken beside one of the floor as a lax program)")
     for table in tables:
         print(f"\n{table.title}")
         print("  " + " | ".join(table.columns))
         for row in table.cells():
             print("  " + " | ".join(row))
-
-    if getattr(args, "write_docs", None):
-        write_markdown(groups, args, args.write_docs, tables)
 
     payload = {"machine": machine(), "threads": args.threads, "quick": args.quick,
                "rounds": args.rounds,
@@ -110,22 +139,59 @@ def write_report(results, args, outdir, tables=()):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        fig, axes = plt.subplots(len(groups), 1, figsize=(10, 2.2 * max(1, len(groups))))
-        if len(groups) == 1:
-            axes = [axes]
+        compile_rows = next((t.rows for t in tables if t.key == "compile"), None)
+        # Each panel as high as its rows need.
+        heights = [len(rows) + 2 for rows in groups.values()]
+        heights += [2 * len(compile_rows) + 2] if compile_rows else []
+        fig, axes = plt.subplots(len(heights), 1, figsize=(11, 0.2 * sum(heights) + 1),
+                                 gridspec_kw={"height_ratios": heights})
+        axes = list(axes) if len(heights) > 1 else [axes]
+        compile_ax = axes.pop() if compile_rows else None
+        from matplotlib.patches import Patch
+        colors = {"Kiln": "tab:red", "XLA (jax.jit)": "tab:blue", "other peers": "tab:gray"}
+
+        def color(peer):
+            return colors["Kiln" if is_kiln(peer) else "XLA (jax.jit)" if is_xla(peer)
+                          else "other peers"]
         for ax, (workload, rows) in zip(axes, groups.items()):
             names = [r.peer for r in rows]
-            ax.barh(names, [r.median * 1e3 for r in rows],
-                    color=["tab:red" if "Kiln" in n else "tab:gray" for n in names])
+            ax.barh(names, [r.median * 1e3 for r in rows], color=[color(n) for n in names])
+            ax.invert_yaxis()  # in the table's order, top down
             ax.set_xscale("log")
             ax.set_title(workload, fontsize=9)
             ax.tick_params(labelsize=7)
             ax.set_xlabel("median ms (log)", fontsize=7)
-        fig.tight_layout()
+        if compile_ax is not None:
+            compile_chart(compile_ax, compile_rows, colors)
+        fig.legend(handles=[Patch(color=c, label=k) for k, c in colors.items()],
+                   loc="upper right", fontsize=7, ncol=3)
+        fig.tight_layout(rect=(0, 0, 1, 0.985))
         fig.savefig(outdir / "latest.png", dpi=110)
         print(f"wrote {outdir / 'latest.json'} and {outdir / 'latest.png'}")
     except ImportError:
         print(f"wrote {outdir / 'latest.json'} (no matplotlib: no chart)")
+
+
+def compile_chart(ax, rows, colors):
+    """Kiln's cold and warm compile beside XLA's cold and warm first call,
+    per seed program (harness.py's compile rows)."""
+    import numpy as np
+    y = np.arange(len(rows))
+    bars = [("Kiln cold", 1, colors["Kiln"], 1.0), ("Kiln warm", 2, colors["Kiln"], 0.45),
+            ("XLA cold", 4, colors["XLA (jax.jit)"], 1.0),
+            ("XLA warm", 5, colors["XLA (jax.jit)"], 0.45)]
+    height = 0.2
+    for i, (label, col, c, alpha) in enumerate(bars):
+        ax.barh(y + (i - 1.5) * height, [(r[col] or 0) * 1e3 for r in rows], height,
+                color=c, alpha=alpha, label=label)
+    ax.set_yticks(y)
+    ax.set_yticklabels([r[0] for r in rows])
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_title("compile: Kiln cold/warm cache vs jax.jit's first call cold/warm (faded: warm)",
+                 fontsize=9)
+    ax.tick_params(labelsize=7)
+    ax.set_xlabel("ms (log)", fontsize=7)
 
 
 class Table:
@@ -140,36 +206,46 @@ class Table:
         return [self.format_row(row) for row in self.rows]
 
 
+BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+
+
 def write_markdown(groups, args, path, tables=()):
-    """The same table as markdown, for docs/performance.md."""
+    """The same tables as markdown into `path` (docs/performance.md): they
+    replace what lies between its BEGIN and END lines, the rest of the file
+    (the hand-written sections) is kept. A new file gets a title and the
+    markers; an existing one without them is left alone (an error)."""
     m = machine()
-    lines = ["# Performance", "",
-             "Measured by `bench/run" + (" --quick" if args.quick else "") +
+    lines = ["Measured by `bench/run" + (" --quick" if args.quick else "") +
              f" --threads {args.threads}` on {m['cpu']} ({m['cores']} cores), {m['platform']}.",
              *(["The workloads ran once."] if args.rounds == 1 else
                [f"The workloads ran {args.rounds} times in turn, each row's samples pooled (a",
                 "slow stretch of the shared machine falls on every peer alike)."]),
              "Times are medians of repeated runs (min and max beside them); `vs Kiln` is the",
-             "peer's median divided by Kiln's best median in the same workload, element type",
-             "and device (> 1: Kiln is faster). `limit`: the rate reached (W1: GF/s; the",
-             "floors: GB/s) or the floor's time as a share of the row's (100 %: at the",
-             "floor; W2: copying the diagonals, W3 large: reading xs and y once).",
-             "`paired`: each sample of the row was taken right beside one of the same",
-             "floor written as a lax program (kiln-bench --paired, the order alternating),",
-             "and this is the median of the floor's share over those pairs: a slow",
-             "stretch of the shared machine falls on both of a pair. Every result is",
+             "row's median divided by Kiln's best median in the same workload, element type",
+             "and device (> 1: Kiln is faster), `vs XLA` the same against XLA's best row",
+             "(`jax.jit` on XLA:CPU, jaxlib from the pinned .venv; > 1: XLA is faster, so a",
+             "Kiln row below 1 is ahead of XLA). XLA runs the seeds' own JAX code",
+             "(tests/jax/programs/seeds.py) on the same inputs, in a process of its own",
+             "pinned to the row's threads (`PJRT_NPROC`, the size of XLA:CPU's pool; one",
+             "thread: also `--xla_cpu_multi_thread_eigen=false`), every call waited for",
+             "(`block_until_ready`), the compiling first call not timed. `limit`: the rate",
+             "reached (W1: GF/s; the floors: GB/s) or the floor's time as a share of the",
+             "row's (100 %: at the floor; W2: copying the diagonals, W3 large: reading xs and",
+             "y once). `paired`: each sample of the row was taken right beside one of the",
+             "same floor written as a lax program (kiln-bench --paired, the order",
+             "alternating), and this is the median of the floor's share over those pairs: a",
+             "slow stretch of the shared machine falls on both of a pair. Every result is",
              "checked against a float64 reference. Threads 0: the row ran on the GPU.", ""]
     for workload, rows in groups.items():
-        best_of = best_kiln_medians(rows)
+        best_kiln, best_xla = best_medians(rows, is_kiln), best_medians(rows, is_xla)
         lines += [f"## {workload}", "",
-                  "| peer | median | min | max | threads | vs Kiln | limit | check |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "| peer | median | min | max | threads | vs Kiln | vs XLA | limit | check |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
-            best = best_of.get(ratio_group(r.peer))
-            ratio = f"{r.median / best:.2f}x" if best else "-"
+            vs_kiln, vs_xla = ratio_cells(r, best_kiln, best_xla)
             check = "ok" if r.ok else f"wrong ({r.error:.1e})"
             lines.append(f"| {r.peer} | {fmt(r.median).strip()} | {fmt(min(r.times)).strip()} | "
-                         f"{fmt(max(r.times)).strip()} | {r.threads} | {ratio} | "
+                         f"{fmt(max(r.times)).strip()} | {r.threads} | {vs_kiln} | {vs_xla} | "
                          f"{limit_cell(r, rows)} | {check} |")
         lines.append("")
     for table in tables:
@@ -178,6 +254,16 @@ def write_markdown(groups, args, path, tables=()):
                   "|" + "---|" * len(table.columns)]
         lines += ["| " + " | ".join(row) + " |" for row in table.cells()]
         lines.append("")
+    block = "\n".join([BEGIN, *lines, END])
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = f"# Performance\n\n{BEGIN}\n{END}\n"
+    begin, end = text.find(BEGIN), text.find(END)
+    if begin < 0 or end < begin:
+        raise SystemExit(f"{path}: no {BEGIN} ... {END} lines around the generated tables; "
+                         "add them (the text outside them is kept), then run again")
     with open(path, "w") as f:
-        f.write("\n".join(lines))
-    print(f"wrote {path}")
+        f.write(text[:begin] + block + text[end + len(END):])
+    print(f"wrote the tables into {path} (between {BEGIN} and {END})")

@@ -37,6 +37,12 @@ def w1(b):
                   ref, rtol, t, note, **rate)
     wp, ap = b.save("w1_w", w), b.save("w1_a", a)
     b.guarded("W1", "C++ Eigen", lambda: cpp(b, "w1-eigen", wp, ap), ref, rtol, t, note, **rate)
+    if b.jax_available():
+        # The seed's f1 (double vmap) and f2 (einsum), both @jax.jit.
+        for name, peer in (("XLA: jax.jit f1 (double vmap)", "w1-f1"),
+                           ("XLA: jax.jit f2 (einsum)", "w1-f2")):
+            b.guarded("W1", name, lambda: b.run_jax(peer, [wp, ap], t), ref, rtol, t, note,
+                      **rate)
     if b.kiln_available():
         for name, file, entry, passes in (
                 ("Kiln f1 (as written)", "seed000_f1.mlir", "f1", ()),
@@ -54,7 +60,7 @@ def w1(b):
                                                          entry, [wp, ap], target="gpu"),
                           ref, 1e-3, 0, note, **rate)
         if py.jax is not None:
-            b.guarded("W1", "GPU: JAX einsum (jit)", lambda: b.time_jax(py.w1_jax(), w, a),
+            b.guarded("W1", "GPU: XLA jax.jit einsum", lambda: b.time_jax(py.w1_jax(), w, a),
                       ref, 1e-3, 0, note, **rate)
 
 
@@ -133,6 +139,23 @@ def w2(b):
                       lambda: b.time_python(py.w2_numba_serial, a, bd, c, d), ref, rtol, 1)
             b.guarded("W2", f"[{dtype}] Numba parallel",
                       lambda: b.time_python(py.w2_numba_parallel, a, bd, c, d), ref, rtol, t)
+        if b.jax_available():
+            # The seed's kernel with its carry one row per system (seeds.
+            # tdma_batch_carry: the program Kiln's rows compile); f64 with
+            # jax_enable_x64.
+            b.guarded("W2", f"[{dtype}] XLA: jax.jit seed's kernel, carry zeros(n)",
+                      lambda: b.run_jax("w2-carry-row", paths, t, x64=dtype == "f64"),
+                      ref, rtol, t)
+            if dtype == "f32":
+                # tdma_jax_kernel verbatim (f32 as the seed ran it, x64 off):
+                # its carry zeros((m, n)) is [m, n], m times the work and a
+                # [n, m, m] result (checked: m equal copies of the solution).
+                # Seconds a call and gigabytes: 2 samples, skipped where it
+                # does not fit in memory (the full run's 100000 systems:
+                # ~22 GiB), so only --quick (10000 systems) has this row.
+                b.guarded("W2", "[f32] XLA: jax.jit tdma_jax_kernel verbatim (carry [m, n])",
+                          lambda: b.run_jax("w2-verbatim", paths, t, repeat=2, warmup=1),
+                          ref, rtol, t)
         if b.kiln_available():
             src = b.tmp / f"tdma_{dtype}.mlir"
             src.write_text(tdma_program(systems, n, dtype))
@@ -181,7 +204,7 @@ def w2_gpu(b, dtype, paths, arrays, ref, rtol):
                   lambda: b.run_kiln(f"tdmagpu_{dtype}", src, "tdma", paths, target="gpu"),
                   ref, rtol, 0)
     if py.jax is not None:
-        b.guarded("W2", f"[{dtype}] GPU: JAX (seed's scans, jit)",
+        b.guarded("W2", f"[{dtype}] GPU: XLA jax.jit (seed's scans)",
                   lambda: b.time_jax(py.w2_jax(), *arrays), ref, rtol, 0)
 
 
@@ -253,6 +276,13 @@ def w3(b):
             floor = b.tmp / "read_floor_large.mlir"
             floor.write_text(read_floor_program(carry, xs_shape))
             paired = {"floor": ("read floor as a lax program (paired)", (bytes_read, "GB/s"))}
+        if b.jax_available():
+            # The seed's MSE as written (the scan's stacked ys materialised)
+            # and its hand-pushed-up version, each under jax.jit.
+            b.guarded(wl, "XLA: jax.jit MSE materializing (seed's before)",
+                      lambda: b.run_jax("w3-before", [cp, xp, yp], t), ref, rtol, t)
+            b.guarded(wl, "XLA: jax.jit MSE hand-pushed (seed's after)",
+                      lambda: b.run_jax("w3-after", [cp, xp, yp], t), ref, rtol, t)
         if b.kiln_available():
             src = b.tmp / f"mse_{label.replace(' ', '_')}.mlir"
             src.write_text(mse_program(carry, xs_shape))
@@ -311,6 +341,18 @@ def w4(b):
         times, out = cpp(b, "w4-eigen", *paths)
         return [t / 1e6 for t in times], out
     b.guarded("W4", "C++ Eigen fixed-size", eigen, ref, rtol, 1, "per call")
+    if b.jax_available():
+        # The seed's Equinox and Flax MLPs (these weights), called from
+        # Python with a device array, each call waited for: the model
+        # captured by the jitted function, or passed as an argument.
+        for name, peer in (("XLA: equinox, model captured (jax.jit)", "w4-eqx-closure"),
+                           ("XLA: equinox, model as argument (jax.jit)", "w4-eqx-arg"),
+                           ("XLA: equinox, model as argument (eqx.filter_jit)",
+                            "w4-eqx-filter-jit"),
+                           ("XLA: flax, params captured (jax.jit)", "w4-flax-closure"),
+                           ("XLA: flax, params as argument (jax.jit)", "w4-flax-arg")):
+            b.guarded("W4", name, lambda: b.run_jax(peer, paths, 1, per_call=True),
+                      ref, rtol, 1, "per call")
     if b.kiln_available():
         def kiln_api():
             return b.run_kiln("mlp", SEEDS / "seed004_mlp_eqx.mlir", "mlp", paths,
