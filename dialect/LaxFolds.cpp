@@ -84,10 +84,11 @@ static Attribute zeroOf(Type type) {
       tensor, APInt::getZero(tensor.getElementType().getIntOrFloatBitWidth()));
 }
 
-/// Integer division or remainder that the folder may compute: none for a zero
-/// divisor (the JIT's divsi/divui would trap; XLA defines x / 0 = -1 and
-/// x % 0 = x at run time) nor for signed INT_MIN / -1 (overflow, which traps
-/// on x86).
+/// Integer division or remainder that the folder may compute: not by a zero
+/// divisor, nor signed INT_MIN / -1 (the overflow traps on x86 as x / 0
+/// does). Those ops stay in the IR: XLA defines their results (x / 0 = -1,
+/// x % 0 = x, INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0), which the
+/// interpreter and the lowering compute at run time.
 static bool divisionFolds(const APInt &x, const APInt &y, bool isUnsigned) {
   if (y.isZero())
     return false;
@@ -158,12 +159,9 @@ OpFoldResult RemOp::fold(FoldAdaptor a) {
       });
 }
 
-/// max/min of two floats propagate NaN; zeros of opposite signs are not
-/// folded: the interpreter returns its first operand (std::max) where the JIT
-/// orders -0 < +0 (arith.maximumf), so no constant agrees with both.
+/// max/min of two floats: IEEE maximum/minimum (APFloat's maximum), NaN
+/// propagating and -0 < +0, as the interpreter and the JIT (arith.maximumf).
 static std::optional<APFloat> maxOrMin(const APFloat &x, const APFloat &y, bool isMax) {
-  if (x.isZero() && y.isZero() && x.isNegative() != y.isNegative())
-    return std::nullopt;
   return isMax ? maximum(x, y) : minimum(x, y);
 }
 static APInt maxOrMin(const APInt &x, const APInt &y, bool isUnsigned, bool isMax) {

@@ -28,8 +28,22 @@ double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 double square(double x) { return x * x; }
 double signOf(double x) { return std::isnan(x) || x == 0 ? x : (x > 0 ? 1.0 : -1.0); }
 double negate(double x) { return -x; }
-double nanMax(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
-double nanMin(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); }
+/// IEEE maximum/minimum (arith.maximumf): NaN propagates and -0 < +0, so
+/// the result does not depend on the operands' order.
+double nanMax(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return NAN;
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return std::max(a, b);
+}
+double nanMin(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return NAN;
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return std::min(a, b);
+}
 
 double roundAwayFromZero(double x) { return std::round(x); }
 double roundToNearestEven(double x) { return std::nearbyint(x); } // default mode: ties to even

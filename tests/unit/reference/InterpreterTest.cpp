@@ -69,19 +69,27 @@ protected:
 };
 
 TEST_F(InterpreterTest, Elementwise) {
-  auto a = tensor("tensor<4xf32>", {1, -2, 0.5, 4});
-  auto b = tensor("tensor<4xf32>", {2, 3, -1, 0.5});
+  // Every expected value differs from every input, and max takes each side
+  // twice, so a wrong mul, sub, add or max (or operands swapped) shows:
+  //   a * b     = {12, -3, -3, -1.25}
+  //   a * b - a = {9, -1, -3.5, -6.25}
+  //   a + b     = {7, -0.5, -5.5, 4.75}
+  //   max       = {9, -0.5, -3.5, 4.75}
+  auto a = tensor("tensor<4xf32>", {3, -2, 0.5, 5});
+  auto b = tensor("tensor<4xf32>", {4, 1.5, -6, -0.25});
   EXPECT_EQ(run(R"(func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
       %0 = lax.mul %a, %b : tensor<4xf32>
       %1 = lax.sub %0, %a : tensor<4xf32>
-      %2 = lax.max %1, %b : tensor<4xf32>
-      return %2 : tensor<4xf32> })", {a, b}),
-            (std::vector<double>{2, 3, -1, 0.5}));
+      %2 = lax.add %a, %b : tensor<4xf32>
+      %3 = lax.max %1, %2 : tensor<4xf32>
+      return %3 : tensor<4xf32> })", {a, b}),
+            (std::vector<double>{9, -0.5, -3.5, 4.75}));
+  // -(a^3) = {-27, 8, -0.125, -125}.
   EXPECT_EQ(run(R"(func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
       %0 = lax.integer_pow %a y = 3 : tensor<4xf32>
       %1 = lax.neg %0 : tensor<4xf32>
       return %1 : tensor<4xf32> })", {a}),
-            (std::vector<double>{-1, 8, -0.125, -64}));
+            (std::vector<double>{-27, 8, -0.125, -125}));
   std::vector<double> logistic = run(R"(func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
       %0 = lax.logistic %a : tensor<4xf32>
       return %0 : tensor<4xf32> })", {a});
