@@ -115,11 +115,14 @@ def Lax_CondOp : Lax_Op<"cond", [RecursiveMemoryEffects,
   let summary = "runs one of its branches, chosen by an index (jaxpr `cond`)";
   let description = [{
     `index` picks the branch region that runs; each branch takes the other
-    operands as its arguments and yields values of the result types. As in
-    JAX, an i32 index is clamped into [0, N-1] (N branches: below 0 runs
-    branch 0, above N-1 runs branch N-1); an i1 index (exactly 2 branches)
-    runs branch 1 when true, like `lax.cond(pred, false_fun, true_fun)`
-    after JAX swaps the functions into `branches=(false_fun, true_fun)`.
+    operands as its arguments and yields values of the result types. An i32
+    index i runs branch i when 0 <= i < N (N branches) and branch N-1
+    otherwise, negative indices included: what jax.jit does with the `cond`
+    primitive (XLA's Conditional, StableHLO's `case`). `lax.switch` clamps
+    its index before it reaches `cond`, and `lax.cond(pred, true_fun,
+    false_fun)` passes `convert_element_type(pred)` with
+    `branches=(false_fun, true_fun)`. An i1 index (exactly 2 branches) runs
+    branch 1 when true.
 
     ```mlir
     %r = lax.cond %i (%x) : (tensor<i32>, tensor<8xf32>) -> tensor<8xf32>
@@ -162,10 +165,11 @@ def Lax_CondOp : Lax_Op<"cond", [RecursiveMemoryEffects,
 
     unsigned getNumBranches() { return getBranches().size(); }
     ::mlir::Block &getBranchBlock(unsigned i) { return getBranches()[i].front(); }
-    /// The branch that runs for index value `index` (JAX's clamping).
+    /// The branch that runs for index value `index`: an index out of
+    /// [0, N-1] runs the last branch (jax.jit's semantics).
     unsigned selectBranch(int64_t index) {
-      int64_t last = (int64_t)getNumBranches() - 1;
-      return (unsigned)std::min<int64_t>(std::max<int64_t>(index, 0), last);
+      int64_t n = getNumBranches();
+      return (unsigned)(index >= 0 && index < n ? index : n - 1);
     }
   }];
 }

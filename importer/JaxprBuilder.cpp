@@ -548,6 +548,14 @@ FailureOr<SmallVector<Value>> JaxprBuilder::emitWhile(const Equation &eqn, Scope
   ArrayRef<Value> inits = all.drop_front(nc + nb);
   SmallVector<Type> carryTypes(ValueRange(inits).getTypes());
   Location opLoc = loc(eqn.loc);
+  for (auto [name, jaxpr, numConsts] :
+       {std::make_tuple("cond_jaxpr", *cond, nc), std::make_tuple("body_jaxpr", *body, nb)})
+    if ((int64_t)jaxpr->invars.size() != numConsts + (int64_t)inits.size())
+      return emitError(jaxpr->loc)
+             << "while " << name << " takes " << jaxpr->invars.size() << " inputs but "
+             << (StringRef(name) == "cond_jaxpr" ? "cond_nconsts (" : "body_nconsts (")
+             << numConsts << ") + " << inits.size() << " carries give "
+             << numConsts + (int64_t)inits.size();
 
   auto op = lax::WhileOp::create(builder, opLoc, condConsts, bodyConsts, inits);
   auto fail = [&]() -> FailureOr<SmallVector<Value>> {
@@ -659,7 +667,8 @@ FailureOr<SmallVector<Value>> JaxprBuilder::emitCond(const Equation &eqn, Scope 
     if (!jaxpr)
       return emitError(item.loc) << "branch " << i
                                  << " of 'cond' must be a jaxpr or the name of one, got '"
-                                 << item.spelling << "'";
+                                 << (item.spelling.empty() ? StringRef(item.text) : item.spelling)
+                                 << "'";
     branches.push_back(jaxpr);
   }
   if (branches.empty())

@@ -2,10 +2,10 @@
 //
 // lax.while becomes scf.while: the "before" region is the cond region, ending
 // in scf.condition(predicate) with the carries, the "after" region is the
-// body. lax.cond becomes scf.if (an i1 index, or two branches: branch 1 when
-// the i32 index is > 0) or scf.index_switch on the index clamped into
-// [0, N-1] (cases 0 .. N-2, the last branch as the default); one branch is
-// inlined.
+// body. lax.cond becomes scf.if (an i1 index, or two branches: branch 0 when
+// the i32 index is 0, else branch 1) or scf.index_switch with cases
+// 0 .. N-2 and the last branch as the default, which also takes every
+// index out of range (jax.jit's semantics); one branch is inlined.
 //
 // The regions are moved, with their block arguments converted by the type
 // converter (ui32 carries become i32); the consts become uses of the
@@ -102,26 +102,22 @@ struct CondPattern : OpConversionPattern<kiln::lax::CondOp> {
     Operation *dispatch;
     SmallVector<Region *> targets; // target region of branch k
     if (numBranches == 2) {
-      // An i1 index runs branch 1 when true; an i32 index when it is > 0
-      // (clamping: anything below 0 runs branch 0, above 1 branch 1).
+      // An i1 index runs branch 1 when true; an i32 index unless it is 0
+      // (an index out of range runs the last branch, negative ones too).
       Value pred = index;
       if (!index.getType().isInteger(1)) {
         Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
-        pred = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt, index, zero);
+        pred = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, index, zero);
       }
       auto ifOp = scf::IfOp::create(rewriter, loc, types, pred, /*addThenBlock=*/false,
                                     /*addElseBlock=*/false);
       targets = {&ifOp.getElseRegion(), &ifOp.getThenRegion()};
       dispatch = ifOp;
     } else {
-      // Clamp into [0, N-1]: cases 0 .. N-2, the last branch is the default.
-      Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
-      Value last = arith::ConstantOp::create(rewriter, loc,
-                                             rewriter.getI32IntegerAttr(numBranches - 1));
-      Value clamped = arith::MaxSIOp::create(
-          rewriter, loc, arith::MinSIOp::create(rewriter, loc, index, last), zero);
+      // Cases 0 .. N-2; the default, the last branch, takes N-1 and every
+      // index out of range (index_cast keeps negative ones negative).
       Value selector =
-          arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), clamped);
+          arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), index);
       SmallVector<int64_t> cases = llvm::to_vector(llvm::seq<int64_t>(0, numBranches - 1));
       auto switchOp = scf::IndexSwitchOp::create(rewriter, loc, types, selector, cases,
                                                  numBranches - 1);

@@ -76,9 +76,9 @@ def VectorizeMatvec : Pass<"kiln-vectorize-matvec", "mlir::func::FuncOp"> {
 }
 
 def LoopCarryInPlace : Pass<"kiln-loop-carry-in-place"> {
-  let summary = "Compute scf.for carries into their iter_args";
+  let summary = "Compute scf.for and scf.while carries into their iter_args";
   let description = [{
-    For each value an scf.for yields, follows the destination-passing chain
+    For each value an scf.for (or an scf.while body) yields, follows the destination-passing chain
     of its producer (linalg ops, fill, insert_slice) inside the loop body to
     a `tensor.empty` of the same type and replaces that empty tensor with the
     iter_arg. A tensor.empty's contents are unspecified, so this is exact;

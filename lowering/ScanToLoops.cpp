@@ -135,31 +135,39 @@ namespace {
 struct LoopCarryInPlacePass
     : kiln::impl::LoopCarryInPlaceBase<LoopCarryInPlacePass> {
   void runOnOperation() override {
-    getOperation()->walk([](scf::ForOp forOp) {
-      auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
-      for (auto [value, iterArg] :
-           llvm::zip(yield.getOperands(), forOp.getRegionIterArgs())) {
-        if (value == iterArg || value.getType() != iterArg.getType())
-          continue;
-        // Walk the destination chain inside this loop body down to the
-        // operand that receives a tensor.empty, and give it the iter_arg.
-        Value v = value;
-        while (true) {
-          Operation *def = v.getDefiningOp();
-          auto dps = dyn_cast_or_null<DestinationStyleOpInterface>(def);
-          if (!dps || def->getBlock() != forOp.getBody())
-            break;
-          OpOperand *init = dps.getTiedOpOperand(cast<OpResult>(v));
-          if (!init || init->get().getType() != iterArg.getType())
-            break;
-          if (init->get().getDefiningOp<tensor::EmptyOp>()) {
-            init->set(iterArg);
-            break;
-          }
-          v = init->get();
-        }
-      }
+    getOperation()->walk([](Operation *op) {
+      if (auto forOp = dyn_cast<scf::ForOp>(op))
+        computeInPlace(forOp.getBody(), forOp.getRegionIterArgs());
+      // lax.while's loops: the "after" region's carries (its arguments)
+      // then need no copy in the "before" region either.
+      if (auto whileOp = dyn_cast<scf::WhileOp>(op))
+        computeInPlace(whileOp.getAfterBody(), whileOp.getAfterArguments());
     });
+  }
+
+  static void computeInPlace(Block *body, ValueRange iterArgs) {
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    for (auto [value, iterArg] : llvm::zip(yield.getOperands(), iterArgs)) {
+      if (value == iterArg || value.getType() != iterArg.getType())
+        continue;
+      // Walk the destination chain inside this loop body down to the
+      // operand that receives a tensor.empty, and give it the iter_arg.
+      Value v = value;
+      while (true) {
+        Operation *def = v.getDefiningOp();
+        auto dps = dyn_cast_or_null<DestinationStyleOpInterface>(def);
+        if (!dps || def->getBlock() != body)
+          break;
+        OpOperand *init = dps.getTiedOpOperand(cast<OpResult>(v));
+        if (!init || init->get().getType() != iterArg.getType())
+          break;
+        if (init->get().getDefiningOp<tensor::EmptyOp>()) {
+          init->set(iterArg);
+          break;
+        }
+        v = init->get();
+      }
+    }
   }
 };
 } // namespace

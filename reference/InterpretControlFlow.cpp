@@ -3,8 +3,8 @@
 // lax.while runs its cond region on the current carries and, while that
 // yields true, its body region; there is no bound on the number of
 // iterations (JAX has none either). lax.cond runs the one branch its index
-// selects: an i32 index clamped into [0, N-1], an i1 index picking branch 1
-// when true.
+// selects: an i32 index i in [0, N-1] branch i, any other the last branch
+// (jax.jit's semantics); an i1 index branch 1 when true.
 //
 //===----------------------------------------------------------------------===//
 #include "reference/Evaluator.h"
