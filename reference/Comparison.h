@@ -69,8 +69,8 @@ struct OutputComparison {
   int64_t numElements = 0;
   /// Elements over their bound.
   int64_t numFailures = 0;
-  /// Elements whose mag fell back to the output's scale (mag unknown,
-  /// non-finite or not given).
+  /// Finite elements whose mag fell back to the output's scale (mag
+  /// unknown, non-finite or not given).
   int64_t numFallbacks = 0;
   /// The output's scale: its largest finite |ref| (the fallback mag).
   double scale = 0;
@@ -119,9 +119,9 @@ Comparison compareOutputs(llvm::ArrayRef<Tensor> got, llvm::ArrayRef<Tensor> ref
 /// One tensor per output (a non-float output gets its own values, unused).
 /// Failure, with `error` set, if the magnitude version cannot be built or
 /// run; callers then compare with the fallback.
-mlir::FailureOr<llvm::SmallVector<Tensor>>
-magnitudes(mlir::ModuleOp module, llvm::StringRef entry, llvm::ArrayRef<Tensor> inputs,
-           std::string &error);
+mlir::FailureOr<llvm::SmallVector<Tensor>> magnitudes(mlir::ModuleOp module, llvm::StringRef entry,
+                                                      llvm::ArrayRef<Tensor> inputs,
+                                                      std::string &error);
 
 /// The magnitude version of @`entry` (magnitudes() runs it): a copy of
 /// `module` with a new public function, named in `function`, that takes

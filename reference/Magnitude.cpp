@@ -8,31 +8,45 @@
 // lengths need the real values); only the shadows are returned. Rules, with
 // x, a, b the operands and r the result:
 //
-//   input, constant, iota, sign    S = |r|
+//   input, constant, iota, sign,
+//   bitcast_convert_type           S = |r| (0 where r is infinite: exact)
 //   add, sub                       S = S(a) + S(b)
 //   neg, abs                       S = S(x)
-//   mul                            S = S(a) * S(b)
-//   div                            S = (S(a) + |r| S(b)) / |b|
-//   max, min                       S = max(S(a), S(b))
-//   dot_general                    the dot_general of S(a) and S(b)
+//   mul                            S = |a| S(b) + (S(a) - |a|) |b|
+//   div                            S = (S(a) + |r| (S(b) - |b|)) / |b|
+//   max, min                       S of the operand r equals (both equal:
+//                                  the larger S)
+//   dot_general                    dot(|a|, S(b)) + dot(S(a) - |a|, |b|)
 //   reduce_sum, reduce_prod        the same reduction of S(x)
 //   reduce_max, reduce_min         reduce_max of S(x)
 //   data movement (reshape, broadcast_in_dim, transpose, rev, slice,
 //   dynamic_slice, dynamic_update_slice, concatenate, squeeze,
-//   expand_dims, select_n)         the same op on the S of its float operands
+//   expand_dims, select_n, gather,
+//   scatter set/add/mul)           the same op on the S of its float operands
+//   scatter min/max                scatter max of the S
 //   convert_element_type           float -> float: S(x) converted; else |r|
-//   smooth f (first order)         S = |f'(x)| S(x) + |r|:
-//     exp |r| S   log S/|x|   log1p S/|1+x|   sin, cos S   tanh (1-r^2) S
-//     logistic r(1-r) S   sqrt S/(2r)   rsqrt |r/x| S/2   square 2|x| S
-//     integer_pow |y x^(y-1)| S   pow |r| (|b| S(a)/|a| + |log|a|| S(b))
-//   lax.scan                       a scan that also carries the shadows of
-//                                  its float consts, carries and xs
+//   floor, ceil, round, nextafter  S(x) + |r|
+//   smooth f (first order)         S = |f'(x)| S(x) + |r|, f' from:
+//     exp r   expm1 r+1   exp2 r ln2   log 1/x   log1p 1/(1+x)   sin, cos 1
+//     tan 1+r^2   asin, acos 1/sqrt(1-x^2)   atan 1/(1+x^2)   sinh cosh(x)
+//     cosh sinh(x)   asinh 1/sqrt(1+x^2)   acosh 1/sqrt(x^2-1)
+//     atanh 1/(1-x^2)   tanh 1-r^2   logistic r(1-r)   sqrt 1/(2r)
+//     rsqrt r/(2x)   cbrt 1/(3r^2)   erf, erfc 2/sqrt(pi) exp(-x^2)
+//     erf_inv sqrt(pi)/2 exp(r^2)   square 2x   integer_pow y x^(y-1)
+//     pow(a, b) and atan2(y, x) by both operands
+//   lax.scan, lax.while, lax.cond  the same op also carrying (passing,
+//                                  yielding) the S of its float operands
+//                                  and results; while's predicate region
+//                                  only receives them
 //   func.call                      a call of the callee's shadowed copy
-//   anything else (rem, unknown ops, ops with regions other than scan,
-//   calls of external functions)   NaN: unknown
+//   anything else (rem, ops without a rule, other ops with regions, calls
+//   of external functions)         NaN: unknown
 //
 // For sums and products of inputs this is the interpreter run on the
-// "absolute" program (|x| of every input, sub -> add, neg -> identity). NaN,
+// "absolute" program (|x| of every input, sub -> add, neg -> identity); for
+// products of computed values it drops the second-order term of the
+// absolute program's S(a) S(b), which would grow doubly exponentially in a
+// recurrence. NaN,
 // and anything non-finite (S overflowed, a division by zero), makes the
 // comparison fall back to the output's scale for that element.
 //
@@ -40,6 +54,8 @@
 #include "reference/Comparison.h"
 #include "reference/Interpreter.h"
 
+#include "dialect/LaxControlFlowOps.h"
+#include "dialect/LaxIndexingOps.h"
 #include "dialect/LaxOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -50,6 +66,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -69,7 +86,7 @@ bool isFloatValue(Value v) {
 /// Adds the shadow computations to the functions of a module (a copy).
 class Shadower {
 public:
-  explicit Shadower(ModuleOp module) : module(module), symbols(module), b(module.getContext()) {}
+  explicit Shadower(ModuleOp module) : symbols(module), b(module.getContext()) {}
 
   /// Turns @`entry` into a new public function that takes the same inputs
   /// and returns S of each float result (a non-float result as it is).
@@ -93,7 +110,18 @@ private:
   }
   void shadowOp(Operation *op);
   void shadowScan(lax::ScanOp scan);
+  void shadowWhile(lax::WhileOp loop);
+  void shadowCond(lax::CondOp cond);
   void shadowCall(func::CallOp call);
+  /// Appends to `block` one argument per float value of `values` (its
+  /// shadow) and records it as the shadow of the matching block argument
+  /// `args[i]`; inserts them at `at` when given.
+  void addShadowArguments(Block &block, ArrayRef<Value> values, ArrayRef<BlockArgument> args,
+                          std::optional<unsigned> at = std::nullopt);
+  /// `values`, then the shadows of the float ones.
+  SmallVector<Value> withShadows(ValueRange values);
+  /// Sets the operands of `terminator` to its own, then their shadows.
+  void yieldShadows(Operation *terminator);
   /// The shadow of `v`: one recorded, or NaN (unknown) after its definition.
   Value shadowOf(Value v);
   /// NaN for every float result of `op`.
@@ -105,19 +133,47 @@ private:
   Value mul(Value x, Value y) { return lax::MulOp::create(b, loc, x.getType(), x, y); }
   Value div(Value x, Value y) { return lax::DivOp::create(b, loc, x.getType(), x, y); }
   Value max(Value x, Value y) { return lax::MaxOp::create(b, loc, x.getType(), x, y); }
+  Value sub(Value x, Value y) { return lax::SubOp::create(b, loc, x.getType(), x, y); }
+  Value square(Value x) { return mul(x, x); }
+  /// x == y elementwise (i1).
+  Value equal(Value x, Value y) {
+    auto type = cast<RankedTensorType>(x.getType());
+    return lax::CompareOp::create(
+        b, loc, RankedTensorType::get(type.getShape(), b.getI1Type()),
+        lax::ComparisonDirectionAttr::get(b.getContext(), lax::ComparisonDirection::EQ), x, y);
+  }
+  /// `ifTrue` where `which`, else `ifFalse`.
+  Value select(Value which, Value ifFalse, Value ifTrue) {
+    return lax::SelectNOp::create(b, loc, ifFalse.getType(), which, ValueRange{ifFalse, ifTrue});
+  }
   Value splat(Type type, double value) {
     return lax::ConstantOp::create(b, loc, cast<RankedTensorType>(type), value);
   }
+  /// S of a value without rounding error (an input, a constant): |v|, but 0
+  /// where v is infinite. An infinity has no rounding error and the model
+  /// compares it exactly; as |v| it would make infinite (or, times a zero
+  /// derivative, NaN) the S of everything it reaches, even exp(-inf) = 0 or
+  /// max(-inf, x).
+  Value exact(Value v) {
+    exactValues.insert(v);
+    Value a = abs(v);
+    return select(equal(a, splat(v.getType(), INFINITY)), a, splat(v.getType(), 0));
+  }
+  /// Whether S(v) is exact(v): v has no rounding error.
+  bool isExact(Value v) const { return exactValues.contains(v); }
+  /// S(v) - |v| (at least 0): the part of S that is error carried in.
+  Value excess(Value v) { return max(sub(shadowOf(v), abs(v)), splat(v.getType(), 0)); }
   /// The first-order rule S = |derivative| * S(x) + |r|.
   Value smooth(Value derivative, Value sx, Value r) {
     return add(mul(abs(derivative), sx), abs(r));
   }
 
-  ModuleOp module;
   SymbolTable symbols;
   OpBuilder b;
   Location loc = b.getUnknownLoc();
   DenseMap<Value, Value> shadows;
+  /// Original values whose shadow is exact(v).
+  DenseSet<Value> exactValues;
   DenseMap<Operation *, func::FuncOp> shadowedCallees;
 };
 
@@ -149,6 +205,10 @@ void Shadower::shadowOp(Operation *op) {
     return shadowScan(scan);
   if (auto call = dyn_cast<func::CallOp>(op))
     return shadowCall(call);
+  if (auto loop = dyn_cast<lax::WhileOp>(op))
+    return shadowWhile(loop);
+  if (auto cond = dyn_cast<lax::CondOp>(op))
+    return shadowCond(cond);
   if (llvm::none_of(op->getResults(), isFloatValue))
     return;
   if (op->getNumRegions() > 0 || op->getNumResults() != 1)
@@ -158,49 +218,77 @@ void Shadower::shadowOp(Operation *op) {
   Type type = r.getType();
   auto s = [&](unsigned i) { return shadowOf(op->getOperand(i)); };
   auto operand = [&](unsigned i) { return op->getOperand(i); };
-  // The same op on the shadows of its float operands (other operands, such
-  // as indices and select_n's condition, keep their values).
-  auto onShadows = [&]() -> Value {
+  // The same op on other operands.
+  auto onOperands = [&](ArrayRef<Value> operands) -> Value {
     IRMapping mapping;
-    for (Value v : op->getOperands())
-      if (isFloatValue(v))
-        mapping.map(v, shadowOf(v));
+    for (auto [from, to] : llvm::zip(op->getOperands(), operands))
+      mapping.map(from, to);
     return b.clone(*op, mapping)->getResult(0);
+  };
+  // The same op on the shadows of its float operands (other operands, such
+  // as indices and select_n's condition, keep their values); exact if they
+  // all are.
+  auto onShadows = [&]() -> Value {
+    SmallVector<Value> operands;
+    bool allExact = true;
+    for (Value v : op->getOperands()) {
+      operands.push_back(isFloatValue(v) ? shadowOf(v) : v);
+      allExact &= !isFloatValue(v) || isExact(v);
+    }
+    if (allExact)
+      exactValues.insert(r);
+    return onOperands(operands);
   };
   auto allFloatOperands = [&] { return llvm::all_of(op->getOperands(), isFloatValue); };
 
   Value shadow =
       llvm::TypeSwitch<Operation *, Value>(op)
           .Case<lax::ConstantOp, arith::ConstantOp, lax::IotaOp, lax::SignOp>(
-              [&](auto) { return abs(r); })
+              [&](auto) { return exact(r); })
           .Case<lax::AddOp, lax::SubOp>([&](auto) { return add(s(0), s(1)); })
-          .Case<lax::NegOp, lax::AbsOp>([&](auto) { return s(0); })
-          .Case<lax::MulOp>([&](auto) { return mul(s(0), s(1)); })
-          .Case<lax::DivOp>([&](auto) {
-            return div(add(s(0), mul(abs(r), s(1))), abs(operand(1)));
+          .Case<lax::NegOp, lax::AbsOp>([&](auto) {
+            if (isExact(operand(0)))
+              exactValues.insert(r);
+            return s(0);
           })
-          .Case<lax::MaxOp, lax::MinOp>([&](auto) { return max(s(0), s(1)); })
+          .Case<lax::MulOp>([&](auto) -> Value {
+            // |a| S(b) + (S(a) - |a|) |b|: to first order, the error of a
+            // times |b| plus |a| times b's (the absolute program's S(a) S(b)
+            // also has (S(a) - |a|)(S(b) - |b|), which squares itself in a
+            // recurrence such as an LSTM's cell).
+            Value t = mul(abs(operand(0)), s(1));
+            if (!isExact(operand(0)))
+              t = add(t, mul(excess(operand(0)), abs(operand(1))));
+            return t;
+          })
+          .Case<lax::DivOp>([&](auto) -> Value {
+            // (S(a) + |a / b| (S(b) - |b|)) / |b|.
+            Value t = s(0);
+            if (!isExact(operand(1)))
+              t = add(t, mul(abs(r), excess(operand(1))));
+            return div(t, abs(operand(1)));
+          })
+          .Case<lax::MaxOp, lax::MinOp>([&](auto) {
+            // The shadow of the operand picked (an unpicked -inf, the start
+            // of a max reduction, does not count); on a tie the larger.
+            Value sa = s(0), sb = s(1), both = max(sa, sb);
+            Value tieOrA = select(equal(r, operand(1)), sa, both);
+            return select(equal(r, operand(0)), sb, tieOrA);
+          })
           .Case<lax::ExpOp>([&](auto) { return smooth(r, s(0), r); })
           .Case<lax::LogOp>([&](auto) { return add(div(s(0), abs(operand(0))), abs(r)); })
-          .Case<lax::Log1pOp>([&](auto) {
-            return add(div(s(0), abs(add(splat(type, 1), operand(0)))), abs(r));
-          })
+          .Case<lax::Log1pOp>(
+              [&](auto) { return add(div(s(0), abs(add(splat(type, 1), operand(0)))), abs(r)); })
           .Case<lax::SinOp, lax::CosOp>([&](auto) { return add(s(0), abs(r)); })
-          .Case<lax::TanhOp>([&](auto) {
-            return smooth(lax::SubOp::create(b, loc, type, splat(type, 1), mul(r, r)), s(0), r);
-          })
-          .Case<lax::LogisticOp>([&](auto) {
-            return smooth(mul(r, lax::SubOp::create(b, loc, type, splat(type, 1), r)), s(0), r);
-          })
-          .Case<lax::SqrtOp>([&](auto) {
-            return add(div(s(0), mul(splat(type, 2), abs(r))), abs(r));
-          })
-          .Case<lax::RsqrtOp>([&](auto) {
-            return smooth(mul(splat(type, 0.5), div(r, operand(0))), s(0), r);
-          })
-          .Case<lax::SquareOp>([&](auto) {
-            return smooth(mul(splat(type, 2), operand(0)), s(0), r);
-          })
+          .Case<lax::TanhOp>([&](auto) { return smooth(sub(splat(type, 1), square(r)), s(0), r); })
+          .Case<lax::LogisticOp>(
+              [&](auto) { return smooth(mul(r, sub(splat(type, 1), r)), s(0), r); })
+          .Case<lax::SqrtOp>(
+              [&](auto) { return add(div(s(0), mul(splat(type, 2), abs(r))), abs(r)); })
+          .Case<lax::RsqrtOp>(
+              [&](auto) { return smooth(mul(splat(type, 0.5), div(r, operand(0))), s(0), r); })
+          .Case<lax::SquareOp>(
+              [&](auto) { return smooth(mul(splat(type, 2), operand(0)), s(0), r); })
           .Case<lax::IntegerPowOp>([&](lax::IntegerPowOp pow) -> Value {
             int64_t y = pow.getY();
             if (y == 0)
@@ -215,9 +303,60 @@ void Shadower::shadowOp(Operation *op) {
             Value viaExponent = mul(abs(lax::LogOp::create(b, loc, type, a)), s(1));
             return add(mul(abs(r), add(viaBase, viaExponent)), abs(r));
           })
+          .Case<lax::Expm1Op>([&](auto) { return smooth(add(r, splat(type, 1)), s(0), r); })
+          .Case<lax::Exp2Op>([&](auto) { return smooth(mul(splat(type, M_LN2), r), s(0), r); })
+          .Case<lax::TanOp>([&](auto) { return smooth(add(splat(type, 1), square(r)), s(0), r); })
+          .Case<lax::AsinOp, lax::AcosOp>([&](auto) {
+            Value x = operand(0);
+            return smooth(lax::RsqrtOp::create(b, loc, type, sub(splat(type, 1), square(x))), s(0),
+                          r);
+          })
+          .Case<lax::AtanOp>([&](auto) {
+            return smooth(div(splat(type, 1), add(splat(type, 1), square(operand(0)))), s(0), r);
+          })
+          .Case<lax::SinhOp>(
+              [&](auto) { return smooth(lax::CoshOp::create(b, loc, type, operand(0)), s(0), r); })
+          .Case<lax::CoshOp>(
+              [&](auto) { return smooth(lax::SinhOp::create(b, loc, type, operand(0)), s(0), r); })
+          .Case<lax::AsinhOp>([&](auto) {
+            return smooth(
+                lax::RsqrtOp::create(b, loc, type, add(splat(type, 1), square(operand(0)))), s(0),
+                r);
+          })
+          .Case<lax::AcoshOp>([&](auto) {
+            return smooth(
+                lax::RsqrtOp::create(b, loc, type, sub(square(operand(0)), splat(type, 1))), s(0),
+                r);
+          })
+          .Case<lax::AtanhOp>([&](auto) {
+            return smooth(div(splat(type, 1), sub(splat(type, 1), square(operand(0)))), s(0), r);
+          })
+          .Case<lax::CbrtOp>([&](auto) {
+            return smooth(div(splat(type, 1), mul(splat(type, 3), square(r))), s(0), r);
+          })
+          .Case<lax::ErfOp, lax::ErfcOp>([&](auto) {
+            Value gauss = lax::ExpOp::create(b, loc, type,
+                                             lax::NegOp::create(b, loc, type, square(operand(0))));
+            return smooth(mul(splat(type, M_2_SQRTPI), gauss), s(0), r);
+          })
+          .Case<lax::ErfInvOp>([&](auto) {
+            Value gauss = lax::ExpOp::create(b, loc, type, square(r));
+            return smooth(mul(splat(type, 1 / M_2_SQRTPI), gauss), s(0), r);
+          })
+          .Case<lax::Atan2Op>([&](auto) {
+            // atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2).
+            Value y = operand(0), x = operand(1);
+            Value viaY = mul(abs(x), s(0)), viaX = mul(abs(y), s(1));
+            return add(div(add(viaY, viaX), add(square(x), square(y))), abs(r));
+          })
+          // Piecewise constant (or one ulp away): the error of the operand
+          // carries over where no step is crossed.
+          .Case<lax::FloorOp, lax::CeilOp, lax::RoundOp, lax::NextAfterOp>(
+              [&](auto) { return add(s(0), abs(r)); })
+          .Case<lax::BitcastConvertTypeOp>([&](auto) { return exact(r); })
           .Case<lax::ConvertElementTypeOp>([&](auto) -> Value {
             if (!isFloatValue(operand(0)))
-              return abs(r);
+              return exact(r);
             return lax::ConvertElementTypeOp::create(b, loc, type, s(0));
           })
           .Case<lax::ReduceMaxOp, lax::ReduceMinOp>([&](auto reduce) -> Value {
@@ -225,12 +364,29 @@ void Shadower::shadowOp(Operation *op) {
             return lax::ReduceMaxOp::create(b, loc, type, s(0), reduce.getAxesAttr());
           })
           .Case<lax::DotGeneralOp>([&](auto) -> Value {
-            return allFloatOperands() ? onShadows() : abs(r);
+            if (!allFloatOperands())
+              return exact(r);
+            // As mul, summed: dot(|a|, S(b)) + dot(S(a) - |a|, |b|).
+            Value a = operand(0), bb = operand(1);
+            Value t = onOperands({abs(a), s(1)});
+            if (!isExact(a))
+              t = add(t, onOperands({excess(a), abs(bb)}));
+            return t;
           })
           .Case<lax::ReduceSumOp, lax::ReduceProdOp, lax::BroadcastInDimOp, lax::ReshapeOp,
                 lax::TransposeOp, lax::RevOp, lax::SliceOp, lax::DynamicSliceOp,
-                lax::DynamicUpdateSliceOp, lax::ConcatenateOp, lax::SqueezeOp,
-                lax::ExpandDimsOp, lax::SelectNOp>([&](auto) { return onShadows(); })
+                lax::DynamicUpdateSliceOp, lax::ConcatenateOp, lax::SqueezeOp, lax::ExpandDimsOp,
+                lax::SelectNOp, lax::GatherOp>([&](auto) { return onShadows(); })
+          .Case<lax::ScatterOp>([&](lax::ScatterOp scatter) -> Value {
+            if (!isFloatValue(scatter.getUpdates()))
+              return splat(type, NAN);
+            Value shadow = onShadows();
+            // min and max pick one of the values: the largest S bounds it.
+            if (scatter.getKind() == lax::ScatterKind::Min ||
+                scatter.getKind() == lax::ScatterKind::Max)
+              cast<lax::ScatterOp>(shadow.getDefiningOp()).setKind(lax::ScatterKind::Max);
+            return shadow;
+          })
           .Default([&](Operation *) { return splat(type, NAN); });
   shadows[r] = shadow;
 }
@@ -241,7 +397,7 @@ void Shadower::shadowScan(lax::ScanOp scan) {
   SmallVector<Value> consts(scan.getConsts()), inits(scan.getInits()), xs(scan.getXs());
   SmallVector<BlockArgument> constArgs(scan.getConstArgs()), carryArgs(scan.getCarryArgs()),
       xArgs(scan.getXSliceArgs());
-  auto floatOnes = [](ArrayRef<Value> values) {
+  auto floatOnes = [](ValueRange values) {
     SmallVector<unsigned> indices;
     for (auto [i, v] : llvm::enumerate(values))
       if (isFloatValue(v))
@@ -251,53 +407,36 @@ void Shadower::shadowScan(lax::ScanOp scan) {
   SmallVector<unsigned> fConsts = floatOnes(consts), fCarries = floatOnes(inits),
                         fXs = floatOnes(xs);
 
-  // The body's arguments become: consts, S(consts), carries, S(carries),
-  // xs slices, S(xs slices).
-  unsigned at = numConsts;
-  for (unsigned i : fConsts)
-    shadows[constArgs[i]] = body.insertArgument(at++, constArgs[i].getType(), scan.getLoc());
-  at += numCarry;
-  for (unsigned i : fCarries)
-    shadows[carryArgs[i]] = body.insertArgument(at++, carryArgs[i].getType(), scan.getLoc());
-  for (unsigned i : fXs)
-    shadows[xArgs[i]] = body.addArgument(xArgs[i].getType(), scan.getLoc());
+  // Operands and the body's arguments: consts, S(consts), carries,
+  // S(carries), xs, S(xs); the body yields carries, S(carries), ys slices,
+  // S(ys slices); results are carries, S(carries), ys, S(ys).
+  addShadowArguments(body, consts, constArgs, numConsts);
+  addShadowArguments(body, inits, carryArgs, numConsts + fConsts.size() + numCarry);
+  addShadowArguments(body, xs, xArgs);
   shadowBlock(body);
-
-  // It yields: carries, S(carries), ys slices, S(ys slices).
   Operation *yield = body.getTerminator();
   SmallVector<Value> yielded(yield->getOperands());
-  ArrayRef<Value> newCarries = ArrayRef<Value>(yielded).take_front(numCarry);
-  ArrayRef<Value> ysSlices = ArrayRef<Value>(yielded).drop_front(numCarry);
+  ValueRange newCarries = ValueRange(yielded).take_front(numCarry);
+  ValueRange ysSlices = ValueRange(yielded).drop_front(numCarry);
   SmallVector<unsigned> fYs = floatOnes(ysSlices);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(yield);
-    SmallVector<Value> operands(newCarries);
-    for (unsigned i : fCarries)
-      operands.push_back(shadowOf(newCarries[i]));
-    llvm::append_range(operands, ysSlices);
-    for (unsigned i : fYs)
-      operands.push_back(shadowOf(ysSlices[i]));
+    SmallVector<Value> operands = withShadows(newCarries);
+    llvm::append_range(operands, withShadows(ysSlices));
     yield->setOperands(operands);
   }
 
-  SmallVector<Value> args(consts);
-  for (unsigned i : fConsts)
-    args.push_back(shadowOf(consts[i]));
-  llvm::append_range(args, inits);
-  for (unsigned i : fCarries)
-    args.push_back(shadowOf(inits[i]));
-  llvm::append_range(args, xs);
-  for (unsigned i : fXs)
-    args.push_back(shadowOf(xs[i]));
+  SmallVector<Value> args = withShadows(consts);
+  llvm::append_range(args, withShadows(inits));
+  llvm::append_range(args, withShadows(xs));
   SmallVector<int64_t> xsAxes(scan.getXsAxes()), ysAxes(scan.getYsAxes());
   for (unsigned i : fXs)
     xsAxes.push_back(scan.getXsAxis(i));
   for (unsigned i : fYs)
     ysAxes.push_back(scan.getYsAxis(i));
-  SmallVector<Type> resultTypes;
   ResultRange finals = scan.getFinalCarries(), ys = scan.getYs();
-  llvm::append_range(resultTypes, finals.getTypes());
+  SmallVector<Type> resultTypes(finals.getTypes());
   for (unsigned i : fCarries)
     resultTypes.push_back(finals[i].getType());
   llvm::append_range(resultTypes, ys.getTypes());
@@ -305,12 +444,11 @@ void Shadower::shadowScan(lax::ScanOp scan) {
     resultTypes.push_back(ys[i].getType());
 
   b.setInsertionPoint(scan);
-  auto shadowed = lax::ScanOp::create(
-      b, scan.getLoc(), resultTypes, args, scan.getLength(), numConsts + fConsts.size(),
-      numCarry + fCarries.size(), scan.getReverse(), scan.getUnroll(), xsAxes, ysAxes);
+  auto shadowed = lax::ScanOp::create(b, scan.getLoc(), resultTypes, args, scan.getLength(),
+                                      numConsts + fConsts.size(), numCarry + fCarries.size(),
+                                      scan.getReverse(), scan.getUnroll(), xsAxes, ysAxes);
   shadowed->setDiscardableAttrs(scan->getDiscardableAttrDictionary());
   shadowed.getBody().takeBody(scan.getBody());
-  // Results: carries, S(carries), ys, S(ys).
   ResultRange results = shadowed->getResults();
   unsigned numCarries = numCarry + fCarries.size(), numYs = ys.size();
   for (auto [j, i] : llvm::enumerate(fCarries))
@@ -322,6 +460,91 @@ void Shadower::shadowScan(lax::ScanOp scan) {
   for (unsigned i = 0; i < numYs; ++i)
     ys[i].replaceAllUsesWith(results[numCarries + i]);
   scan.erase();
+}
+
+SmallVector<Value> Shadower::withShadows(ValueRange values) {
+  SmallVector<Value> result(values);
+  for (Value v : values)
+    if (isFloatValue(v))
+      result.push_back(shadowOf(v));
+  return result;
+}
+
+void Shadower::addShadowArguments(Block &block, ArrayRef<Value> values,
+                                  ArrayRef<BlockArgument> args, std::optional<unsigned> at) {
+  for (auto [v, arg] : llvm::zip(values, args))
+    if (isFloatValue(v))
+      shadows[arg] = at ? block.insertArgument((*at)++, arg.getType(), arg.getLoc())
+                        : block.addArgument(arg.getType(), arg.getLoc());
+}
+
+void Shadower::yieldShadows(Operation *terminator) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(terminator);
+  terminator->setOperands(withShadows(terminator->getOperands()));
+}
+
+void Shadower::shadowWhile(lax::WhileOp loop) {
+  // Operands: cond consts, body consts, S(float body consts), carries,
+  // S(float carries). The cond region only computes the predicate: it gets
+  // the carries' shadows as arguments and no shadows of its own.
+  SmallVector<Value> bodyConsts(loop.getBodyConsts()), inits(loop.getInits());
+  SmallVector<BlockArgument> condCarries(loop.getCondCarryArgs()),
+      bodyConstArgs(loop.getBodyConstArgs()), bodyCarries(loop.getBodyCarryArgs());
+  Block &condBlock = loop.getCondBlock(), &bodyBlock = loop.getBodyBlock();
+  for (auto [v, arg] : llvm::zip(inits, condCarries))
+    if (isFloatValue(v))
+      condBlock.addArgument(arg.getType(), arg.getLoc());
+  unsigned numBodyConsts = loop.getNumBodyConsts();
+  addShadowArguments(bodyBlock, bodyConsts, bodyConstArgs, numBodyConsts);
+  addShadowArguments(bodyBlock, inits, bodyCarries);
+  shadowBlock(bodyBlock);
+  yieldShadows(bodyBlock.getTerminator());
+
+  SmallVector<Value> newBodyConsts = withShadows(bodyConsts);
+  b.setInsertionPoint(loop);
+  auto shadowed = lax::WhileOp::create(b, loop.getLoc(), loop.getCondConsts(), newBodyConsts,
+                                       withShadows(inits));
+  shadowed->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+  shadowed.getCond().takeBody(loop.getCond());
+  shadowed.getBody().takeBody(loop.getBody());
+  ResultRange results = shadowed->getResults();
+  unsigned next = inits.size();
+  for (auto [i, r] : llvm::enumerate(loop.getResults())) {
+    r.replaceAllUsesWith(results[i]);
+    if (isFloatValue(r))
+      shadows[results[i]] = results[next++];
+  }
+  loop.erase();
+}
+
+void Shadower::shadowCond(lax::CondOp cond) {
+  SmallVector<Value> operands(cond.getBranchOperands());
+  for (Region &branch : cond.getBranches()) {
+    Block &block = branch.front();
+    SmallVector<BlockArgument> args(block.getArguments());
+    addShadowArguments(block, operands, args);
+    shadowBlock(block);
+    yieldShadows(block.getTerminator());
+  }
+  SmallVector<Type> resultTypes(cond.getResultTypes());
+  for (Value r : cond.getResults())
+    if (isFloatValue(r))
+      resultTypes.push_back(r.getType());
+  b.setInsertionPoint(cond);
+  auto shadowed = lax::CondOp::create(b, cond.getLoc(), resultTypes, cond.getIndex(),
+                                      withShadows(operands), cond.getNumBranches());
+  shadowed->setDiscardableAttrs(cond->getDiscardableAttrDictionary());
+  for (auto [to, from] : llvm::zip(shadowed.getBranches(), cond.getBranches()))
+    to.takeBody(from);
+  ResultRange results = shadowed->getResults();
+  unsigned next = cond.getNumResults();
+  for (auto [i, r] : llvm::enumerate(cond.getResults())) {
+    r.replaceAllUsesWith(results[i]);
+    if (isFloatValue(r))
+      shadows[results[i]] = results[next++];
+  }
+  cond.erase();
 }
 
 func::FuncOp Shadower::shadowedCallee(func::FuncOp f) {
@@ -338,23 +561,11 @@ func::FuncOp Shadower::shadowedCallee(func::FuncOp f) {
 
   Block &body = g.getBody().front();
   SmallVector<BlockArgument> args(body.getArguments());
-  for (BlockArgument arg : args)
-    if (isFloatValue(arg)) {
-      (void)g.insertArgument(g.getNumArguments(), arg.getType(), DictionaryAttr(), arg.getLoc());
-      shadows[arg] = body.getArguments().back();
-    }
+  addShadowArguments(body, SmallVector<Value>(args.begin(), args.end()), args);
   shadowBlock(body);
   Operation *ret = body.getTerminator();
-  SmallVector<Value> operands(ret->getOperands());
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ret);
-    for (Value v : ret->getOperands())
-      if (isFloatValue(v))
-        operands.push_back(shadowOf(v));
-  }
-  ret->setOperands(operands);
-  g.setType(FunctionType::get(g.getContext(), g.getArgumentTypes(), ValueRange(operands).getTypes()));
+  yieldShadows(ret);
+  g.setType(FunctionType::get(g.getContext(), body.getArgumentTypes(), ret->getOperandTypes()));
   return g;
 }
 
@@ -364,12 +575,8 @@ void Shadower::shadowCall(func::CallOp call) {
   func::FuncOp g = callee ? shadowedCallee(callee) : nullptr;
   if (!g)
     return unknown(call);
-  SmallVector<Value> args(call.getOperands());
-  for (Value v : call.getOperands())
-    if (isFloatValue(v))
-      args.push_back(shadowOf(v));
   b.setInsertionPoint(call);
-  auto shadowed = func::CallOp::create(b, call.getLoc(), g, args);
+  auto shadowed = func::CallOp::create(b, call.getLoc(), g, withShadows(call.getOperands()));
   unsigned next = call.getNumResults();
   for (auto [i, r] : llvm::enumerate(call.getResults())) {
     r.replaceAllUsesWith(shadowed.getResult(i));
@@ -392,7 +599,7 @@ FailureOr<func::FuncOp> Shadower::magnitudeFunction(func::FuncOp entry) {
   loc = g.getLoc();
   for (BlockArgument arg : body.getArguments())
     if (isFloatValue(arg))
-      shadows[arg] = abs(arg);
+      shadows[arg] = exact(arg);
   shadowOps(ops);
   Operation *ret = body.getTerminator();
   SmallVector<Value> operands;
@@ -458,8 +665,7 @@ FailureOr<SmallVector<Tensor>> kiln::interp::magnitudes(ModuleOp module, StringR
   options.f64Reference = true;
   FailureOr<SmallVector<Tensor>> result = interpret(*copy, function, inputs, options);
   if (failed(result)) {
-    error = "the interpreter cannot run the magnitude version of @" + entry.str() + ": " +
-            messages;
+    error = "the interpreter cannot run the magnitude version of @" + entry.str() + ": " + messages;
     return failure();
   }
   return result;

@@ -1,8 +1,9 @@
 //===- JitRun.cpp - running and timing compiled functions for the tools ---===//
 //
 // timeExecutable, runJit (kiln-run's JIT mode as a library call),
-// formatTimings and buffersClose (the --check comparison). No MLIR or LLVM
-// headers beyond the module type: these only call the Executable API.
+// formatTimings, and bytesOf/tensorOf between interpreter tensors and the
+// JIT's buffers. Results are compared with reference/Comparison.h. Only the
+// Executable API of the compiler is used.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/JitRun.h"
@@ -12,7 +13,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -107,88 +107,6 @@ std::string formatTimings(const JitRunResult &r) {
   if (r.cache.kind == CacheOutcome::Hit)
     text += " (cache hit)";
   return text;
-}
-
-namespace {
-template <typename T> double asDouble(const void *p, int64_t i) {
-  return static_cast<double>(static_cast<const T *>(p)[i]);
-}
-/// IEEE half / bfloat16 bits to double.
-double halfToDouble(uint16_t h) {
-  int sign = h >> 15, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-  double v = exp == 0    ? std::ldexp(man, -24)
-             : exp == 31 ? (man ? NAN : INFINITY)
-                         : std::ldexp(man + 1024, exp - 25);
-  return sign ? -v : v;
-}
-double bf16ToDouble(uint16_t h) {
-  uint32_t bits = static_cast<uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-double element(const void *p, int64_t i, ElementKind kind) {
-  switch (kind) {
-  case ElementKind::F32:
-    return asDouble<float>(p, i);
-  case ElementKind::F64:
-    return asDouble<double>(p, i);
-  case ElementKind::F16:
-    return halfToDouble(static_cast<const uint16_t *>(p)[i]);
-  case ElementKind::BF16:
-    return bf16ToDouble(static_cast<const uint16_t *>(p)[i]);
-  case ElementKind::I8:
-    return asDouble<int8_t>(p, i);
-  case ElementKind::I32:
-    return asDouble<int32_t>(p, i);
-  case ElementKind::I64:
-    return asDouble<int64_t>(p, i);
-  case ElementKind::U32:
-    return asDouble<uint32_t>(p, i);
-  case ElementKind::Bool:
-    return static_cast<const uint8_t *>(p)[i] != 0;
-  }
-  return 0;
-}
-} // namespace
-
-bool buffersClose(const void *got, const void *want, int64_t n,
-                  ElementKind kind, double rtol, double atol,
-                  std::string *where) {
-  bool isFloat = kind == ElementKind::F32 || kind == ElementKind::F64 ||
-                 kind == ElementKind::F16 || kind == ElementKind::BF16;
-  for (int64_t i = 0; i < n; ++i) {
-    bool ok;
-    double g, w;
-    if (kind == ElementKind::I64) { // exact, without a double round trip
-      int64_t gi = static_cast<const int64_t *>(got)[i],
-              wi = static_cast<const int64_t *>(want)[i];
-      ok = gi == wi;
-      g = static_cast<double>(gi);
-      w = static_cast<double>(wi);
-    } else {
-      g = element(got, i, kind);
-      w = element(want, i, kind);
-      if (!isFloat)
-        ok = g == w;
-      else if (std::isnan(w) || std::isnan(g))
-        ok = std::isnan(w) && std::isnan(g);
-      else if (std::isinf(w))
-        ok = g == w;
-      else
-        ok = std::fabs(g - w) <= atol + rtol * std::fabs(w);
-    }
-    if (!ok) {
-      if (where) {
-        char buf[160];
-        std::snprintf(buf, sizeof(buf), "element %lld: got %.9g, want %.9g",
-                      static_cast<long long>(i), g, w);
-        *where = buf;
-      }
-      return false;
-    }
-  }
-  return true;
 }
 
 std::vector<char> bytesOf(const interp::Tensor &t) {

@@ -2,7 +2,9 @@
 //
 // What kiln-run, kiln-bench and the tests do around a kiln::Executable:
 // time repeated calls, run a module's function once on given inputs, format
-// the timings, compare outputs. Only the Executable API is used.
+// the timings, convert between interpreter tensors and the JIT's buffers
+// (compare them with reference/Comparison.h). Only the Executable API is
+// used.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TOOLS_JITRUN_H
@@ -49,14 +51,6 @@ bool runJit(mlir::ModuleOp module, const std::string &entry,
 /// One line: "jit: min ... us, median ... us, call overhead ... us (N runs),
 /// compile ... ms".
 std::string formatTimings(const JitRunResult &result);
-
-/// For --check: whether `got` and `want` (same kind and element count) agree
-/// elementwise within |got - want| <= atol + rtol * |want| (floats; NaN
-/// matches NaN) or exactly (integers, bools). On a mismatch `where` gets the
-/// first differing index and both values.
-bool buffersClose(const void *got, const void *want, int64_t numElements,
-                  ElementKind kind, double rtol, double atol,
-                  std::string *where = nullptr);
 
 /// The elements of `t` as host bytes in the compiled code's layout
 /// (row-major, each element as its ElementKind stores it); at least one byte,

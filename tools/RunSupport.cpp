@@ -56,32 +56,45 @@ FailureOr<std::string> run::chooseEntry(ModuleOp module, StringRef requested) {
   return publicFuncs.front().getSymName().str();
 }
 
-FailureOr<SmallVector<Tensor>> run::readInputs(ModuleOp module, StringRef entry,
-                                               StringRef paths) {
-  auto func = cast<func::FuncOp>(SymbolTable::lookupSymbolIn(module, entry));
+/// Reads comma-separated .npy `paths`, one per type of `types`: `what` (e.g.
+/// "input") names the values in errors.
+static FailureOr<SmallVector<Tensor>> readNpyList(func::FuncOp func, StringRef paths,
+                                                  TypeRange types, StringRef what,
+                                                  StringRef countError) {
   SmallVector<StringRef> files;
   paths.split(files, ',', -1, /*KeepEmpty=*/false);
-  if (files.size() != func.getNumArguments()) {
-    func.emitError("@") << entry << " takes " << func.getNumArguments() << " inputs but "
-                        << files.size() << " .npy files were given";
+  if (files.size() != types.size()) {
+    func.emitError("@") << func.getSymName() << " " << countError << " " << types.size() << " "
+                        << what << "s but " << files.size() << " .npy files were given";
     return failure();
   }
-  SmallVector<Tensor> inputs;
+  SmallVector<Tensor> tensors;
   for (auto [i, file] : llvm::enumerate(files)) {
     std::string error;
-    FailureOr<Tensor> t = readNpy(file, module.getContext(), error);
+    FailureOr<Tensor> t = readNpy(file, func.getContext(), error);
     if (failed(t)) {
       llvm::errs() << "kiln-run: error: " << error << "\n";
       return failure();
     }
-    if (t->getType() != func.getArgumentTypes()[i]) {
-      llvm::errs() << "kiln-run: error: " << file << ": holds " << t->getType() << " but input #"
-                   << i << " of @" << entry << " is " << func.getArgumentTypes()[i] << "\n";
+    if (t->getType() != types[i]) {
+      llvm::errs() << "kiln-run: error: " << file << ": holds " << t->getType() << " but " << what
+                   << " #" << i << " of @" << func.getSymName() << " is " << types[i] << "\n";
       return failure();
     }
-    inputs.push_back(std::move(*t));
+    tensors.push_back(std::move(*t));
   }
-  return inputs;
+  return tensors;
+}
+
+FailureOr<SmallVector<Tensor>> run::readInputs(ModuleOp module, StringRef entry, StringRef paths) {
+  auto func = cast<func::FuncOp>(SymbolTable::lookupSymbolIn(module, entry));
+  return readNpyList(func, paths, func.getArgumentTypes(), "input", "takes");
+}
+
+FailureOr<SmallVector<Tensor>> run::readExpected(ModuleOp module, StringRef entry,
+                                                 StringRef paths) {
+  auto func = cast<func::FuncOp>(SymbolTable::lookupSymbolIn(module, entry));
+  return readNpyList(func, paths, func.getResultTypes(), "output", "returns");
 }
 
 void run::printSummary(llvm::raw_ostream &os, ArrayRef<Tensor> outputs) {
@@ -97,8 +110,14 @@ void run::printSummary(llvm::raw_ostream &os, ArrayRef<Tensor> outputs) {
     if (t.size() > 0)
       os << llvm::format(" min %.6g max %.6g mean %.6g", lo, hi, sum / t.size());
     os << " values [";
-    for (int64_t k = 0; k < std::min<int64_t>(t.size(), 6); ++k)
-      os << (k ? ", " : "") << llvm::format("%.6g", t.asDouble(k));
+    // Integers exactly (INT_MIN, all-ones ui32); floats to 6 digits.
+    for (int64_t k = 0; k < std::min<int64_t>(t.size(), 6); ++k) {
+      os << (k ? ", " : "");
+      if (t.isFloat())
+        os << llvm::format("%.6g", t.getFloat(k));
+      else
+        os << t.getInt(k);
+    }
     os << (t.size() > 6 ? ", ...]" : "]") << "\n";
   }
 }
@@ -118,54 +137,4 @@ LogicalResult run::writeOutputs(StringRef dir, ArrayRef<Tensor> outputs) {
     }
   }
   return success();
-}
-
-bool run::compareOutputs(llvm::raw_ostream &os, ArrayRef<Tensor> got, ArrayRef<Tensor> want,
-                         double rtol, double atol) {
-  bool ok = got.size() == want.size();
-  for (auto [i, pair] : llvm::enumerate(llvm::zip(got, want))) {
-    auto [g, w] = pair;
-    if (g.getType() != w.getType()) {
-      os << "output " << i << ": type " << g.getType() << " differs from " << w.getType() << "\n";
-      ok = false;
-      continue;
-    }
-    double worst = 0;
-    int64_t worstAt = -1;
-    for (int64_t k = 0; k < g.size(); ++k) {
-      double a = g.asDouble(k), b = w.asDouble(k);
-      if (std::isnan(a) && std::isnan(b))
-        continue;
-      double excess = std::fabs(a - b) - (atol + rtol * std::fabs(b));
-      if (std::isnan(a) != std::isnan(b))
-        excess = INFINITY;
-      if (worstAt < 0 || excess > worst) {
-        worst = excess;
-        worstAt = k;
-      }
-    }
-    bool match = worstAt < 0 || worst <= 0;
-    ok &= match;
-    os << "output " << i << ": " << (match ? "matches" : "DIFFERS");
-    if (worstAt >= 0)
-      os << llvm::format(" (worst element %lld: %.9g vs reference %.9g)", (long long)worstAt,
-                         g.asDouble(worstAt), w.asDouble(worstAt));
-    os << "\n";
-    // A float sum's rounding error grows with the size of its terms, which a
-    // result near zero does not show: say how large the difference is next
-    // to the output's largest value, so rounding can be told from a bug.
-    if (!match && worstAt >= 0 && std::isfinite(worst)) {
-      double largest = 0;
-      for (int64_t k = 0; k < w.size(); ++k)
-        if (std::isfinite(w.asDouble(k)))
-          largest = std::max(largest, std::fabs(w.asDouble(k)));
-      double diff = std::fabs(g.asDouble(worstAt) - w.asDouble(worstAt));
-      if (largest > 0 && diff <= 1e-5 * largest)
-        os << llvm::format("  the difference, %.3g, is %.2g of the output's largest |value| "
-                           "(%.6g): float rounding of a long sum? --atol sets the absolute "
-                           "tolerance\n",
-                           diff, diff / largest, largest);
-    }
-  }
-  return ok;
 }

@@ -28,17 +28,16 @@ mlir::FailureOr<std::string> chooseEntry(mlir::ModuleOp module, llvm::StringRef 
 mlir::FailureOr<llvm::SmallVector<interp::Tensor>>
 readInputs(mlir::ModuleOp module, llvm::StringRef entry, llvm::StringRef paths);
 
+/// Reads comma-separated .npy `paths` as expected outputs of `entry`
+/// (--expect), one per result, checking count and types.
+mlir::FailureOr<llvm::SmallVector<interp::Tensor>>
+readExpected(mlir::ModuleOp module, llvm::StringRef entry, llvm::StringRef paths);
+
 /// One line per output: index, type, min, max, mean, first values.
 void printSummary(llvm::raw_ostream &os, llvm::ArrayRef<interp::Tensor> outputs);
 
 /// Writes DIR/out<i>.npy for every output.
 mlir::LogicalResult writeOutputs(llvm::StringRef dir, llvm::ArrayRef<interp::Tensor> outputs);
-
-/// Compares `got` with `want` elementwise: |got - want| <= atol + rtol*|want|
-/// (NaN matches NaN). Prints the worst element of each output; true if all
-/// match.
-bool compareOutputs(llvm::raw_ostream &os, llvm::ArrayRef<interp::Tensor> got,
-                    llvm::ArrayRef<interp::Tensor> want, double rtol, double atol);
 
 } // namespace kiln::run
 

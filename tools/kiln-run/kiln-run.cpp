@@ -2,13 +2,16 @@
 //
 //   kiln-run FILE.mlir|FILE.jaxpr [--entry NAME]
 //            (--inputs a.npy,b.npy | --random-inputs [--seed N] [--positive-inputs])
-//            [--interpret [--f64-reference]] [--check [--rtol R --atol A]]
+//            [--interpret [--f64-reference]] [--check] [--expect a.npy,...]
+//            [--check-k K] [--rtol R --atol A]
 //            [--repeat N --warmup N [--time-json]] [--outputs DIR]
 //            [--passes PIPELINE] [--rules FILE --rule-tags TAGS --plugin LIB.so]
 //
 // Without --interpret the program is compiled by kiln::Compiler (the CPU
 // pipeline, LLVM JIT) and run; --check also runs the reference interpreter
-// and compares. Rules, plugins and --passes apply before either.
+// and compares, --expect compares with outputs computed elsewhere (jax.jit),
+// both under the error model of reference/Comparison.h. Rules, plugins and
+// --passes apply before either.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/CompileCache.h"
@@ -18,6 +21,7 @@
 #include "tools/Registration.h"
 #include "tools/RunSupport.h"
 
+#include "reference/Comparison.h"
 #include "reference/Interpreter.h"
 #include "rules/ApplyRules.h"
 #include "rules/PluginLoader.h"
@@ -25,11 +29,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/SymbolTable.h"
-#include "llvm/ADT/StringExtras.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -56,8 +61,21 @@ static cl::opt<bool> interpretFlag("interpret", cl::cat(runCategory), cl::desc("
 static cl::opt<bool> f64Reference("f64-reference",
                                   cl::cat(runCategory), cl::desc("Interpreter: compute every float op in double"));
 static cl::opt<bool> check("check", cl::cat(runCategory), cl::desc("Also run the interpreter and compare the JIT's results"));
-static cl::opt<double> relTol("rtol", cl::cat(runCategory), cl::desc("--check relative tolerance"), cl::init(1e-4));
-static cl::opt<double> absTol("atol", cl::cat(runCategory), cl::desc("--check absolute tolerance"), cl::init(1e-5));
+static cl::opt<std::string> expect("expect", cl::cat(runCategory),
+                                   cl::desc("Comma-separated .npy files of the expected outputs "
+                                            "(e.g. jax.jit's): compare the results with them"));
+static cl::opt<double> checkK("check-k", cl::cat(runCategory),
+                              cl::desc("--check/--expect: the error bound's multiple k of eps "
+                                       "(docs/interpreter.md)"),
+                              cl::init(interp::ErrorModel().k));
+static cl::opt<double> relTol("rtol", cl::cat(runCategory),
+                              cl::desc("--check/--expect: extra relative slack, for approximate "
+                                       "math (default 0)"),
+                              cl::init(0));
+static cl::opt<double> absTol("atol", cl::cat(runCategory),
+                              cl::desc("--check/--expect: extra absolute slack, for approximate "
+                                       "math (default 0)"),
+                              cl::init(0));
 static cl::opt<int> repeat("repeat", cl::cat(runCategory), cl::desc("JIT: time this many calls"), cl::init(0));
 static cl::opt<int> warmup("warmup", cl::cat(runCategory), cl::desc("JIT: untimed calls before timing"), cl::init(1));
 static cl::opt<bool> timeJson("time-json", cl::cat(runCategory), cl::desc("Print the timings as one JSON line"));
@@ -113,6 +131,62 @@ LogicalResult rewrite(ModuleOp module, MLIRContext &context) {
   return pm.run(module);
 }
 
+/// The error model of --check and --expect, as the header of their reports.
+std::string describeModel(const interp::ErrorModel &model) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format("|got - ref| <= %g (eps (|ref| + mag) + tiny)", model.k);
+  if (model.atol != 0 || model.rtol != 0)
+    os << llvm::format(" + %g + %g |ref|", model.atol, model.rtol);
+  return s;
+}
+
+/// --check (the JIT's `results` against the interpreter's) and --expect
+/// (`results` against `expected`, when given). False after an error message
+/// if a comparison fails or the interpreter cannot run.
+bool compare(ModuleOp module, StringRef entry, ArrayRef<Tensor> args, ArrayRef<Tensor> results,
+             const FailureOr<SmallVector<Tensor>> &expected) {
+  bool checking = check && !interpretFlag, expecting = succeeded(expected);
+  if (!checking && !expecting)
+    return true;
+  interp::ErrorModel model;
+  model.k = checkK;
+  model.rtol = relTol;
+  model.atol = absTol;
+  // mag_i: the interpreter's run of the program's magnitude version.
+  std::string error;
+  FailureOr<SmallVector<Tensor>> mags = interp::magnitudes(module, entry, args, error);
+  if (failed(mags))
+    llvm::errs() << "kiln-run: warning: no magnitudes for the error bound (" << error
+                 << "); each output's largest |value| stands in\n";
+  ArrayRef<Tensor> magRef = succeeded(mags) ? ArrayRef<Tensor>(*mags) : ArrayRef<Tensor>();
+  bool ok = true;
+  if (checking) {
+    FailureOr<SmallVector<Tensor>> reference = interp::interpret(module, entry, args);
+    if (failed(reference))
+      return false;
+    llvm::outs() << "check against the reference interpreter (" << describeModel(model) << "):\n";
+    interp::Comparison c = interp::compareOutputs(results, *reference, magRef, model);
+    c.print(llvm::outs(), "reference");
+    if (!c.ok()) {
+      llvm::errs() << "kiln-run: error: the JIT's results differ from the interpreter's: "
+                   << c.firstProblem("reference") << "\n";
+      ok = false;
+    }
+  }
+  if (expecting) {
+    llvm::outs() << "comparison with the expected outputs (" << describeModel(model) << "):\n";
+    interp::Comparison c = interp::compareOutputs(results, *expected, magRef, model);
+    c.print(llvm::outs(), "expected");
+    if (!c.ok()) {
+      llvm::errs() << "kiln-run: error: the results differ from the expected outputs: "
+                   << c.firstProblem("expected") << "\n";
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -145,6 +219,9 @@ int main(int argc, char **argv) {
       randomInputsFlag ? interp::randomInputs(*module, *entry, seed, positiveInputs)
                        : run::readInputs(*module, *entry, inputs);
   if (failed(args))
+    return 1;
+  FailureOr<SmallVector<Tensor>> expected = failure(); // --expect
+  if (!expect.empty() && failed(expected = run::readExpected(*module, *entry, expect)))
     return 1;
 
   SmallVector<Tensor> results;
@@ -201,16 +278,7 @@ int main(int argc, char **argv) {
   run::printSummary(llvm::outs(), results);
   if (!outputsDir.empty() && failed(run::writeOutputs(outputsDir, results)))
     return 1;
-  if (check && !interpretFlag) {
-    FailureOr<SmallVector<Tensor>> reference = interp::interpret(*module, *entry, *args);
-    if (failed(reference))
-      return 1;
-    llvm::outs() << "check against the reference interpreter (rtol " << relTol << ", atol "
-                 << absTol << "):\n";
-    if (!run::compareOutputs(llvm::outs(), results, *reference, relTol, absTol)) {
-      llvm::errs() << "kiln-run: error: the JIT's results differ from the interpreter's\n";
-      return 1;
-    }
-  }
+  if (!compare(*module, *entry, *args, results, expected))
+    return 1;
   return 0;
 }

@@ -5,19 +5,28 @@
 //
 // For each rule, every public function of every corpus module where the rule
 // applies (alone: the other rules are off) is one instance. The function is
-// run by the reference interpreter before and after the rewrite on N random
-// input sets, and the largest absolute, relative and ulp differences are
-// reported per rule. A rule whose differences exceed what its tags allow —
-// exact: 1e-6 relative; reassociates-float: 1e-4; changes-precision: 1e-2 —
-// or whose rewrite breaks the IR is reported UNSOUND with the instance, and
-// the tool exits 1. Each instance is checked after one rewrite (one step of
-// the rule) and after the rule is applied to a fixpoint; a rule still
-// rewriting after 1000 rewrites of one function (it matches its own output)
-// is reported DOES NOT CONVERGE and the tool exits 1 too.
+// run by the reference interpreter before and after the rewrite on 2N input
+// sets: N random ones with negatives and (signed) zeros, then N with hard
+// values mixed in (+-0, +-inf, NaN, subnormals, the largest and smallest
+// normal numbers, integer extremes). The results are compared under the
+// error model of reference/Comparison.h with the k its tags allow — none
+// (exact): k = 0, the same values, zeros with the same sign, NaN where NaN;
+// reassociates-float: 64; changes-precision: 65536 — and mag from the
+// original function's magnitude run. Inexact rules do not get the values
+// near overflow (a regrouped sum may overflow in one order only). The
+// largest absolute, relative and ulp differences (over finite elements) and
+// the worst error as a multiple of its bound are reported per rule. A rule
+// whose results exceed the bound, or whose rewrite breaks the IR, is
+// reported UNSOUND with the instance, the input set and the first failing
+// element, and the tool exits 1. Each instance is checked after one rewrite
+// (one step of the rule) and after the rule is applied to a fixpoint; a rule
+// still rewriting after 1000 rewrites of one function (it matches its own
+// output) is reported DOES NOT CONVERGE and the tool exits 1 too.
 //
 //===----------------------------------------------------------------------===//
 #include "tools/Registration.h"
 
+#include "reference/Comparison.h"
 #include "reference/Interpreter.h"
 #include "rules/RuleSet.h"
 
@@ -35,7 +44,9 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <random>
 
 namespace cl = llvm::cl;
 using namespace mlir;
@@ -48,7 +59,10 @@ static cl::list<std::string> plugins("plugin", cl::desc("Load a Kiln plugin (rep
 /// greedy iteration; at most 10 iterations).
 static constexpr int64_t kMaxRewrites = 1000;
 
-static cl::opt<unsigned> seeds("seeds", cl::desc("Random input sets per instance"), cl::init(3));
+static cl::opt<unsigned> seeds("seeds",
+                               cl::desc("Random input sets per instance and kind of inputs "
+                                        "(ordinary, then with hard values)"),
+                               cl::init(3));
 
 namespace {
 
@@ -73,20 +87,117 @@ double ulps(double a, double b, Type type) {
   return std::fabs(double(ordered32(x) - ordered32(y)));
 }
 
-double allowedRelative(const rules::Rule &rule) {
-  double allowed = 1e-6;
+/// The error model a rule's tags allow.
+interp::ErrorModel modelOf(const rules::Rule &rule) {
+  interp::ErrorModel model;
+  model.k = 0; // exact
   for (const std::string &tag : rule.tags) {
     if (tag == "reassociates-float")
-      allowed = std::max(allowed, 1e-4);
+      model.k = std::max(model.k, interp::ErrorModel().k);
     if (tag == "changes-precision")
-      allowed = std::max(allowed, 1e-2);
+      model.k = std::max(model.k, 65536.0);
   }
-  return allowed;
+  return model;
+}
+
+std::string describe(const interp::ErrorModel &model) {
+  if (model.k == 0)
+    return "k = 0: the same results";
+  char text[96];
+  std::snprintf(text, sizeof(text), "k = %g: |after - before| <= k (eps (|before| + mag) + tiny)",
+                model.k);
+  return text;
+}
+
+/// The kinds of inputs each instance runs on.
+enum class InputKind {
+  /// Floats uniform in [-2, 2] with zeros of both signs mixed in; integers
+  /// in [-4, 4]; booleans 0/1.
+  Signed,
+  /// Half of the elements hard values: +-0, +-inf, NaN, the smallest
+  /// subnormal and normal numbers, 1, -1 and (`nearOverflow`) the largest
+  /// finite numbers and half of them; integer extremes, 0, +-1.
+  Hard,
+};
+
+interp::Tensor makeInput(RankedTensorType type, uint64_t seed, InputKind kind, bool nearOverflow) {
+  interp::Tensor t(type);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(-2, 2);
+  auto pick = [&](size_t n) { return size_t(rng() % n); };
+  Type element = type.getElementType();
+  if (auto f = dyn_cast<FloatType>(element)) {
+    const llvm::fltSemantics &sem = f.getFloatSemantics();
+    double largest = llvm::APFloat::getLargest(sem).convertToDouble();
+    SmallVector<double> hard = {0.0,
+                                -0.0,
+                                INFINITY,
+                                -INFINITY,
+                                NAN,
+                                1.0,
+                                -1.0,
+                                llvm::APFloat::getSmallest(sem).convertToDouble(),
+                                -llvm::APFloat::getSmallest(sem).convertToDouble(),
+                                llvm::APFloat::getSmallestNormalized(sem).convertToDouble(),
+                                -llvm::APFloat::getSmallestNormalized(sem).convertToDouble()};
+    if (nearOverflow)
+      hard.append({largest, -largest, largest / 2, -largest / 2});
+    for (int64_t i = 0; i < t.size(); ++i) {
+      double v = uniform(rng);
+      if (kind == InputKind::Signed && pick(4) == 0)
+        v = pick(2) ? 0.0 : -0.0;
+      if (kind == InputKind::Hard && pick(2) == 0)
+        v = hard[pick(hard.size())];
+      t.setFloat(i, v);
+    }
+    return t;
+  }
+  unsigned width = element.getIntOrFloatBitWidth();
+  bool isUnsigned = element.isUnsignedInteger() || width == 1;
+  int64_t lo = 0, hi = 1;
+  if (width > 1) {
+    lo = isUnsigned ? 0 : width == 64 ? INT64_MIN : -(int64_t(1) << (width - 1));
+    hi = isUnsigned    ? int64_t((uint64_t(1) << width) - 1)
+         : width == 64 ? INT64_MAX
+                       : (int64_t(1) << (width - 1)) - 1;
+  }
+  SmallVector<int64_t> hard = {0, 1, lo, hi};
+  if (!isUnsigned)
+    hard.append({-1, lo + 1});
+  for (int64_t i = 0; i < t.size(); ++i) {
+    int64_t v = width == 1   ? int64_t(pick(2))
+                : isUnsigned ? int64_t(pick(5))
+                             : int64_t(pick(9)) - 4;
+    if (kind == InputKind::Hard && pick(2) == 0)
+      v = hard[pick(hard.size())];
+    t.setInt(i, v);
+  }
+  return t;
+}
+
+/// Inputs of @`func` of kind `kind`, or failure when an argument is not a
+/// statically shaped tensor.
+FailureOr<SmallVector<interp::Tensor>> makeInputs(ModuleOp module, llvm::StringRef func,
+                                                  uint64_t seed, InputKind kind,
+                                                  bool nearOverflow) {
+  auto f = module.lookupSymbol<func::FuncOp>(func);
+  SmallVector<interp::Tensor> inputs;
+  for (auto [i, type] : llvm::enumerate(f.getArgumentTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return failure();
+    inputs.push_back(
+        makeInput(tensor, seed * 1000003 + i * 7919 + unsigned(kind), kind, nearOverflow));
+  }
+  return inputs;
 }
 
 struct RuleReport {
   unsigned instances = 0;
+  /// Over the finite elements of float outputs (and all integer ones).
   double maxAbs = 0, maxRel = 0, maxUlp = 0;
+  /// The largest error as a multiple of its bound.
+  double worst = 0;
   std::string unsound; // the first failing instance
 };
 
@@ -139,36 +250,61 @@ Rewritten rewriteFunction(ModuleOp module, llvm::StringRef func,
   return result;
 }
 
-/// The original function on one random input set.
+/// The original function on one input set.
 struct ReferenceRun {
-  unsigned seed;
+  std::string label; // "seed 2", "hard seed 0"
   SmallVector<interp::Tensor> inputs, outputs;
+  /// The mag of the error model (empty: unknown, each output's scale).
+  SmallVector<interp::Tensor> mags;
   bool failed = false; // the interpreter could not run the original
 };
 
-/// Runs @`func` of the original module on `seeds` random input sets: once
-/// per instance, shared by every rewritten version it is compared with.
-/// Stops at a function the interpreter cannot give inputs to.
-SmallVector<ReferenceRun> referenceRuns(ModuleOp module, llvm::StringRef func) {
-  SmallVector<ReferenceRun> runs;
-  for (unsigned seed = 0; seed < seeds; ++seed) {
-    auto inputs = interp::randomInputs(module, func, seed, /*positive=*/true);
-    if (failed(inputs))
-      break;
-    auto outputs = interp::interpret(module, func, *inputs);
-    runs.push_back({seed, std::move(*inputs), {}, failed(outputs)});
-    if (failed(outputs))
-      break;
-    runs.back().outputs = std::move(*outputs);
-  }
+/// Runs @`func` of the original module on `seeds` input sets of each kind:
+/// once per instance, shared by every rewritten version it is compared
+/// with. Stops at a function the interpreter cannot give inputs to.
+std::vector<ReferenceRun> referenceRuns(ModuleOp module, llvm::StringRef func, bool nearOverflow) {
+  std::vector<ReferenceRun> runs;
+  for (InputKind kind : {InputKind::Signed, InputKind::Hard})
+    for (unsigned seed = 0; seed < seeds; ++seed) {
+      auto inputs = makeInputs(module, func, seed, kind, nearOverflow);
+      if (failed(inputs))
+        return runs;
+      auto outputs = interp::interpret(module, func, *inputs);
+      std::string label = (kind == InputKind::Hard ? "hard seed " : "seed ") + std::to_string(seed);
+      runs.push_back({label, std::move(*inputs), {}, {}, failed(outputs)});
+      if (failed(outputs))
+        return runs;
+      runs.back().outputs = std::move(*outputs);
+      std::string error;
+      auto mags = interp::magnitudes(module, func, runs.back().inputs, error);
+      if (succeeded(mags))
+        runs.back().mags = std::move(*mags);
+    }
   return runs;
 }
 
-/// Runs @`func` of the rewritten module on the reference inputs and folds the
-/// differences into `report`; sets report.unsound at the first violation.
-void compareWithReference(ModuleOp after, llvm::StringRef func,
-                          ArrayRef<ReferenceRun> references, const std::string &where,
-                          double allowed, RuleReport &report) {
+/// Folds the finite differences of `before` and `after` into the report's
+/// statistics.
+void addStatistics(const interp::Tensor &before, const interp::Tensor &after, RuleReport &report) {
+  if (before.getType() != after.getType())
+    return;
+  for (int64_t i = 0; i < before.size(); ++i) {
+    double x = before.asDouble(i), y = after.asDouble(i);
+    if (!std::isfinite(x) || !std::isfinite(y))
+      continue;
+    double abs = std::fabs(x - y), rel = abs / std::max(std::fabs(x), 1e-30);
+    report.maxAbs = std::max(report.maxAbs, abs);
+    report.maxRel = std::max(report.maxRel, abs == 0 ? 0.0 : rel);
+    if (before.isFloat())
+      report.maxUlp = std::max(report.maxUlp, ulps(x, y, before.getElementType()));
+  }
+}
+
+/// Runs @`func` of the rewritten module on the reference inputs and compares
+/// under `model`; sets report.unsound at the first violation.
+void compareWithReference(ModuleOp after, llvm::StringRef func, ArrayRef<ReferenceRun> references,
+                          const std::string &where, const interp::ErrorModel &model,
+                          RuleReport &report) {
   for (const ReferenceRun &ref : references) {
     if (!report.unsound.empty())
       return;
@@ -177,23 +313,36 @@ void compareWithReference(ModuleOp after, llvm::StringRef func,
       report.unsound = where + ": the interpreter failed on the rewritten function";
       return;
     }
+    interp::Comparison c = interp::compareOutputs(*got, ref.outputs, ref.mags, model);
+    report.worst = std::max(report.worst, c.worst());
     for (auto [b, a] : llvm::zip(ref.outputs, *got))
-      for (int64_t i = 0; i < b.size(); ++i) {
-        double x = b.asDouble(i), y = a.asDouble(i);
-        double abs = std::fabs(x - y), rel = abs / std::max(std::fabs(x), 1e-30);
-        if (std::isnan(x) != std::isnan(y))
-          abs = rel = INFINITY;
-        if (std::isnan(x) && std::isnan(y))
-          abs = rel = 0;
-        report.maxAbs = std::max(report.maxAbs, abs);
-        report.maxRel = std::max(report.maxRel, abs == 0 ? 0.0 : rel);
-        if (b.isFloat())
-          report.maxUlp = std::max(report.maxUlp, ulps(x, y, b.getElementType()));
-        if (report.unsound.empty() && abs > 1e-12 && rel > allowed)
-          report.unsound = where + llvm::formatv(", seed {0}, element {1}: {2} became {3}",
-                                                 ref.seed, i, x, y)
-                                       .str();
+      addStatistics(b, a, report);
+    if (c.ok())
+      continue;
+    if (!c.countMismatch.empty()) {
+      report.unsound = where + ", " + ref.label + ": " + c.countMismatch;
+      return;
+    }
+    for (auto [i, o] : llvm::enumerate(c.outputs)) {
+      if (o.ok())
+        continue;
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << where << ", " << ref.label;
+      if (c.outputs.size() > 1)
+        os << ", output " << i;
+      if (!o.typeMismatch.empty()) {
+        os << ": " << o.typeMismatch;
+      } else {
+        const interp::ElementReport &e = o.firstFailure;
+        os << ", element " << e.index << ": " << llvm::format("%.9g", e.ref) << " became "
+           << llvm::format("%.9g", e.got) << " (";
+        o.print(os, "original");
+        os << ")";
       }
+      report.unsound = s;
+      return;
+    }
   }
 }
 
@@ -229,7 +378,7 @@ int main(int argc, char **argv) {
   for (const auto &compiled : all.getRules()) {
     const rules::Rule &rule = compiled->rule;
     RuleReport report;
-    double allowed = allowedRelative(rule);
+    interp::ErrorModel model = modelOf(rule);
     std::optional<RulePatterns> patterns = patternsOf(rule.name, context);
     if (!patterns)
       return 1;
@@ -248,7 +397,8 @@ int main(int argc, char **argv) {
             rewriteFunction(*module, func.getSymName(), patterns->patterns, kMaxRewrites);
         if (!fixpoint.converged && nonConverging.empty())
           nonConverging = where;
-        SmallVector<ReferenceRun> references = referenceRuns(*module, func.getSymName());
+        std::vector<ReferenceRun> references =
+            referenceRuns(*module, func.getSymName(), /*nearOverflow=*/model.k == 0);
         for (Rewritten *r : {&step, &fixpoint}) {
           if (!r->changed || !report.unsound.empty())
             continue;
@@ -256,7 +406,7 @@ int main(int argc, char **argv) {
             report.unsound = where + ": the rewritten IR does not verify";
             continue;
           }
-          compareWithReference(*r->module, func.getSymName(), references, where, allowed, report);
+          compareWithReference(*r->module, func.getSymName(), references, where, model, report);
         }
       }
     }
@@ -272,13 +422,16 @@ int main(int argc, char **argv) {
       llvm::outs() << ": DOES NOT CONVERGE (still rewriting after " << kMaxRewrites
                    << " rewrites at " << nonConverging << ")";
     if (!report.unsound.empty()) {
-      llvm::outs() << ": UNSOUND (allowed relative " << allowed << ") at " << report.unsound
-                   << "\n";
+      llvm::outs() << ": UNSOUND (" << describe(model) << ") at " << report.unsound << "\n";
       anyUnsound = true;
     } else {
-      llvm::outs() << (!nonConverging.empty() ? "\n"
-                       : report.instances ? ": ok\n"
-                                          : ": no instance in the corpus\n");
+      if (!nonConverging.empty())
+        llvm::outs() << "\n";
+      else if (report.instances)
+        llvm::outs() << llvm::format(": ok (worst %.3g x bound, ", report.worst) << describe(model)
+                     << ")\n";
+      else
+        llvm::outs() << ": no instance in the corpus\n";
     }
   }
   return anyUnsound || anyNonConverging ? 1 : 0;

@@ -1,5 +1,6 @@
 //===- ExecutableTest.cpp - the C++ API: compile once, call many ----------===//
 #include "tests/unit/lowering/LoweringTestUtils.h"
+#include "reference/Comparison.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -256,21 +257,35 @@ func.func @f(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xi32>) {
                      &error))
       << error;
   ASSERT_EQ(r.outputs.size(), 2u);
-  std::vector<float> want = {2.25f, 4.0f, 9.0f};
-  std::vector<int32_t> wantI = {2, 4, 9};
-  EXPECT_TRUE(buffersClose(r.outputs[0].data(), want.data(), 3,
-                           ElementKind::F32, 0, 0));
-  EXPECT_TRUE(buffersClose(r.outputs[1].data(), wantI.data(), 3,
-                           ElementKind::I32, 0, 0));
+  // The outputs as interpreter tensors, compared under reference/Comparison.h.
+  auto f32 = mlir::RankedTensorType::get({3}, mlir::Float32Type::get(&ctx));
+  auto i32 = mlir::RankedTensorType::get({3}, mlir::IntegerType::get(&ctx, 32));
+  auto tensor = [](mlir::RankedTensorType type, std::vector<double> values) {
+    interp::Tensor t(type);
+    for (size_t i = 0; i < values.size(); ++i)
+      t.isFloat() ? t.setFloat(i, values[i]) : t.setInt(i, int64_t(values[i]));
+    return t;
+  };
+  interp::ErrorModel exact;
+  exact.k = 0;
+  EXPECT_TRUE(
+      interp::compareOutput(tensorOf(f32, r.outputs[0]), tensor(f32, {2.25, 4, 9}), nullptr, exact)
+          .ok());
+  EXPECT_TRUE(
+      interp::compareOutput(tensorOf(i32, r.outputs[1]), tensor(i32, {2, 4, 9}), nullptr, exact)
+          .ok());
   EXPECT_EQ(r.timings.repeat, 5);
   EXPECT_NE(formatTimings(r).find("median"), std::string::npos);
-  std::vector<float> off = {2.25f, 4.001f, NAN};
-  std::string where;
-  EXPECT_FALSE(buffersClose(r.outputs[0].data(), off.data(), 3,
-                            ElementKind::F32, 1e-6, 0, &where));
-  EXPECT_NE(where.find("element 1"), std::string::npos) << where;
-  EXPECT_TRUE(buffersClose(r.outputs[0].data(), off.data(), 2, ElementKind::F32,
-                           1e-3, 0));
+  interp::OutputComparison off =
+      interp::compareOutput(tensorOf(f32, r.outputs[0]), tensor(f32, {2.25, 4.001, NAN}));
+  EXPECT_FALSE(off.ok());
+  EXPECT_EQ(off.numFailures, 2);
+  EXPECT_EQ(off.firstFailure.index, 1);
+  interp::ErrorModel loose;
+  loose.rtol = 1e-3;
+  EXPECT_TRUE(interp::compareOutput(tensorOf(f32, r.outputs[0]), tensor(f32, {2.25, 4.001, 9}),
+                                    nullptr, loose)
+                  .ok());
 }
 } // namespace
 

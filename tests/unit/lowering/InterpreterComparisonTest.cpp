@@ -2,15 +2,16 @@
 //
 // Every program runs on deterministic random inputs through the reference
 // interpreter (dialect/interpreter) and through kiln::Compiler's JIT, with
-// the runtime GEMM and with generated contractions; results must agree to
-// rtol 1e-4 / atol 1e-5 (integers exactly). Each program is also compiled for
-// the GPU (--kiln-lower-gpu, cuBLAS): with a GPU its results must agree the
-// same way; without one (CI) it must compile all the way to host code and
-// kernels, and only then report that no GPU can run it.
+// the runtime GEMM and with generated contractions; results must agree under
+// the error model of reference/Comparison.h (integers exactly). Each program
+// is also compiled for the GPU (--kiln-lower-gpu, cuBLAS): with a GPU its
+// results must agree the same way; without one (CI) it must compile all the
+// way to host code and kernels, and only then report that no GPU can run it.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/unit/lowering/LoweringTestUtils.h"
 
+#include "reference/Comparison.h"
 #include "reference/Interpreter.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -67,14 +68,17 @@ void compareWithInterpreter(const std::string &src, const std::string &entry,
     }
     ASSERT_TRUE(ran) << error;
     ASSERT_EQ(jit.outputs.size(), reference->size());
+    std::string magError;
+    auto mags = interp::magnitudes(*module, entry, *inputs, magError);
+    ASSERT_TRUE(succeeded(mags)) << magError;
     for (size_t i = 0; i < jit.outputs.size(); ++i) {
       const Tensor &want = (*reference)[i];
-      std::vector<char> wantBytes = bytesOf(want);
-      std::string where;
-      EXPECT_TRUE(buffersClose(jit.outputs[i].data(), wantBytes.data(),
-                               want.size(), *elementKindOf(want.getElementType()), 1e-4,
-                               1e-5, &where))
-          << "output " << i << ": " << where;
+      interp::OutputComparison c =
+          interp::compareOutput(tensorOf(want.getType(), jit.outputs[i]), want, &(*mags)[i]);
+      std::string report;
+      llvm::raw_string_ostream os(report);
+      c.print(os);
+      EXPECT_TRUE(c.ok()) << "output " << i << ": " << report;
     }
   }
 }

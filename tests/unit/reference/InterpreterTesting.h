@@ -2,12 +2,16 @@
 //
 // Header-only helpers for GoogleTests that check programs with the reference
 // interpreter: parse MLIR text with lax/func/arith loaded, run a function
-// (failing the test on any diagnostic), compare results element by element,
-// and check that two functions agree on the same random inputs.
+// (failing the test on any diagnostic), compare results under the error model
+// of reference/Comparison.h, and check that two functions agree on the same
+// random inputs.
 //
 //   OwningOpRef<ModuleOp> before = parseModule(ctx, beforeText);
 //   OwningOpRef<ModuleOp> after = parseModule(ctx, afterText);
-//   expectSameResults(*before, "f", *after, "f", {/*seed=*/1, /*rtol=*/1e-5});
+//   CompareOptions options;
+//   options.seed = 1;
+//   options.k = 0; // identical results
+//   expectSameResults(*before, "f", *after, "f", options);
 //
 // Only include this from tests: it includes <gtest/gtest.h>.
 //
@@ -16,6 +20,7 @@
 #define KILN_REFERENCE_INTERPRETERTESTING_H
 
 #include "dialect/LaxDialect.h"
+#include "reference/Comparison.h"
 #include "reference/Interpreter.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -25,12 +30,10 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Parser/Parser.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <string>
 
 namespace kiln::interp::testing {
@@ -38,9 +41,15 @@ namespace kiln::interp::testing {
 struct CompareOptions {
   /// Seed of the random inputs (see randomInputs).
   uint64_t seed = 0;
-  /// Elements match when |a - b| <= atol + rtol * |b|; NaN matches NaN.
-  double rtol = 1e-5;
-  double atol = 1e-6;
+  /// The error model (reference/Comparison.h): float elements match when
+  /// |b - a| <= k (eps (|a| + mag) + tiny) + atol + rtol |a|, with mag from
+  /// the magnitude run of the first function; k = 0 (and no slack) asks for
+  /// identical results. NaN must match NaN, infinities the same infinity;
+  /// integers are exact.
+  double k = ErrorModel().k;
+  /// Extra slack (0 by default: the model alone).
+  double rtol = 0;
+  double atol = 0;
   /// Random floats in [0.5, 1.5] instead of [-1, 1].
   bool positive = false;
   /// Run both functions in the float64 reference mode.
@@ -121,48 +130,19 @@ inline std::vector<double> valuesOf(const Tensor &t) {
   return values;
 }
 
-/// Same types, and every element within tolerance; on failure the message
-/// names the worst element of each differing result (flat index, both values).
-inline ::testing::AssertionResult allClose(llvm::ArrayRef<Tensor> got,
-                                           llvm::ArrayRef<Tensor> want, double rtol,
-                                           double atol) {
-  if (got.size() != want.size())
-    return ::testing::AssertionFailure()
-           << got.size() << " results, expected " << want.size();
+/// Same number and types of results, every element within the error model
+/// (`mags`: the magnitudes of `want`'s elements, see magnitudes(); empty: each
+/// result's largest |value|); on failure the message names, per differing
+/// result, the first failing and the worst element.
+inline ::testing::AssertionResult allClose(llvm::ArrayRef<Tensor> got, llvm::ArrayRef<Tensor> want,
+                                           const ErrorModel &model = {},
+                                           llvm::ArrayRef<Tensor> mags = {}) {
+  Comparison c = compareOutputs(got, want, mags, model);
+  if (c.ok())
+    return ::testing::AssertionSuccess();
   std::string report;
   llvm::raw_string_ostream os(report);
-  for (size_t r = 0; r < got.size(); ++r) {
-    if (got[r].getType() != want[r].getType()) {
-      os << "result " << r << " has type " << got[r].getType() << ", expected "
-         << want[r].getType() << "\n";
-      continue;
-    }
-    int64_t worst = -1, mismatches = 0;
-    double worstExcess = 0;
-    for (int64_t i = 0; i < got[r].size(); ++i) {
-      double a = got[r].asDouble(i), b = want[r].asDouble(i);
-      if (std::isnan(a) && std::isnan(b))
-        continue;
-      double excess = std::fabs(a - b) - (atol + rtol * std::fabs(b));
-      if (std::isnan(a) != std::isnan(b))
-        excess = INFINITY;
-      if (!(excess > 0))
-        continue;
-      ++mismatches;
-      if (worst < 0 || excess > worstExcess) {
-        worst = i;
-        worstExcess = excess;
-      }
-    }
-    if (worst >= 0)
-      os << "result " << r << " (" << got[r].getType() << "): " << mismatches
-         << " elements differ; worst at flat index " << worst << ": got "
-         << llvm::format("%.9g", got[r].asDouble(worst)) << ", expected "
-         << llvm::format("%.9g", want[r].asDouble(worst)) << " (rtol " << rtol << ", atol "
-         << atol << ")\n";
-  }
-  if (report.empty())
-    return ::testing::AssertionSuccess();
+  c.print(os, "expected");
   return ::testing::AssertionFailure() << report;
 }
 
@@ -179,8 +159,16 @@ inline void expectSameResults(mlir::ModuleOp a, llvm::StringRef fa, mlir::Module
   llvm::SmallVector<Tensor> rb = interpretOrFail(b, fb, *inputs, interpreterOptions);
   if (ra.empty() && rb.empty())
     return;
-  EXPECT_TRUE(allClose(ra, rb, options.rtol, options.atol))
-      << "@" << fa.str() << " and @" << fb.str() << " differ (seed " << options.seed << ")";
+  std::string error;
+  mlir::FailureOr<llvm::SmallVector<Tensor>> mags = magnitudes(a, fa, *inputs, error);
+  EXPECT_TRUE(succeeded(mags)) << error;
+  ErrorModel model;
+  model.k = options.k;
+  model.rtol = options.rtol;
+  model.atol = options.atol;
+  EXPECT_TRUE(allClose(rb, ra, model,
+                       succeeded(mags) ? llvm::ArrayRef<Tensor>(*mags) : llvm::ArrayRef<Tensor>()))
+      << "@" << fb.str() << " differs from @" << fa.str() << " (seed " << options.seed << ")";
 }
 
 } // namespace kiln::interp::testing
