@@ -117,7 +117,10 @@ Tensor reduce(const Evaluator &ev, Operation *op, const Tensor &x, ArrayRef<int6
   for (int64_t d = 0, o = 0; d < x.rank(); ++d)
     if (!llvm::is_contained(axes, d))
       outStrides[d] = strides[o++];
-  double init = combine == Combine::Sum ? 0 : combine == Combine::Prod ? 1
+  // -0.0 is the additive identity of IEEE floats (-0 + x = x for every x,
+  // +0 + -0 is +0): a sum of one element is that element, sign of zero
+  // included. An empty sum is +0 (below), as in JAX.
+  double init = combine == Combine::Sum ? -0.0 : combine == Combine::Prod ? 1
                 : combine == Combine::Max ? -INFINITY : INFINITY;
   bool isFloat = x.isFloat();
   // Integer identities are computed in integers: INT64_MAX does not round-trip
@@ -156,8 +159,17 @@ Tensor reduce(const Evaluator &ev, Operation *op, const Tensor &x, ArrayRef<int6
       switch (combine) {
       case Combine::Sum: a += v; break;
       case Combine::Prod: a *= v; break;
-      case Combine::Max: a = (std::isnan(a) || std::isnan(v)) ? NAN : std::max(a, v); break;
-      case Combine::Min: a = (std::isnan(a) || std::isnan(v)) ? NAN : std::min(a, v); break;
+      // NaN propagates; -0 < +0, as lax.max/min (IEEE maximum/minimum).
+      case Combine::Max:
+        a = (std::isnan(a) || std::isnan(v)) ? NAN
+            : a == v                          ? (std::signbit(a) ? v : a)
+                                              : std::max(a, v);
+        break;
+      case Combine::Min:
+        a = (std::isnan(a) || std::isnan(v)) ? NAN
+            : a == v                          ? (std::signbit(a) ? a : v)
+                                              : std::min(a, v);
+        break;
       }
     } else {
       int64_t v = x.getInt(flat);
@@ -170,8 +182,10 @@ Tensor reduce(const Evaluator &ev, Operation *op, const Tensor &x, ArrayRef<int6
       }
     }
   }
+  bool empty = x.size() == 0;
   for (int64_t i = 0; i < out.size(); ++i)
-    isFloat ? out.setFloat(i, acc[i]) : out.setInt(i, intAcc[i]);
+    isFloat ? out.setFloat(i, empty && combine == Combine::Sum ? 0.0 : acc[i])
+            : out.setInt(i, intAcc[i]);
   return out;
 }
 

@@ -24,7 +24,7 @@ every program; ``check`` fails with a unified diff when freshly printed text
 differs from the committed files (a change of JAX's text format shows up
 there). ``run`` imports each program with ``kiln-translate --import-jaxpr``,
 runs it with ``kiln-run`` on the same inputs and compares the outputs with
-``jax.jit(f)(*args)`` (see ``kiln_run.compare`` for the error model), timing both.
+``jax.jit(f)(*args)`` (kiln-run --expect: the error model of docs/interpreter.md), timing both.
 It exits non-zero when a program does not match, unless ``--report`` or
 ``--allow-failures`` is given. Inputs and expected outputs are never
 committed: they are regenerated every run.
