@@ -72,6 +72,14 @@ inline void unravel(int64_t flat, llvm::ArrayRef<int64_t> shape,
   }
 }
 
+/// The flat (row-major) position of `index` in a tensor with `strides`.
+inline int64_t flatIndex(llvm::ArrayRef<int64_t> index, llvm::ArrayRef<int64_t> strides) {
+  int64_t flat = 0;
+  for (auto [i, s] : llvm::zip(index, strides))
+    flat += i * s;
+  return flat;
+}
+
 } // namespace kiln::interp
 
 #endif // KILN_REFERENCE_EVALUATOR_H

@@ -27,19 +27,12 @@ using namespace kiln::lax;
 
 namespace {
 
-int64_t dot(ArrayRef<int64_t> index, ArrayRef<int64_t> strides) {
-  int64_t flat = 0;
-  for (auto [i, s] : llvm::zip(index, strides))
-    flat += i * s;
-  return flat;
-}
-
 /// Element `k` of the index vector at `batchIndex` (the indices' position
 /// without the index vector dimension, which is last).
 int64_t indexVectorEntry(const Tensor &indices, ArrayRef<int64_t> indicesStrides,
                          ArrayRef<int64_t> batchIndex, int64_t k) {
   // Unsigned indices are stored zero-extended: a large ui32 stays positive.
-  return indices.getInt(dot(batchIndex, indicesStrides) + k * indicesStrides.back());
+  return indices.getInt(flatIndex(batchIndex, indicesStrides) + k * indicesStrides.back());
 }
 
 /// IEEE 754-2019 maximum/minimum, as lax.max/lax.min on XLA: NaN if either
@@ -104,7 +97,7 @@ Tensor gather(const Evaluator &ev, GatherOp op) {
     if (fill && !inBounds)
       setFromAttr(r, flat, fillValue);
     else if (operand.size() > 0) // an empty operand has only empty slices
-      r.copyElement(flat, operand, dot(at, operandStrides));
+      r.copyElement(flat, operand, flatIndex(at, operandStrides));
   }
   return r;
 }
@@ -187,7 +180,7 @@ Tensor scatter(const Evaluator &ev, ScatterOp op) {
         u[d] = w[i];
         at[dims.windowOperandDims[i]] += w[i];
       }
-      combine(r, dot(at, operandStrides), updates, dot(u, updateStrides), op.getKind());
+      combine(r, flatIndex(at, operandStrides), updates, flatIndex(u, updateStrides), op.getKind());
     }
   }
   return r;

@@ -16,13 +16,6 @@ using namespace kiln::lax;
 
 namespace {
 
-int64_t dot(ArrayRef<int64_t> index, ArrayRef<int64_t> strides) {
-  int64_t flat = 0;
-  for (auto [i, s] : llvm::zip(index, strides))
-    flat += i * s;
-  return flat;
-}
-
 /// result[index] = operand[base + sum_d index[d] * srcStrides[d]] for every
 /// result element: broadcast (stride 0), transpose (permuted strides), rev
 /// (negative strides), slice and dynamic_slice (offset base) are all such
@@ -131,7 +124,7 @@ std::optional<FailureOr<Tensor>> Evaluator::evalStructure(Operation *op) {
         SmallVector<int64_t> starts =
             clampedStarts(*this, s.getStartIndices(), x.shape(), s.getSliceSizes());
         SmallVector<int64_t> strides = x.strides();
-        return stridedGather(*this, resultType, x, dot(starts, strides), strides);
+        return stridedGather(*this, resultType, x, flatIndex(starts, strides), strides);
       })
       .Case([&](DynamicUpdateSliceOp s) -> R {
         const Tensor &x = lookup(s.getOperand());
@@ -144,7 +137,7 @@ std::optional<FailureOr<Tensor>> Evaluator::evalStructure(Operation *op) {
           unravel(flat, update.shape(), index);
           for (size_t d = 0; d < index.size(); ++d)
             index[d] += starts[d];
-          r.copyElement(dot(index, strides), update, flat);
+          r.copyElement(flatIndex(index, strides), update, flat);
         }
         return r;
       })
@@ -157,7 +150,7 @@ std::optional<FailureOr<Tensor>> Evaluator::evalStructure(Operation *op) {
           for (int64_t flat = 0; flat < x.size(); ++flat) {
             unravel(flat, x.shape(), index);
             index[dim] += offset;
-            r.copyElement(dot(index, strides), x, flat);
+            r.copyElement(flatIndex(index, strides), x, flat);
           }
           offset += x.shape()[dim];
         }
