@@ -1,9 +1,9 @@
 //===- JaxprBuilder.h - syntax tree to lax ops ------------------*- C++ -*-===//
 //
 // Builds the module of a parsed jaxpr. JaxprBuilder.cpp holds the structure
-// (functions, scopes, calls, scan, while, cond, inlining, types); each
-// equation goes to the handler its primitive has in the registry
-// (JaxprPrimitives.h).
+// (functions, scopes, calls, inlining, types), JaxprControlFlow.cpp scan,
+// while and cond; each equation goes to the handler its primitive has in the
+// registry (JaxprPrimitives.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_IMPORTER_JAXPRBUILDER_H

@@ -8,7 +8,7 @@
 //   registerReductionPrimitives     reduce_*, argmax, argmin      JaxprReductions.cpp
 //   registerShapePrimitives         reshape, slice, iota, ...     JaxprShapeOps.cpp
 //   registerContractionPrimitives   dot_general                   JaxprContraction.cpp
-//   registerControlFlowPrimitives   pjit, custom_jvp_call, scan,  JaxprBuilder.cpp
+//   registerControlFlowPrimitives   pjit, custom_jvp_call, scan,  JaxprControlFlow.cpp
 //                                   while, cond, copy, ...
 //   registerIndexingPrimitives      gather, scatter               JaxprIndexing.cpp
 //   registerRandomPrimitives        random_bits, random_split,    JaxprRandom.cpp
