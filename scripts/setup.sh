@@ -8,7 +8,7 @@ build="${1:-$root/build}"
 packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libyaml-cpp-dev libeigen3-dev libopenblas-pthread-dev libgtest-dev
-  cmake ninja-build ccache g++ python3 python3-numpy
+  cmake ninja-build ccache g++ python3 python3-numpy python3-dev python3-venv
 )
 
 missing=()
@@ -32,3 +32,11 @@ if [ ! -f "$build/build.ninja" ]; then
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm
 fi
 cmake --build "$build" -j"${KILN_JOBS:-$(nproc)}"
+
+# `import kiln` in the venv: the package is assembled in $build/python
+# (python/CMakeLists.txt); a .pth file puts it on the venv's path.
+venv="${KILN_VENV:-$root/.venv}"
+if [ -d "$build/python/kiln" ]; then
+  site="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  echo "$build/python" >"$site/kiln.pth"
+fi

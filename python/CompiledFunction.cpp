@@ -1,0 +1,316 @@
+//===- CompiledFunction.cpp - a compiled lax function, called with numpy --===//
+//
+// Inputs are passed to the compiled code without copying when they are
+// aligned, C-contiguous numpy arrays of the input's dtype (JAX's CPU arrays
+// convert to such arrays without a copy); anything else goes through
+// numpy's conversion once per call, as jax.jit converts its arguments.
+// Outputs are new numpy arrays the compiled code writes into.
+//
+//===----------------------------------------------------------------------===//
+
+#include "python/Numpy.h"
+
+#include "python/CompiledFunction.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <limits>
+
+namespace kiln::python {
+
+static int bfloat16Typenum = -2; // -2: not looked up yet; -1: no ml_dtypes
+
+int typenumOf(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F32:
+    return NPY_FLOAT32;
+  case ElementKind::F64:
+    return NPY_FLOAT64;
+  case ElementKind::F16:
+    return NPY_FLOAT16;
+  case ElementKind::BF16:
+    if (bfloat16Typenum == -2) {
+      bfloat16Typenum = -1;
+      try {
+        nb::object bf16 = nb::module_::import_("ml_dtypes").attr("bfloat16");
+        bfloat16Typenum = nb::cast<int>(nb::module_::import_("numpy").attr("dtype")(bf16).attr("num"));
+      } catch (nb::python_error &) {
+      }
+    }
+    return bfloat16Typenum;
+  case ElementKind::I8:
+    return NPY_INT8;
+  case ElementKind::I32:
+    return NPY_INT32;
+  case ElementKind::I64:
+    return NPY_INT64;
+  case ElementKind::U32:
+    return NPY_UINT32;
+  case ElementKind::Bool:
+    return NPY_BOOL;
+  }
+  return -1;
+}
+
+std::optional<ElementKind> kindOfTypenum(int typenum) {
+  for (ElementKind k : {ElementKind::F32, ElementKind::F64, ElementKind::F16, ElementKind::BF16,
+                        ElementKind::I8, ElementKind::I32, ElementKind::I64, ElementKind::U32,
+                        ElementKind::Bool})
+    if (PyArray_EquivTypenums(typenum, typenumOf(k)))
+      return k;
+  return std::nullopt;
+}
+
+nb::object dtypeOf(ElementKind kind) {
+  int typenum = typenumOf(kind);
+  if (typenum < 0)
+    throw KilnError(KilnError::General, std::string("no numpy dtype for ") + elementKindName(kind) +
+                                            " (install ml_dtypes)");
+  return nb::steal(reinterpret_cast<PyObject *>(PyArray_DescrFromType(typenum)));
+}
+
+static std::string describe(const TensorSpec &spec) {
+  std::string s = elementKindName(spec.kind);
+  s += "[";
+  for (size_t i = 0; i < spec.shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(spec.shape[i]);
+  return s + "]";
+}
+
+CompiledFunction::CompiledFunction(std::unique_ptr<Executable> exe) : exe_(std::move(exe)) {
+  for (const TensorSpec &s : exe_->inputs()) {
+    inTypenums_.push_back(typenumOf(s.kind));
+    inputBytes_ += int64_t(s.numBytes());
+  }
+  for (const TensorSpec &s : exe_->outputs()) {
+    outTypenums_.push_back(typenumOf(s.kind));
+    outDims_.emplace_back(s.shape.begin(), s.shape.end());
+  }
+  outTree_ = nb::none();
+}
+
+bool CompiledFunction::storeScalar(PyObject *value, ElementKind kind, void *out) {
+  bool isBool = PyBool_Check(value), isInt = !isBool && PyLong_Check(value),
+       isFloat = PyFloat_Check(value);
+  switch (kind) {
+  case ElementKind::F32:
+  case ElementKind::F64: {
+    if (!isBool && !isInt && !isFloat)
+      return false;
+    double v = PyFloat_AsDouble(value);
+    if (v == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    if (kind == ElementKind::F32) {
+      float f = float(v);
+      std::memcpy(out, &f, sizeof f);
+    } else {
+      std::memcpy(out, &v, sizeof v);
+    }
+    return true;
+  }
+  case ElementKind::I8:
+  case ElementKind::I32:
+  case ElementKind::I64:
+  case ElementKind::U32: {
+    if (!isInt && !isBool)
+      return false;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return false;
+    }
+    if (kind == ElementKind::I8) {
+      if (v < INT8_MIN || v > INT8_MAX)
+        return false;
+      int8_t x = int8_t(v);
+      std::memcpy(out, &x, 1);
+    } else if (kind == ElementKind::I32) {
+      if (v < INT32_MIN || v > INT32_MAX)
+        return false;
+      int32_t x = int32_t(v);
+      std::memcpy(out, &x, 4);
+    } else if (kind == ElementKind::U32) {
+      if (v < 0 || v > int64_t(UINT32_MAX))
+        return false;
+      uint32_t x = uint32_t(v);
+      std::memcpy(out, &x, 4);
+    } else {
+      int64_t x = v;
+      std::memcpy(out, &x, 8);
+    }
+    return true;
+  }
+  case ElementKind::Bool: {
+    if (!isBool)
+      return false;
+    uint8_t x = value == Py_True;
+    std::memcpy(out, &x, 1);
+    return true;
+  }
+  default:
+    return false; // f16/bf16: numpy converts
+  }
+}
+
+void CompiledFunction::bind(const std::vector<nb::object> &leading,
+                            const std::vector<nb::object> &trailing) {
+  size_t nIn = exe_->inputs().size();
+  if (leading.size() + trailing.size() > nIn)
+    throw KilnError(KilnError::General, "more constants than inputs");
+  bound_.clear();
+  boundData_.clear();
+  numLeading_ = leading.size();
+  auto bindOne = [&](nb::handle value, size_t i) {
+    const TensorSpec &spec = exe_->inputs()[i];
+    PyObject *a = PyArray_FromAny(value.ptr(), PyArray_DescrFromType(inTypenums_[i]), 0, 0,
+                                  NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
+                                  nullptr);
+    if (!a)
+      throw nb::python_error();
+    nb::object array = nb::steal(a);
+    auto *arr = reinterpret_cast<PyArrayObject *>(a);
+    if (PyArray_NDIM(arr) != int(spec.shape.size()) ||
+        !std::equal(spec.shape.begin(), spec.shape.end(), PyArray_DIMS(arr)))
+      throw KilnError(KilnError::General,
+                      "constant input " + std::to_string(i) + " does not have type " + describe(spec));
+    boundData_.push_back(PyArray_DATA(arr));
+    bound_.push_back(std::move(array));
+  };
+  for (size_t i = 0; i < leading.size(); ++i)
+    bindOne(leading[i], i);
+  for (size_t i = 0; i < trailing.size(); ++i)
+    bindOne(trailing[i], nIn - trailing.size() + i);
+}
+
+void CompiledFunction::placeBound(void **buffers) const {
+  std::copy(boundData_.begin(), boundData_.begin() + numLeading_, buffers);
+  std::copy(boundData_.begin() + numLeading_, boundData_.end(),
+            buffers + numLeading_ + numFreeInputs());
+}
+
+nb::object CompiledFunction::run(void **buffers) const {
+  size_t nIn = exe_->inputs().size(), nOut = outDims_.size();
+  llvm::SmallVector<nb::object, 4> outs;
+  for (size_t i = 0; i < nOut; ++i) {
+    PyObject *o = PyArray_SimpleNew(int(outDims_[i].size()),
+                                    const_cast<npy_intp *>(outDims_[i].data()), outTypenums_[i]);
+    if (!o)
+      throw nb::python_error();
+    buffers[nIn + i] = PyArray_DATA(reinterpret_cast<PyArrayObject *>(o));
+    outs.push_back(nb::steal(o));
+  }
+  if (inputBytes_ > (1 << 16)) {
+    // Long enough to let other Python threads run meanwhile.
+    nb::gil_scoped_release release;
+    exe_->callRaw(buffers);
+  } else {
+    exe_->callRaw(buffers);
+  }
+  if (outTree_.is_none()) {
+    if (nOut == 1)
+      return outs[0];
+    nb::tuple t = nb::steal<nb::tuple>(PyTuple_New(Py_ssize_t(nOut)));
+    for (size_t i = 0; i < nOut; ++i)
+      PyTuple_SET_ITEM(t.ptr(), Py_ssize_t(i), outs[i].release().ptr());
+    return std::move(t);
+  }
+  nb::list l;
+  for (nb::object &o : outs)
+    l.append(o);
+  return outTree_.attr("unflatten")(l);
+}
+
+nb::object CompiledFunction::callMatched(PyObject *args) const {
+  size_t nBound = numLeading_, nFree = numFreeInputs(), nOut = outDims_.size();
+  llvm::SmallVector<void *, 32> buffers(bound_.size() + nFree + nOut);
+  llvm::SmallVector<int64_t, 16> scalars(nFree);
+  placeBound(buffers.data());
+  for (size_t i = 0; i < nFree; ++i) {
+    PyObject *a = PyTuple_GET_ITEM(args, Py_ssize_t(i));
+    if (PyArray_Check(a)) {
+      buffers[nBound + i] = PyArray_DATA(reinterpret_cast<PyArrayObject *>(a));
+    } else {
+      storeScalar(a, freeInput(i).kind, &scalars[i]);
+      buffers[nBound + i] = &scalars[i];
+    }
+  }
+  return run(buffers.data());
+}
+
+nb::object CompiledFunction::call(nb::handle argsHandle) const {
+  nb::sequence args = nb::borrow<nb::sequence>(argsHandle);
+  size_t n = nb::len(args), nBound = numLeading_, nFree = numFreeInputs();
+  if (n != nFree)
+    throw KilnError(KilnError::General, "the function takes " + std::to_string(nFree) +
+                                            " arrays, got " + std::to_string(n));
+  llvm::SmallVector<void *, 32> buffers(bound_.size() + nFree + outDims_.size());
+  llvm::SmallVector<int64_t, 16> scalars(nFree);
+  llvm::SmallVector<nb::object, 16> keep;
+  placeBound(buffers.data());
+  for (size_t i = 0; i < nFree; ++i) {
+    nb::object a = args[i];
+    const TensorSpec &spec = freeInput(i);
+    if (spec.shape.empty() && storeScalar(a.ptr(), spec.kind, &scalars[i])) {
+      buffers[nBound + i] = &scalars[i];
+      continue;
+    }
+    int typenum = freeInputTypenum(i);
+    if (typenum < 0)
+      throw KilnError(KilnError::General, std::string("no numpy dtype for ") +
+                                              elementKindName(spec.kind));
+    PyObject *o = PyArray_FromAny(a.ptr(), PyArray_DescrFromType(typenum), 0, 0,
+                                  NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
+                                  nullptr);
+    if (!o)
+      throw nb::python_error();
+    nb::object array = nb::steal(o);
+    auto *arr = reinterpret_cast<PyArrayObject *>(o);
+    if (PyArray_NDIM(arr) != int(spec.shape.size()) ||
+        !std::equal(spec.shape.begin(), spec.shape.end(), PyArray_DIMS(arr))) {
+      std::string got = "[";
+      for (int d = 0; d < PyArray_NDIM(arr); ++d)
+        got += (d ? "," : "") + std::to_string(PyArray_DIMS(arr)[d]);
+      throw KilnError(KilnError::General, "argument " + std::to_string(i) + ": expected " +
+                                              describe(spec) + ", got shape " + got + "]");
+    }
+    buffers[nBound + i] = PyArray_DATA(arr);
+    keep.push_back(std::move(array));
+  }
+  return run(buffers.data());
+}
+
+void bindCompiledFunction(nb::module_ &m) {
+  nb::class_<CompiledFunction>(m, "CompiledFunction",
+                               "A lax function compiled for the CPU (kiln::Executable)")
+      .def("__call__", [](const CompiledFunction &f, nb::args args) { return f.call(args); })
+      .def("call_flat", &CompiledFunction::call, nb::arg("arrays"),
+           "Calls with one array (or scalar) per input after the bound constants")
+      .def("bind", &CompiledFunction::bind, nb::arg("leading"), nb::arg("trailing"))
+      .def("set_output_tree", &CompiledFunction::setOutputTree, nb::arg("treedef").none())
+      .def_prop_ro("input_types",
+                   [](const CompiledFunction &f) {
+                     nb::list l;
+                     for (size_t i = 0; i < f.numFreeInputs(); ++i)
+                       l.append(describe(f.freeInput(i)));
+                     return l;
+                   })
+      .def_prop_ro("output_types",
+                   [](const CompiledFunction &f) {
+                     nb::list l;
+                     for (const TensorSpec &s : f.executable().outputs())
+                       l.append(describe(s));
+                     return l;
+                   })
+      .def_prop_ro("cache", [](const CompiledFunction &f) {
+        return f.executable().cacheOutcome().describe();
+      });
+}
+
+} // namespace kiln::python

@@ -1,0 +1,66 @@
+//===- CompiledFunction.h - a compiled lax function, called with numpy -*- C++ -*-===//
+//
+// A kiln::Executable plus what calling it from Python needs: the numpy type
+// numbers of its inputs and outputs, the leading inputs bound once to
+// arrays the function closes over (a jaxpr's constants), and the pytree
+// definition its outputs are returned in.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PYTHON_COMPILEDFUNCTION_H
+#define KILN_PYTHON_COMPILEDFUNCTION_H
+
+#include "python/Bindings.h"
+
+#include <memory>
+#include <vector>
+
+namespace kiln::python {
+
+class CompiledFunction {
+public:
+  explicit CompiledFunction(std::unique_ptr<Executable> exe);
+
+  const Executable &executable() const { return *exe_; }
+  /// Inputs between the bound ones: what a call passes.
+  size_t numFreeInputs() const { return exe_->inputs().size() - bound_.size(); }
+  const TensorSpec &freeInput(size_t i) const { return exe_->inputs()[numLeading_ + i]; }
+  int freeInputTypenum(size_t i) const { return inTypenums_[numLeading_ + i]; }
+
+  /// Binds the first inputs to `leading` and the last to `trailing` (a
+  /// jaxpr's constants, and those of its nested jaxprs, which the importer
+  /// puts after the arguments), each converted once to the input's dtype
+  /// and layout and kept alive by this object.
+  void bind(const std::vector<nb::object> &leading, const std::vector<nb::object> &trailing);
+  /// Calls return outputs through `treedef.unflatten(list)`; None: one
+  /// output bare, several as a tuple.
+  void setOutputTree(nb::object treedef) { outTree_ = std::move(treedef); }
+
+  /// The general entry: `args` (a sequence of arrays or scalars, one per
+  /// free input) converted with numpy where dtype or layout differ.
+  nb::object call(nb::handle args) const;
+  /// The per-call path for arguments already known to match (JitFunction's
+  /// signature check): `args[i]` is an aligned C-contiguous ndarray of the
+  /// input's dtype and shape, or a Python scalar. `args` is a tuple.
+  nb::object callMatched(PyObject *args) const;
+
+  /// Python scalar `value` stored as element kind `kind` at `out` (8
+  /// bytes); false when it does not fit exactly (an int out of range).
+  static bool storeScalar(PyObject *value, ElementKind kind, void *out);
+
+private:
+  nb::object run(void **buffers) const;
+  /// Bound data into `buffers` around the free inputs.
+  void placeBound(void **buffers) const;
+  std::unique_ptr<Executable> exe_;
+  std::vector<int> inTypenums_, outTypenums_;
+  std::vector<std::vector<intptr_t>> outDims_;
+  std::vector<nb::object> bound_;
+  std::vector<void *> boundData_; // leading, then trailing
+  size_t numLeading_ = 0;
+  nb::object outTree_;
+  int64_t inputBytes_ = 0;
+};
+
+} // namespace kiln::python
+
+#endif // KILN_PYTHON_COMPILEDFUNCTION_H

@@ -1,0 +1,33 @@
+"""Kiln from Python: compile JAX functions with Kiln, rewrite them with rules.
+
+- ``kiln.jit(f, rules=..., tags=...)``: like ``jax.jit``, but traced once per
+  signature, rewritten by Kiln's rules and optimizations, compiled by LLVM for
+  the CPU and called from C++ (``.lower(*args)`` shows the lax program).
+- ``kiln.rewrite(f, rules=...)``: ``f`` with the rules applied, evaluated by
+  JAX's own primitives: it composes with jax.jit, jax.grad, jax.vmap,
+  shardings, on every backend JAX has.
+- ``kiln.Rules``: rule files, rule text and plugins; ``Rules.verify()``.
+- ``kiln.Error`` and its subclasses carry the diagnostics as Kiln's tools
+  print them (``file:line:col: error: ...``).
+
+See docs/python.md.
+"""
+
+from ._kiln import CompileError, Error, JaxprImportError, Program, RuleError
+from ._jit import Compiled, Jitted, Lowered, jit
+from ._rewrite import rewrite
+from ._rules import Rules
+
+__all__ = [
+    "CompileError",
+    "Compiled",
+    "Error",
+    "JaxprImportError",
+    "Jitted",
+    "Lowered",
+    "Program",
+    "RuleError",
+    "Rules",
+    "jit",
+    "rewrite",
+]

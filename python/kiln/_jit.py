@@ -1,0 +1,281 @@
+"""kiln.jit: trace with JAX, import, rewrite, compile for the CPU, call.
+
+The callable kiln.jit returns is a native object (kiln._kiln.JitFunction):
+a call whose positional arguments match a signature compiled before (numpy
+arrays of the same dtype, shape and layout, Python scalars of the same type)
+goes from C++ straight to the compiled code. Every other call comes here
+(`Jitted._call_slow`): flatten the arguments as jax.jit does, look the
+signature up in the in-memory cache, trace and compile on a miss (the compile
+cache on disk makes a repeated compile cheap), call, and register the
+signature for the fast path when it qualifies.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import numpy as np
+
+from . import _kiln
+from ._jaxpr import hoisted_consts, normalize_jaxpr_text
+from ._rules import Rules, as_rules, tag_spec
+
+DEFAULT_CACHE = object()
+
+
+def _jax():
+    import jax
+    return jax
+
+
+def _leaf_key(x) -> Any:
+    """What of a leaf decides the compiled code: dtype and shape for arrays,
+    the type for Python scalars (JAX traces them weakly typed)."""
+    if isinstance(x, (bool, int, float, complex)):
+        return type(x)
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        x = np.asarray(x)
+        dtype = x.dtype
+    return (tuple(np.shape(x)), np.dtype(dtype).str, bool(getattr(x, "weak_type", False)))
+
+
+@dataclass
+class Options:
+    rules: Rules | None = None
+    tags: tuple[str, ...] = ()
+    optimize: bool = True
+    cache_dir: str = ""
+    fp_contract: bool = False
+
+    @property
+    def reassociate(self) -> bool:
+        return any(t.lstrip("+") == "reassociates-float" for t in self.tags)
+
+
+@dataclass
+class Traced:
+    """One traced signature: the closed jaxpr, its text, its output tree."""
+    closed: Any
+    text: str
+    out_tree: Any
+    name: str
+
+
+def trace(fun: Callable, static_argnums: Sequence[int], args: tuple, kwargs: dict) -> tuple[Traced, list]:
+    """Traces `fun` on `args`/`kwargs` as jax.jit would: static arguments
+    fixed, the rest flattened into leaves. Returns the trace and the leaves."""
+    jax = _jax()
+    static = set(i if i >= 0 else len(args) + i for i in static_argnums)
+    dyn = tuple(a for i, a in enumerate(args) if i not in static)
+    leaves, in_tree = jax.tree_util.tree_flatten((dyn, kwargs))
+    out_store = {}
+
+    def flat_fun(*flat):
+        d, kw = jax.tree_util.tree_unflatten(in_tree, flat)
+        it = iter(d)
+        full = [args[i] if i in static else next(it) for i in range(len(args))]
+        out = fun(*full, **kw)
+        out_leaves, out_tree = jax.tree_util.tree_flatten(out)
+        out_store["tree"] = out_tree
+        return out_leaves
+
+    closed = jax.make_jaxpr(flat_fun)(*leaves)
+    name = getattr(fun, "__name__", "fun")
+    return Traced(closed, normalize_jaxpr_text(str(closed)), out_store["tree"], name), leaves
+
+
+def import_traced(t: Traced) -> _kiln.Program:
+    return _kiln.Program.from_jaxpr(t.text, filename=f"{t.name}.jaxpr")
+
+
+def rewrite_program(program: _kiln.Program, options: Options, *, trace_rules: bool = False):
+    """The user's rules, then Kiln's optimizations. Returns (program, trace)."""
+    trace_text = ""
+    if options.rules is not None:
+        options.rules.load_plugins()
+        try:
+            program, trace_text = program.apply_rules(options.rules.files, tag_spec(options.tags), trace_rules)
+        except _kiln.Error as e:
+            raise type(e)(options.rules.readable(str(e))) from None
+        trace_text = options.rules.readable(trace_text)
+    if options.optimize:
+        program = program.optimize(reassociate=options.reassociate)
+    return program, trace_text
+
+
+class Lowered:
+    """A traced function as lax, before compilation (jax's ``.lower()``):
+    ``as_text()`` is the program as imported from the jaxpr; ``optimized()``
+    the program after the rules and Kiln's rewrites; ``trace()`` which rules
+    fired where; ``compile()`` the compiled function."""
+
+    def __init__(self, traced: Traced, program: _kiln.Program, options: Options, leaves: list):
+        self._traced = traced
+        self._program = program
+        self._options = options
+        self._leaves = leaves
+
+    @property
+    def jaxpr(self) -> str:
+        """The jaxpr as JAX printed it."""
+        return self._traced.text
+
+    @property
+    def program(self) -> _kiln.Program:
+        return self._program
+
+    def as_text(self, *, locations: bool = False) -> str:
+        return self._program.text(locations)
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+    def optimized(self) -> "Lowered":
+        program, _ = rewrite_program(self._program, self._options)
+        return Lowered(self._traced, program, Options(None, self._options.tags, False,
+                                                      self._options.cache_dir), self._leaves)
+
+    def trace(self) -> str:
+        """The rule engine's trace: each rule application with its location,
+        the op before and after (empty when no rules are given)."""
+        _, text = rewrite_program(self._program, self._options, trace_rules=True)
+        return text
+
+    def compile(self) -> "Compiled":
+        return Compiled.build(self._traced, self._program, self._options)
+
+
+@dataclass
+class Compiled:
+    """A compiled signature: the native function with its constants bound
+    and its output tree set. Callable with the flattened argument leaves."""
+    function: _kiln.CompiledFunction
+    out_tree: Any
+    program: _kiln.Program
+    lowered: Any = field(default=None, repr=False)
+
+    @staticmethod
+    def build(traced: Traced, program: _kiln.Program, options: Options) -> "Compiled":
+        rewritten, _ = rewrite_program(program, options)
+        function = rewritten.compile("main", options.cache_dir, options.fp_contract)
+        consts = [np.asarray(c) for c in traced.closed.consts]
+        nested = [np.asarray(c) for c in hoisted_consts(traced.closed)]
+        function.bind(consts, nested)
+        jax = _jax()
+        n = traced.out_tree.num_leaves
+        if n == 1 and traced.out_tree == jax.tree_util.tree_structure(0):
+            function.set_output_tree(None)
+        elif n > 1 and traced.out_tree == jax.tree_util.tree_structure((0,) * n):
+            function.set_output_tree(None)
+        else:
+            function.set_output_tree(traced.out_tree)
+        return Compiled(function, traced.out_tree, rewritten)
+
+    def __call__(self, *leaves):
+        return self.function.call_flat(leaves)
+
+
+class Jitted(_kiln.JitFunction):
+    """What kiln.jit returns; call it like the function it wraps."""
+
+    def __init__(self, fun: Callable, options: Options, static_argnums: tuple[int, ...],
+                 return_jax: bool):
+        super().__init__(Jitted._call_slow)
+        self._fun = fun
+        self._options = options
+        self._static_argnums = static_argnums
+        self._return_jax = return_jax
+        self._cache: dict[Any, Compiled] = {}
+        functools.update_wrapper(self, fun, updated=())
+
+    def _key(self, args: tuple, kwargs: dict):
+        jax = _jax()
+        static = set(i if i >= 0 else len(args) + i for i in self._static_argnums)
+        dyn = tuple(a for i, a in enumerate(args) if i not in static)
+        leaves, in_tree = jax.tree_util.tree_flatten((dyn, kwargs))
+        static_vals = tuple(args[i] for i in sorted(static))
+        return (in_tree, static_vals, tuple(_leaf_key(x) for x in leaves)), leaves
+
+    def _compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, list]:
+        key, leaves = self._key(args, kwargs)
+        compiled = self._cache.get(key)
+        if compiled is None:
+            traced, _ = trace(self._fun, self._static_argnums, args, kwargs)
+            compiled = Compiled.build(traced, import_traced(traced), self._options)
+            self._cache[key] = compiled
+        return compiled, leaves
+
+    def _call_slow(self, *args, **kwargs):
+        compiled, leaves = self._compiled(args, kwargs)
+        out = compiled.function.call_flat(leaves)
+        if self._return_jax:
+            jax = _jax()
+            return jax.tree_util.tree_map(jax.numpy.asarray, out)
+        if not kwargs and not self._static_argnums:
+            # Positional leaves only: later calls with the same signature
+            # take the C++ path (when each argument is one it passes as is).
+            jax = _jax()
+            if jax.tree_util.tree_structure((args, {})) == key_tree_of(len(args)):
+                self._add_fast_path(tuple(args), compiled.function)
+        return out
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        traced, leaves = trace(self._fun, self._static_argnums, args, kwargs)
+        return Lowered(traced, import_traced(traced), self._options, leaves)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+        self._clear_fast_paths()
+
+    def __repr__(self) -> str:
+        return f"<kiln.jit of {getattr(self._fun, '__qualname__', self._fun)!r}>"
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+
+@functools.lru_cache(maxsize=64)
+def key_tree_of(n: int):
+    """The tree of ``(args, {})`` with `n` leaf arguments."""
+    return _jax().tree_util.tree_structure(((0,) * n, {}))
+
+
+def jit(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), optimize: bool = True,
+        static_argnums: int | Sequence[int] = (), cache_dir: Any = DEFAULT_CACHE,
+        plugins: Sequence[str] = (), fp_contract: bool = False, return_jax_arrays: bool = False):
+    """Compiles `fun` with Kiln for the CPU, like ``jax.jit``.
+
+    On the first call for each input signature (shapes, dtypes, pytree
+    structure, static arguments) `fun` is traced with JAX, its jaxpr imported
+    into lax, rewritten by `rules` (a YAML file or directory, YAML text, a
+    kiln.Rules, or a list of them; `plugins`: plugin .so files) with `tags`
+    enabled, then by Kiln's own optimizations (`optimize`), and compiled with
+    the LLVM JIT; the result is cached in memory and in the compile cache on
+    disk (`cache_dir`; default: $KILN_CACHE_DIR or ~/.cache/kiln; None: off).
+
+    Calls take numpy arrays, JAX arrays and Python scalars (and pytrees of
+    them) and return numpy arrays in `fun`'s output structure (JAX arrays with
+    `return_jax_arrays`). Arrays that are aligned, C-contiguous and of the
+    traced dtype are passed without a copy.
+    """
+    if fun is None:
+        return functools.partial(jit, rules=rules, tags=tags, optimize=optimize,
+                                 static_argnums=static_argnums, cache_dir=cache_dir,
+                                 plugins=plugins, fp_contract=fp_contract,
+                                 return_jax_arrays=return_jax_arrays)
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    if isinstance(tags, str):
+        tags = tuple(t for t in tags.split(",") if t)
+    if cache_dir is DEFAULT_CACHE:
+        cache_dir = _kiln.default_cache_dir()
+    options = Options(as_rules(rules, plugins), tuple(tags), optimize, str(cache_dir or ""), fp_contract)
+    return Jitted(fun, options, tuple(static_argnums), return_jax_arrays)

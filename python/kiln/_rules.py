@@ -1,0 +1,188 @@
+"""Rules for kiln.jit and kiln.rewrite: YAML files, YAML text, plugins.
+
+Kiln's rule engine (docs/rules.md) reads rule files; rules given as text are
+written once to a private temporary directory under the name the user gave
+them, and every error message names that name, not the temporary path.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Iterable, Sequence, Union
+
+from . import _kiln
+
+_TEXT_DIR: str | None = None
+
+
+def _text_dir() -> str:
+    global _TEXT_DIR
+    if _TEXT_DIR is None:
+        _TEXT_DIR = tempfile.mkdtemp(prefix="kiln-rules-")
+        atexit.register(shutil.rmtree, _TEXT_DIR, True)
+    return _TEXT_DIR
+
+
+class Rules:
+    """A set of rule sources: YAML files or directories, YAML text, and
+    plugin libraries (.so, loaded once per process when first used).
+
+    >>> rules = kiln.Rules.from_text('''
+    ... rules:
+    ...   - name: neg-neg
+    ...     match: neg(neg(x))
+    ...     rewrite: x
+    ... ''', name="negneg.yaml")
+    """
+
+    def __init__(self, sources: Iterable["RulesLike"] = (), *, plugins: Sequence[str] = ()):
+        self._files: list[tuple[str, str]] = []  # (path given to Kiln, name the user knows)
+        self._plugins: list[str] = [str(p) for p in plugins]
+        for source in sources:
+            self._add(source)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> "Rules":
+        """A YAML rule file, or every *.yaml of a directory."""
+        r = cls()
+        r._add_path(Path(path))
+        return r
+
+    @classmethod
+    def from_text(cls, text: str, name: str = "rules.yaml") -> "Rules":
+        """YAML rules given as text; `name` stands for it in messages."""
+        r = cls()
+        r._add_text(text, name)
+        return r
+
+    def __add__(self, other: "RulesLike") -> "Rules":
+        out = Rules()
+        out._files = list(self._files)
+        out._plugins = list(self._plugins)
+        out._add(other)
+        return out
+
+    def _add(self, source: "RulesLike") -> None:
+        if isinstance(source, Rules):
+            self._files += source._files
+            self._plugins += source._plugins
+        elif isinstance(source, os.PathLike):
+            self._add_path(Path(source))
+        elif isinstance(source, str):
+            if "\n" in source or (":" in source and not os.path.exists(source)):
+                self._add_text(source, "rules.yaml")
+            else:
+                self._add_path(Path(source))
+        else:
+            raise TypeError(f"rules: expected a path, YAML text or kiln.Rules, got {type(source).__name__}")
+
+    def _add_path(self, path: Path) -> None:
+        if not path.exists():
+            raise _kiln.RuleError(f"{path}: error: no such rule file or directory")
+        self._files.append((str(path), str(path)))
+
+    def _add_text(self, text: str, name: str) -> None:
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        directory = Path(_text_dir()) / digest
+        directory.mkdir(exist_ok=True)
+        path = directory / Path(name).name
+        if not path.exists():
+            path.write_text(text)
+        self._files.append((str(path), name))
+
+    @property
+    def files(self) -> list[str]:
+        """The rule files (text rules as their temporary files)."""
+        return [f for f, _ in self._files]
+
+    @property
+    def plugins(self) -> list[str]:
+        return list(self._plugins)
+
+    def load_plugins(self) -> None:
+        for p in self._plugins:
+            _load_plugin(p)
+
+    def readable(self, message: str) -> str:
+        """`message` with temporary paths replaced by the names given."""
+        for path, name in self._files:
+            if path != name:
+                message = message.replace(path, name)
+        return message
+
+    def __repr__(self) -> str:
+        names = [n for _, n in self._files] + self._plugins
+        return f"kiln.Rules({names!r})"
+
+    def verify(self, tags: Sequence[str] = (), *, seeds: int = 10, positive_inputs: bool = False) -> str:
+        """Runs kiln-verify-rules on these rules: each rule's left and right
+        side on random inputs and hard values, through the reference
+        interpreter. Returns its report; raises kiln.RuleError when a rule
+        is not exact within its tags' bound."""
+        tool = tool_path("kiln-verify-rules")
+        cmd = [tool, *self.files, f"--seeds={seeds}"]
+        if tags:
+            cmd.append("--rule-tags=" + tag_spec(tags))
+        if positive_inputs:
+            cmd.append("--positive-inputs")
+        for p in self._plugins:
+            cmd.append(f"--plugin={p}")
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        report = self.readable(proc.stdout + proc.stderr)
+        if proc.returncode != 0:
+            raise _kiln.RuleError(report.rstrip())
+        return report
+
+
+RulesLike = Union[Rules, str, os.PathLike]
+
+_LOADED_PLUGINS: set[str] = set()
+
+
+def _load_plugin(path: str) -> None:
+    real = os.path.realpath(path)
+    if real not in _LOADED_PLUGINS:
+        _kiln.load_plugin(path)
+        _LOADED_PLUGINS.add(real)
+
+
+def as_rules(rules: RulesLike | Sequence[RulesLike] | None, plugins: Sequence[str] = ()) -> Rules | None:
+    """Normalizes kiln.jit's/kiln.rewrite's `rules` argument."""
+    if rules is None and not plugins:
+        return None
+    if rules is None:
+        out = Rules()
+    elif isinstance(rules, (list, tuple)):
+        out = Rules(rules)
+    else:
+        out = Rules([rules])
+    out._plugins += [str(p) for p in plugins]
+    return out
+
+
+def tag_spec(tags: Sequence[str] | str) -> str:
+    """("reassociates-float", "-exact") -> "+reassociates-float,-exact"."""
+    if isinstance(tags, str):
+        tags = [t for t in tags.split(",") if t]
+    return ",".join(t if t[:1] in "+-" else "+" + t for t in tags)
+
+
+def tool_path(name: str) -> str:
+    """A Kiln tool: $KILN_BIN/name, else the build's bin/ beside this package."""
+    candidates = []
+    if os.environ.get("KILN_BIN"):
+        candidates.append(Path(os.environ["KILN_BIN"]) / name)
+    candidates.append(Path(__file__).resolve().parent.parent.parent / "bin" / name)
+    for c in candidates:
+        if c.exists():
+            return str(c)
+    found = shutil.which(name)
+    if found:
+        return found
+    raise _kiln.Error(f"cannot find the Kiln tool {name} (set KILN_BIN)")
