@@ -19,6 +19,7 @@
 #include "dialect/LaxOps.h"
 
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -304,8 +305,11 @@ LogicalResult JaxprBuilder::bindBinders(ArrayRef<Binder> binders, ArrayRef<Value
                << binder.name << "' does not match " << formatType(value.getType())
                << ", the type " << producer;
     }
-    if (!binder.isDropped())
-      scope[binder.name] = value;
+    if (binder.isDropped())
+      continue;
+    if (!scope.try_emplace(binder.name, value).second)
+      return emitError(binder.loc) << "'" << binder.name
+                                   << "' is defined twice in one jaxpr";
   }
   return success();
 }
@@ -313,6 +317,21 @@ LogicalResult JaxprBuilder::bindBinders(ArrayRef<Binder> binders, ArrayRef<Value
 LogicalResult JaxprBuilder::importBody(const Jaxpr &jaxpr, ArrayRef<Value> consts,
                                        ArrayRef<Value> args,
                                        SmallVectorImpl<Value> &results) {
+  SMLoc where = activeEquation ? activeEquation->loc : jaxpr.loc;
+  if (llvm::is_contained(activeJaxprs, &jaxpr))
+    return emitError(where) << "recursive jaxpr: this equation calls a jaxpr "
+                               "that is already being imported (recursion is "
+                               "not supported)";
+  if (activeJaxprs.size() >= kMaxJaxprImportDepth)
+    return emitError(where) << "nesting deeper than " << kMaxJaxprImportDepth
+                            << " jaxprs (calls, inlined bodies and control-flow "
+                               "regions, one inside the other)";
+  activeJaxprs.push_back(&jaxpr);
+  const Equation *outerEquation = activeEquation;
+  llvm::scope_exit leave([&] {
+    activeJaxprs.pop_back();
+    activeEquation = outerEquation;
+  });
   Scope scope;
   if (args.size() != jaxpr.invars.size())
     return emitError(jaxpr.loc) << "jaxpr takes " << jaxpr.invars.size()
@@ -337,6 +356,7 @@ LogicalResult JaxprBuilder::emitEquation(const Equation &eqn, Scope &scope) {
   PrimitiveHandler handler = lookupPrimitive(prim);
   if (!handler)
     return emitError(eqn.primitiveLoc) << "unsupported jaxpr primitive '" << prim << "'";
+  activeEquation = &eqn;
   PrimitiveEmitter emitter(*this, eqn, scope);
   FailureOr<SmallVector<Value>> results = handler(emitter);
   if (failed(results))

@@ -27,6 +27,11 @@ namespace kiln::jaxpr {
 /// The dtype of a threefry key array as the type annotations spell it.
 inline constexpr llvm::StringLiteral kThreefryKeyDtype = "key<fry>";
 
+/// How deeply jaxprs may be imported one inside the other (calls, inlined
+/// bodies, scan/while/cond regions), so that a long chain of named jaxprs
+/// calling each other cannot exhaust the stack.
+inline constexpr unsigned kMaxJaxprImportDepth = 256;
+
 /// The variables of one jaxpr: each jaxpr is closed, so scopes do not nest.
 using Scope = llvm::StringMap<mlir::Value>;
 
@@ -173,6 +178,10 @@ private:
   std::map<std::string, llvm::SmallVector<std::pair<std::string, mlir::func::FuncOp>>>
       bodiesByName;
   llvm::StringSet<> usedSymbols;
+  /// The jaxprs being imported, outermost first (a call of one of them is
+  /// recursion), and the equation being emitted (where such errors point).
+  llvm::SmallVector<const Jaxpr *> activeJaxprs;
+  const Equation *activeEquation = nullptr;
 };
 
 } // namespace kiln::jaxpr

@@ -18,6 +18,10 @@
 
 #include "importer/JaxprLexer.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+
 #include <cmath>
 
 using namespace kiln::jaxpr;
@@ -72,6 +76,8 @@ private:
   size_t pos = 0;
   ParseErrorFn emitError;
   bool failed = false;
+  /// Parameter values being parsed, one inside the other (kMaxJaxprNesting).
+  unsigned depth = 0;
 };
 
 } // namespace
@@ -331,6 +337,13 @@ bool Parser::continuesAsFreeText() const {
 bool Parser::parseValue(ParamValue &value) {
   const Token &t = cur();
   value.loc = t.loc();
+  // Every recursion of the parser (lists, calls, dicts, nested jaxprs) goes
+  // through here.
+  if (depth >= kMaxJaxprNesting)
+    return error(t.loc(), "nesting deeper than " + Twine(kMaxJaxprNesting) +
+                              " levels of brackets and nested jaxprs");
+  ++depth;
+  llvm::scope_exit leave([&] { --depth; });
   switch (t.kind) {
   case TokenKind::LBrace:
     if (!peek().isKeyword("lambda")) {
@@ -430,6 +443,9 @@ bool Parser::parseAtom(Atom &atom) {
     consume();
     StringRef text = t.spelling;
     if (text.getAsInteger(10, atom.intValue)) {
+      StringRef digits = text.starts_with("-") ? text.drop_front() : text;
+      if (!digits.empty() && llvm::all_of(digits, llvm::isDigit))
+        return error(t.loc(), "integer literal '" + text + "' does not fit in 64 bits");
       atom.kind = Atom::Kind::FloatLiteral;
       if (text.ends_with("inf"))
         atom.floatValue = text.starts_with("-") ? -HUGE_VAL : HUGE_VAL;

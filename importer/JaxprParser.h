@@ -9,6 +9,12 @@
 
 namespace kiln::jaxpr {
 
+/// How deeply brackets, braces and nested jaxprs may nest in a jaxpr file
+/// (each `(`, `[`, `{` of a parameter value and each jaxpr inside one is a
+/// level). Deeper text is an error at the bracket that goes one level too
+/// deep, so no input can exhaust the parser's stack.
+inline constexpr unsigned kMaxJaxprNesting = 256;
+
 /// Reports one error at a position in the text being parsed.
 using ParseErrorFn = llvm::function_ref<void(llvm::SMLoc, const llvm::Twine &)>;
 

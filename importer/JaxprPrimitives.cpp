@@ -50,9 +50,34 @@ FailureOr<Value> JaxprBuilder::operand(const Atom &atom, Scope &scope,
   if (auto floatType = dyn_cast<FloatType>(element))
     scalar = FloatAttr::get(floatType, atom.floatValue);
   else {
-    // Wrap like a C cast: `True` is 1, `300` in an i8 context is 44; a float
-    // literal truncates, saturating where a cast would be undefined.
+    // An integer literal must fit its type (`300` in an i8 context is an
+    // error, not 44); a float literal truncates, saturating where a cast
+    // would be undefined.
     int64_t value = atom.intValue;
+    unsigned width = element.getIntOrFloatBitWidth();
+    if (atom.kind == Atom::Kind::IntLiteral && width < 64) {
+      bool fits = element.isInteger(1) || element.isUnsignedInteger()
+                      ? value >= 0 && (uint64_t)value < (uint64_t(1) << width)
+                      : value >= -(int64_t(1) << (width - 1)) &&
+                            value < (int64_t(1) << (width - 1));
+      if (!fits)
+        return emitError(atom.loc)
+               << "integer literal " << atom.name << " does not fit in "
+               << StringRef(formatType(RankedTensorType::get({}, element))).drop_back(2)
+               << " (range "
+               << (element.isInteger(1) || element.isUnsignedInteger()
+                       ? 0
+                       : -(int64_t(1) << (width - 1)))
+               << " to "
+               << (element.isInteger(1) || element.isUnsignedInteger()
+                       ? (int64_t(1) << width) - 1
+                       : (int64_t(1) << (width - 1)) - 1)
+               << ")";
+    }
+    if (atom.kind == Atom::Kind::IntLiteral && width == 64 &&
+        element.isUnsignedInteger() && value < 0)
+      return emitError(atom.loc) << "integer literal " << atom.name
+                                 << " does not fit in an unsigned type";
     if (atom.kind == Atom::Kind::FloatLiteral) {
       double f = atom.floatValue;
       value = std::isnan(f)      ? 0
