@@ -1,0 +1,585 @@
+#!/usr/bin/env python3
+"""Differential testing of Kiln against its reference interpreter.
+
+For each generated program (generate.py, seeds S, S+1, ...), the reference
+interpreter runs the ORIGINAL program on the generated inputs (hard values
+included); its outputs are the oracle. Then:
+
+  pass:<P>   kiln-opt runs pass pipeline P alone (every Kiln lax->lax pass,
+             --kiln-optimize, --canonicalize), the interpreter runs the result:
+             exact passes must give identical results (k = 0: the same bits,
+             signed zeros and NaN positions included, NaN payloads aside);
+             reassociating ones (reassociate=true) are within the error model
+             (k = 64, docs/interpreter.md).
+  jit        kiln-run compiles the original with the CPU pipeline (LLVM JIT)
+             and compares with --expect under the error model (k = 64).
+  rules      every --rules-every-th program goes into a corpus on which
+             kiln-verify-rules checks rules/library/ and examples/rules/.
+
+A crash (signal), a timeout, an error on a valid program or a mismatch is a
+finding. With --reduce each finding is reduced (delta debugging over the
+top-level ops of @main: an op is cut by replacing its results with function
+arguments holding the values the interpreter computed for them, or with
+constants; dead ops and unneeded outputs are dropped; inputs become
+constants where the failure survives) and written to --save DIR as a lit
+test (NAME.mlir, inputs in DIR/Inputs/).
+
+    python run.py --programs 200 --seed 0 --bin build/bin --jobs 2
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import generate as G  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# (name, pipeline, k): k = 0 exact, 64 the error model.
+PASSES = [
+    ("canonicalize", "builtin.module(canonicalize)", 0),
+    ("kiln-canonicalize-dot-general", "builtin.module(kiln-canonicalize-dot-general)", 0),
+    ("kiln-fold-scan-layout", "builtin.module(kiln-fold-scan-layout)", 0),
+    ("kiln-scan-pushup", "builtin.module(kiln-scan-pushup)", 0),
+    ("kiln-scan-pushup-reassociate", "builtin.module(kiln-scan-pushup{reassociate=true})", 64),
+    ("kiln-scan-to-reduction", "builtin.module(kiln-scan-to-reduction)", 0),
+    ("kiln-scan-to-reduction-reassociate", "builtin.module(kiln-scan-to-reduction{reassociate=true})", 64),
+    ("kiln-dedup-functions", "builtin.module(kiln-dedup-functions{inline-max-ops=6})", 0),
+    ("kiln-optimize", "builtin.module(kiln-optimize)", 0),
+    ("kiln-optimize-reassociate", "builtin.module(kiln-optimize{reassociate=true})", 64),
+]
+TIMEOUT = 60
+
+
+class Tools:
+    def __init__(self, bindir, timeout=TIMEOUT):
+        self.opt = os.path.join(bindir, "kiln-opt")
+        self.run = os.path.join(bindir, "kiln-run")
+        self.verify = os.path.join(bindir, "kiln-verify-rules")
+        self.timeout = timeout
+        self.env = dict(os.environ, KILN_CACHE_DIR=os.environ.get("KILN_CACHE_DIR", "/tmp/kiln-difftest-cache"))
+        # A snapshot of the tools (scripts/difftest.sh --snapshot) carries its libraries in BIN/lib.
+        if os.path.isdir(os.path.join(bindir, "lib")):
+            self.env["LD_LIBRARY_PATH"] = os.path.join(bindir, "lib") + os.pathsep + self.env.get("LD_LIBRARY_PATH", "")
+
+    def call(self, argv):
+        """(status, output): status 'ok', 'fail' (exit 1..127), 'crash' (signal) or 'timeout'."""
+        try:
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout, env=self.env)
+        except subprocess.TimeoutExpired as e:
+            return "timeout", (e.stdout or "") if isinstance(e.stdout, str) else ""
+        out = p.stdout + p.stderr
+        if p.returncode == 0:
+            return "ok", out
+        if p.returncode < 0 or p.returncode >= 128:
+            return "crash", out + f"\n[exit {p.returncode}]"
+        return "fail", out
+
+
+def classify(status, out):
+    if status in ("crash", "timeout"):
+        return status
+    if status == "ok":
+        return None
+    if "DIFFERS" in out or "differ" in out.lower() and "expected" in out.lower():
+        return "mismatch"
+    return "error"
+
+
+# --------------------------------------------------------------------------
+# One check of one program: (kind or None, detail)
+
+def reference(tools, wd, prog_path, inputs):
+    ref = os.path.join(wd, "ref")
+    shutil.rmtree(ref, ignore_errors=True)
+    st, out = tools.call([tools.run, prog_path, "--interpret", "--inputs", ",".join(inputs), "--outputs", ref])
+    if st != "ok":
+        return None, (st, out)
+    outs = sorted((f for f in os.listdir(ref) if f.startswith("out")), key=lambda f: int(f[3:-4]))
+    return [os.path.join(ref, f) for f in outs], None
+
+
+def check(tools, wd, prog_path, inputs, refs, comparison):
+    """Runs one comparison; returns (kind, output) with kind None when it agrees."""
+    if comparison == "jit":
+        st, out = tools.call([tools.run, prog_path, "--no-cache", "--inputs", ",".join(inputs),
+                              "--expect", ",".join(refs)])
+        return classify(st, out), out
+    name, pipeline, k = next(p for p in PASSES if p[0] == comparison)
+    after = os.path.join(wd, f"after-{name}.mlir")
+    st, out = tools.call([tools.opt, prog_path, f"--pass-pipeline={pipeline}", "-o", after])
+    if st != "ok":
+        return ("crash" if st in ("crash", "timeout") else "error"), out
+    st, out2 = tools.call([tools.run, after, "--interpret", "--inputs", ",".join(inputs),
+                           "--expect", ",".join(refs), "--check-k", str(k)])
+    return classify(st, out2), out + out2
+
+
+def comparisons(jit=True):
+    return [p[0] for p in PASSES] + (["jit"] if jit else [])
+
+
+def run_one(tools, seed, workroot, jit=True, max_ops=None):
+    """Generates program `seed` and runs every comparison. Returns a result dict."""
+    wd = os.path.join(workroot, f"p{seed}")
+    prog = G.generate(seed, max_ops=max_ops)
+    path, inputs = G.write(prog, wd)
+    res = {"seed": seed, "findings": [], "skipped": None}
+    st, out = tools.call([tools.opt, path, "-o", os.devnull])
+    if st != "ok":
+        res["findings"].append({"comparison": "parse", "kind": classify(st, out) if st != "fail" else "invalid",
+                                "detail": out[-2000:]})
+        return res
+    refs, err = reference(tools, wd, path, inputs)
+    if refs is None:
+        res["findings"].append({"comparison": "interpreter", "kind": classify(*err) or "error", "detail": err[1][-2000:]})
+        return res
+    for c in comparisons(jit):
+        kind, out = check(tools, wd, path, inputs, refs, c)
+        if kind:
+            res["findings"].append({"comparison": c, "kind": kind, "detail": out[-3000:]})
+    return res
+
+
+# --------------------------------------------------------------------------
+# Reduction
+
+STMT_RE = re.compile(r"^  (%[\w]+(?:, %[\w]+)*) = ")
+
+
+class Mod:
+    """@main split into top-level statements (the generator's layout)."""
+
+    def __init__(self, text):
+        lines = text.split("\n")
+        i = next(i for i, l in enumerate(lines) if l.startswith("func.func @main("))
+        self.head = lines[:i]
+        j = next(k for k in range(i + 1, len(lines)) if lines[k].startswith("  return "))
+        self.sig = lines[i]
+        self.ret = lines[j]
+        self.tail = lines[j + 1:]
+        self.stmts = []  # (results, lines)
+        cur = None
+        for l in lines[i + 1:j]:
+            m = STMT_RE.match(l)
+            if m:
+                cur = (m.group(1).split(", "), [l])
+                self.stmts.append(cur)
+            else:
+                cur[1].append(l)
+        m = re.match(r"func\.func @main\((.*)\) -> \((.*)\) \{$", self.sig)
+        self.args = [tuple(a.split(": ")) for a in split_top(m.group(1))] if m.group(1) else []
+        rm = re.match(r"  return (.*) : (.*)$", self.ret)
+        self.rets = list(zip(rm.group(1).split(", "), split_top(rm.group(2))))
+
+    def text(self):
+        sig = f"func.func @main({', '.join(a + ': ' + t for a, t in self.args)}) -> ({', '.join(t for _, t in self.rets)}) {{"
+        ret = f"  return {', '.join(n for n, _ in self.rets)} : {', '.join(t for _, t in self.rets)}"
+        body = [l for _, ls in self.stmts for l in ls]
+        return "\n".join(self.head + [sig] + body + [ret] + self.tail)
+
+    def dce(self):
+        """Drops statements whose results are unused (text-level use test)."""
+        changed = True
+        while changed:
+            changed = False
+            used = " ".join(n for n, _ in self.rets)
+            alltext = "\n".join(l for _, ls in self.stmts for l in ls) + "\n" + used
+            for s in list(self.stmts):
+                body = "\n".join(s[1])
+                rest = alltext.replace(body, "")
+                if not any(re.search(re.escape(r) + r"\b", rest) for r in s[0]):
+                    self.stmts.remove(s)
+                    alltext = rest
+                    changed = True
+        # unused arguments go too (their inputs with them): handled by caller
+
+
+def split_top(s):
+    """Splits 'tensor<2xf32>, tensor<i1>' at top-level commas."""
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def npy_of(dt_type):
+    return dt_type.endswith("bf16>")
+
+
+class Case:
+    """A program with its inputs (arrays), reducible."""
+
+    def __init__(self, text, inputs):
+        self.text, self.inputs = text, list(inputs)
+
+    def write(self, wd):
+        os.makedirs(wd, exist_ok=True)
+        p = os.path.join(wd, "prog.mlir")
+        with open(p, "w") as f:
+            f.write(self.text)
+        files = []
+        for i, x in enumerate(self.inputs):
+            q = os.path.join(wd, f"in{i}.npy")
+            np.save(q, x)
+            files.append(q)
+        return p, files
+
+
+def fails(tools, wd, case, comparison, kind):
+    shutil.rmtree(wd, ignore_errors=True)
+    path, inputs = case.write(wd)
+    st, out = tools.call([tools.opt, path, "-o", os.devnull])
+    if st != "ok":
+        return False
+    refs, err = reference(tools, wd, path, inputs)
+    if comparison == "interpreter":
+        return refs is None and (classify(*err) or "error") == kind
+    if refs is None:
+        return False
+    k, _ = check(tools, wd, path, inputs, refs, comparison)
+    return k == kind
+
+
+def values_of(tools, wd, case, names_types):
+    """The interpreter's values of some @main values (added as outputs)."""
+    m = Mod(case.text)
+    extra = []
+    for n, t in names_types:
+        if t.endswith("bf16>"):
+            return None
+        extra.append((n, t))
+    m.rets = m.rets + extra
+    c = Case(m.text(), case.inputs)
+    shutil.rmtree(wd, ignore_errors=True)
+    path, inputs = c.write(wd)
+    refs, err = reference(tools, wd, path, inputs)
+    if refs is None:
+        return None
+    return [np.load(r) for r in refs[len(m.rets) - len(extra):]]
+
+
+def result_types(tools, wd, case):
+    """Types of @main's top-level results, from kiln-opt's generic form (same order)."""
+    m = Mod(case.text)
+    os.makedirs(wd, exist_ok=True)
+    p = os.path.join(wd, "types.mlir")
+    with open(p, "w") as f:
+        f.write(case.text)
+    st, out = tools.call([tools.opt, p, "--mlir-print-op-generic"])
+    if st != "ok":
+        return None
+    return parse_generic_types(out, m)
+
+
+def parse_generic_types(out, m):
+    # Find the main function's region; top-level ops are at indentation of its first op.
+    lines = out.split("\n")
+    idx = [i for i, l in enumerate(lines) if 'sym_name = "main"' in l]
+    if not idx:
+        return None
+    # the function op's region starts after the line with ^bb0 or the first op after '"func.func"() <{' ... ({'
+    i = idx[0]
+    # walk back to the line opening the func.func op
+    while i > 0 and '"func.func"' not in lines[i]:
+        i -= 1
+    j = i + 1
+    if lines[j].lstrip().startswith("^bb0"):
+        j += 1
+    indent = len(lines[j]) - len(lines[j].lstrip())
+    types = []
+    cur = []
+    for l in lines[j:]:
+        ind = len(l) - len(l.lstrip())
+        if ind < indent:
+            break
+        if ind == indent and not l.lstrip().startswith(("}", "^")):
+            if cur:
+                types.append(cur)
+            cur = [l]
+        else:
+            cur.append(l)
+    if cur:
+        types.append(cur)
+    res = []
+    for op in types:
+        last = op[-1]
+        if '"func.return"' in op[0]:
+            continue
+        mm = re.search(r"\) -> (.*)$", last)
+        if not mm:
+            return None
+        t = mm.group(1).strip()
+        if t.startswith("("):
+            t = t[1:-1]
+        res.append(split_top(t))
+    if len(res) != len(m.stmts):
+        return None
+    return res
+
+
+def reduce_case(tools, wd, case, comparison, kind, log=lambda s: None, budget=400):
+    """Greedy delta debugging over @main's top-level ops; returns the smallest failing Case."""
+    tries = [0]
+
+    def still(c):
+        tries[0] += 1
+        if tries[0] > budget:
+            return False
+        return fails(tools, os.path.join(wd, "try"), c, comparison, kind)
+
+    def with_mod(c, m, inputs=None):
+        return Case(m.text(), c.inputs if inputs is None else inputs)
+
+    def drop_unused_args(c):
+        m = Mod(c.text)
+        body = "\n".join(l for _, ls in m.stmts for l in ls) + " " + " ".join(n for n, _ in m.rets)
+        keep = [i for i, (a, _) in enumerate(m.args) if re.search(re.escape(a) + r"\b", body)]
+        if len(keep) == len(m.args):
+            return c
+        # rename kept args %arg<i> stays valid (names are free-form in MLIR)
+        m.args = [m.args[i] for i in keep]
+        return Case(m.text(), [c.inputs[i] for i in keep])
+
+    # 1. one output
+    m = Mod(case.text)
+    if len(m.rets) > 1:
+        for r in list(m.rets):
+            m2 = Mod(case.text)
+            m2.rets = [r]
+            m2.dce()
+            c2 = drop_unused_args(with_mod(case, m2))
+            if still(c2):
+                case = c2
+                break
+    m = Mod(case.text)
+    m.dce()
+    c2 = drop_unused_args(with_mod(case, m))
+    if c2.text != case.text and still(c2):
+        case = c2
+    # 2. cut statements, from the first (inputs side) to the last
+    changed = True
+    cnt = 0
+    while changed and tries[0] < budget:
+        changed = False
+        m = Mod(case.text)
+        types = result_types(tools, os.path.join(wd, "types"), case)
+        if types is None:
+            log("reduce: cannot read types")
+            break
+        for si in range(len(m.stmts)):
+            m = Mod(case.text)
+            if si >= len(m.stmts):
+                break
+            names = m.stmts[si][0]
+            ts = types[si] if si < len(types) else None
+            if ts is None or len(ts) != len(names):
+                continue
+            lines_only = len(m.stmts[si][1]) == 1
+            # (a) constants: small splats of zero/one for single-line ops
+            # (b) arguments holding the interpreter's values
+            vals = values_of(tools, os.path.join(wd, "vals"), case, list(zip(names, ts)))
+            if vals is None:
+                continue
+            m2 = Mod(case.text)
+            del m2.stmts[si]
+            newargs = []
+            for n, t, v in zip(names, ts, vals):
+                an = "%cut" + n[1:]
+                m2.args.append((an, t))
+                newargs.append(v)
+                m2.stmts = [(rs, [re.sub(re.escape(n) + r"\b", an, l) for l in ls]) for rs, ls in m2.stmts]
+                m2.rets = [(an if rn == n else rn, rt) for rn, rt in m2.rets]
+            m2.dce()
+            c2 = drop_unused_args(Case(m2.text(), case.inputs + newargs))
+            if not lines_only or len(Mod(c2.text).stmts) < len(m.stmts):
+                if still(c2):
+                    case = c2
+                    changed = True
+                    cnt += 1
+                    break
+    # 3. inputs as constants
+    m = Mod(case.text)
+    i = 0
+    while i < len(Mod(case.text).args) and tries[0] < budget:
+        m = Mod(case.text)
+        a, t = m.args[i]
+        x = case.inputs[i]
+        dt = t[t.rfind("x") + 1:-1] if "x" in t[7:] else t[7:-1]
+        lit = dense_literal(x, dt)
+        m.args.pop(i)
+        m.stmts.insert(0, ([a], [f"  {a} = lax.constant dense<{lit}> : {t}"]))
+        c2 = Case(m.text(), case.inputs[:i] + case.inputs[i + 1:])
+        if still(c2):
+            case = c2
+        else:
+            i += 1
+    log(f"reduce: {tries[0]} tries, {len(Mod(case.text).stmts)} ops left")
+    return case
+
+
+def dense_literal(x, dt):
+    def rec(a):
+        if a.ndim == 0:
+            return G.literal(dt, a.item() if dt != "i1" else bool(a))
+        return "[" + ", ".join(rec(b) for b in a) + "]"
+    return rec(np.asarray(x))
+
+
+def regression_text(case, comparison, kind, name, seed, detail):
+    nin = len(case.inputs)
+    ins = ",".join(f"%S/Inputs/{name}.in{i}.npy" for i in range(nin))
+    inflag = f"--inputs {ins}" if nin else ""
+    lines = [f"// Reduced by tests/differential/run.py from generated program seed {seed}:",
+             f"// {comparison} gave a {kind} against the reference interpreter on the original program.",
+             "// RUN: rm -rf %t && mkdir -p %t",
+             f"// RUN: kiln-run %s --interpret {inflag} --outputs %t/ref".replace("  ", " ")]
+    m = Mod(case.text)
+    refs = ",".join(f"%t/ref/out{i}.npy" for i in range(len(m.rets)))
+    if comparison == "jit":
+        lines.append(f"// RUN: kiln-run %s --no-cache {inflag} --expect {refs}".replace("  ", " "))
+    elif comparison == "interpreter":
+        pass
+    else:
+        _, pipeline, k = next(p for p in PASSES if p[0] == comparison)
+        lines.append(f"// RUN: kiln-opt %s --pass-pipeline='{pipeline}' -o %t/after.mlir")
+        lines.append(f"// RUN: kiln-run %t/after.mlir --interpret {inflag} --expect {refs} --check-k {k}".replace("  ", " "))
+    body = [l for l in case.text.split("\n") if not l.startswith("// generated by")]
+    return "\n".join(lines) + "\n\n" + "\n".join(body).strip() + "\n"
+
+
+def save_regression(case, comparison, kind, seed, outdir, detail, name=None):
+    name = name or f"seed{seed}-{comparison}"
+    os.makedirs(os.path.join(outdir, "Inputs"), exist_ok=True)
+    for i, x in enumerate(case.inputs):
+        np.save(os.path.join(outdir, "Inputs", f"{name}.in{i}.npy"), x)
+    p = os.path.join(outdir, f"{name}.mlir")
+    with open(p, "w") as f:
+        f.write(regression_text(case, comparison, kind, name, seed, detail))
+    return p
+
+
+# --------------------------------------------------------------------------
+
+def rules_check(tools, files, out):
+    argv = [tools.verify, f"--rules={os.path.join(ROOT, 'rules', 'library')}",
+            f"--rules={os.path.join(ROOT, 'examples', 'rules')}", "--seeds=2"] + files
+    st, text = tools.call(argv)
+    if st == "ok":
+        return None
+    return {"comparison": "rules", "kind": "crash" if st in ("crash", "timeout") else "unsound",
+            "detail": "\n".join(l for l in text.split("\n") if "ok (" not in l)[-3000:]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--programs", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=0, help="first seed; program i uses seed + i")
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--no-jit", action="store_true", help="skip the JIT comparison")
+    ap.add_argument("--jit-every", type=int, default=1, help="JIT only every N-th program")
+    ap.add_argument("--rules-every", type=int, default=10, help="every N-th program joins the kiln-verify-rules corpus (0: none)")
+    ap.add_argument("--max-ops", type=int, default=None)
+    ap.add_argument("--reduce", action="store_true", help="reduce findings")
+    ap.add_argument("--save", default=None, help="write reduced findings here as lit tests")
+    ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one, removed)")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    ap.add_argument("--json", default=None, help="write a summary here")
+    ap.add_argument("--timeout", type=int, default=TIMEOUT)
+    ap.add_argument("--ignore", action="append", default=[],
+                    help="COMPARISON:KIND of known, reported findings not to fail on (repeatable)")
+    a = ap.parse_args()
+
+    tools = Tools(a.bin, a.timeout)
+    work = a.work or tempfile.mkdtemp(prefix="kiln-difftest-")
+    os.makedirs(work, exist_ok=True)
+    t0 = time.time()
+    seeds = list(range(a.seed, a.seed + a.programs))
+    results = []
+
+    def job(s):
+        jit = not a.no_jit and (s - a.seed) % a.jit_every == 0
+        r = run_one(tools, s, work, jit=jit, max_ops=a.max_ops)
+        if not a.keep and not r["findings"]:
+            shutil.rmtree(os.path.join(work, f"p{s}"), ignore_errors=True)
+        return r
+
+    with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        for r in ex.map(job, seeds):
+            results.append(r)
+            for f in r["findings"]:
+                print(f"seed {r['seed']}: {f['comparison']}: {f['kind']}\n  " +
+                      "\n  ".join(f["detail"].strip().split("\n")[-6:]), flush=True)
+    findings = [(r["seed"], f) for r in results for f in r["findings"]]
+    # kiln-verify-rules on a sample of the programs
+    rules_programs = 0
+    if a.rules_every:
+        sample = [s for s in seeds if (s - a.seed) % a.rules_every == 0]
+        files = []
+        for s in sample:
+            d = os.path.join(work, f"rules-{s}")
+            p, _ = G.write(G.generate(s, max_ops=a.max_ops), d)
+            files.append(p)
+        for i in range(0, len(files), 20):
+            f = rules_check(tools, files[i:i + 20], work)
+            rules_programs += len(files[i:i + 20])
+            if f:
+                findings.append((sample[i // 1], f))
+                print(f"rules: {f['kind']}\n  " + "\n  ".join(f["detail"].strip().split("\n")[-6:]), flush=True)
+    elapsed = time.time() - t0
+    ncomp = sum(len(comparisons(not a.no_jit and (s - a.seed) % a.jit_every == 0)) for s in seeds)
+    print(f"{len(seeds)} programs (seeds {a.seed}..{a.seed + a.programs - 1}), {ncomp} comparisons, "
+          f"kiln-verify-rules on {rules_programs} programs, {len(findings)} findings, {elapsed:.0f} s")
+
+    saved = []
+    if a.reduce and findings:
+        seen = set()
+        for seed, f in findings:
+            if f["comparison"] == "rules":
+                continue
+            key = (f["comparison"], f["kind"], f["detail"].strip().split("\n")[0][:80] if f["kind"] == "error" else "")
+            if key in seen:
+                continue
+            seen.add(key)
+            prog = G.generate(seed, max_ops=a.max_ops)
+            case = Case(prog.text, prog.inputs)
+            rd = os.path.join(work, f"reduce-{seed}-{f['comparison']}")
+            small = reduce_case(tools, rd, case, f["comparison"], f["kind"], log=print)
+            print(f"--- seed {seed} {f['comparison']} {f['kind']}, reduced:\n{small.text}")
+            if a.save:
+                saved.append(save_regression(small, f["comparison"], f["kind"], seed, a.save, f["detail"]))
+                print("saved", saved[-1])
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump({"programs": len(seeds), "first_seed": a.seed, "comparisons": ncomp,
+                       "rules_programs": rules_programs, "seconds": round(elapsed, 1),
+                       "findings": [{"seed": s, **f} for s, f in findings], "saved": saved}, fh, indent=1)
+    if not a.keep and not a.work:
+        shutil.rmtree(work, ignore_errors=True)
+    ignored = {tuple(x.split(":", 1)) for x in a.ignore}
+    real = [f for _, f in findings if (f["comparison"], f["kind"]) not in ignored]
+    return 1 if real else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
