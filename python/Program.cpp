@@ -33,6 +33,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 

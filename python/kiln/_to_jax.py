@@ -1,0 +1,243 @@
+"""Evaluating a lax program with JAX's own primitives.
+
+Every lax op maps back to the JAX primitive it came from (docs/lax-ops.md
+names each op's jaxpr primitive); Kiln's extensions map to what JAX accepts:
+a scan's per-operand scan axes become moves of that axis to the front (xs)
+and back (ys) around ``jax.lax.scan``. The result is traced by JAX like any
+JAX code, so it composes with jax.jit, jax.grad, jax.vmap and shardings and
+runs on every backend JAX has.
+
+The program comes as plain data from ``kiln._kiln.Program.export()``: per
+function its block arguments and ops, each op with its operand and result
+ids, result types, attributes and regions.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import _kiln
+
+
+def _jax():
+    import jax
+    return jax
+
+
+def _dtype(name: str):
+    if name == "bfloat16":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+def _constant(value) -> np.ndarray:
+    _, dtype, shape, values, splat = value
+    dt = _dtype(dtype)
+    if splat:
+        return np.full(shape, values[0], dtype=dt)
+    return np.asarray(values, dtype=dt).reshape(shape)
+
+
+def _unary() -> dict[str, Callable]:
+    lax = _jax().lax
+    return {
+        "abs": lax.abs, "neg": lax.neg, "sign": lax.sign, "exp": lax.exp, "log": lax.log,
+        "log1p": lax.log1p, "sin": lax.sin, "cos": lax.cos, "tanh": lax.tanh,
+        "logistic": lax.logistic, "sqrt": lax.sqrt, "rsqrt": lax.rsqrt, "square": lax.square,
+        "not": lax.bitwise_not, "expm1": lax.expm1, "exp2": lax.exp2, "tan": lax.tan,
+        "asin": lax.asin, "acos": lax.acos, "atan": lax.atan, "sinh": lax.sinh, "cosh": lax.cosh,
+        "asinh": lax.asinh, "acosh": lax.acosh, "atanh": lax.atanh, "cbrt": lax.cbrt,
+        "erf": lax.erf, "erfc": lax.erfc, "erf_inv": lax.erf_inv, "floor": lax.floor,
+        "ceil": lax.ceil, "population_count": lax.population_count, "is_finite": lax.is_finite,
+    }
+
+
+def _binary() -> dict[str, Callable]:
+    lax = _jax().lax
+    return {
+        "add": lax.add, "sub": lax.sub, "mul": lax.mul, "div": lax.div, "rem": lax.rem,
+        "max": lax.max, "min": lax.min, "pow": lax.pow, "and": lax.bitwise_and,
+        "or": lax.bitwise_or, "xor": lax.bitwise_xor, "atan2": lax.atan2,
+        "nextafter": lax.nextafter, "shift_left": lax.shift_left,
+        "shift_right_logical": lax.shift_right_logical,
+        "shift_right_arithmetic": lax.shift_right_arithmetic,
+    }
+
+
+_COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]  # lax::ComparisonDirection's order
+
+
+class Evaluator:
+    """Evaluates one exported program's functions on JAX values."""
+
+    def __init__(self, exported: dict):
+        self.functions = exported["functions"]
+        self.unary = _unary()
+        self.binary = _binary()
+
+    def call(self, name: str, args: Sequence[Any]) -> list:
+        fn = self.functions[name]
+        if len(args) != len(fn["args"]):
+            raise _kiln.Error(f"@{name} takes {len(fn['args'])} arguments, got {len(args)}")
+        return self.region(fn, list(args), {})
+
+    def region(self, region: dict, args: list, outer: dict) -> list:
+        """Runs a region's ops; returns the operands of its terminator.
+        `outer` holds the values of enclosing regions (regions may use them)."""
+        env = dict(outer)
+        env.update(zip(region["args"], args))
+        for op in region["ops"]:
+            name = op["name"]
+            operands = [env[i] for i in op["operands"]]
+            if name in ("func.return", "lax.yield"):
+                return operands
+            results = self.op(op, operands, env)
+            env.update(zip(op["results"], results))
+        raise _kiln.Error("a region without a terminator")
+
+    def op(self, op: dict, xs: list, env: dict) -> list:
+        jax = _jax()
+        lax, jnp = jax.lax, jax.numpy
+        name, attrs = op["name"], op["attrs"]
+        types = op["result_types"]
+        if name == "func.call":
+            return self.call(attrs["callee"], xs)
+        if not name.startswith("lax."):
+            raise _kiln.Error(f"{op['location']}: error: kiln.rewrite cannot evaluate '{name}'")
+        kind = name[4:]
+        shape = tuple(types[0][0]) if types else ()
+        dtype = _dtype(types[0][1]) if types else None
+        if kind in self.unary:
+            return [self.unary[kind](xs[0])]
+        if kind in self.binary:
+            return [self.binary[kind](xs[0], xs[1])]
+        if kind == "round":
+            method = lax.RoundingMethod(attrs.get("rounding_method", 0))
+            return [lax.round(xs[0], method)]
+        if kind == "integer_pow":
+            return [lax.integer_pow(xs[0], attrs["y"])]
+        if kind == "compare":
+            return [getattr(lax, _COMPARE[attrs["direction"]])(xs[0], xs[1])]
+        if kind == "select_n":
+            return [lax.select_n(xs[0], *xs[1:])]
+        if kind == "convert_element_type":
+            return [lax.convert_element_type(xs[0], dtype)]
+        if kind == "bitcast_convert_type":
+            return [lax.bitcast_convert_type(xs[0], dtype)]
+        if kind == "constant":
+            return [_constant(attrs["value"])]
+        if kind == "iota":
+            return [lax.broadcasted_iota(dtype, shape, attrs["dimension"])]
+        if kind == "broadcast_in_dim":
+            return [lax.broadcast_in_dim(xs[0], shape, tuple(attrs["broadcast_dimensions"]))]
+        if kind == "reshape":
+            return [lax.reshape(xs[0], shape)]
+        if kind == "transpose":
+            return [lax.transpose(xs[0], tuple(attrs["permutation"]))]
+        if kind == "rev":
+            return [lax.rev(xs[0], tuple(attrs["dimensions"]))]
+        if kind == "slice":
+            return [lax.slice(xs[0], attrs["start_indices"], attrs["limit_indices"],
+                              attrs.get("strides") or None)]
+        if kind == "dynamic_slice":
+            return [lax.dynamic_slice(xs[0], xs[1:], attrs["slice_sizes"])]
+        if kind == "dynamic_update_slice":
+            return [lax.dynamic_update_slice(xs[0], xs[1], xs[2:])]
+        if kind == "concatenate":
+            return [lax.concatenate(xs, attrs["dimension"])]
+        if kind == "squeeze":
+            return [lax.squeeze(xs[0], tuple(attrs["dimensions"]))]
+        if kind == "expand_dims":
+            return [lax.expand_dims(xs[0], tuple(attrs["dimensions"]))]
+        if kind == "dot_general":
+            dims = ((tuple(attrs["lhs_contracting_dimensions"]), tuple(attrs["rhs_contracting_dimensions"])),
+                    (tuple(attrs["lhs_batch_dimensions"]), tuple(attrs["rhs_batch_dimensions"])))
+            return [lax.dot_general(xs[0], xs[1], dims, preferred_element_type=dtype)]
+        if kind in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod"):
+            reduce = {"reduce_sum": jnp.sum, "reduce_max": jnp.max, "reduce_min": jnp.min,
+                      "reduce_prod": jnp.prod}[kind]
+            return [reduce(xs[0], axis=tuple(attrs["axes"])).astype(dtype)]
+        if kind in ("argmax", "argmin"):
+            f = lax.argmax if kind == "argmax" else lax.argmin
+            return [f(xs[0], attrs["axes"][0], dtype)]
+        if kind == "scan":
+            return self.scan(op, xs, env)
+        if kind == "while":
+            return self.while_(op, xs, env)
+        if kind == "cond":
+            branches = [lambda *a, r=r: tuple(self.region(r, list(a), env)) for r in op["regions"]]
+            return list(lax.switch(xs[0], branches, *xs[1:]))
+        if kind == "gather":
+            return [self.gather(attrs, xs, shape)]
+        if kind == "scatter":
+            return [self.scatter(attrs, xs)]
+        raise _kiln.Error(f"{op['location']}: error: kiln.rewrite cannot evaluate '{name}'")
+
+    def scan(self, op: dict, xs: list, env: dict) -> list:
+        jax = _jax()
+        jnp = jax.numpy
+        a = op["attrs"]
+        nc, nk = a["num_consts"], a["num_carry"]
+        consts, init, seqs = xs[:nc], xs[nc:nc + nk], xs[nc + nk:]
+        xs_axes = a.get("xs_axes") or [0] * len(seqs)
+        ys_axes = a.get("ys_axes") or [0] * (len(op["results"]) - nk)
+        # JAX scans over axis 0: Kiln's per-operand axes move there and back.
+        seqs = [jnp.moveaxis(x, ax, 0) if ax else x for x, ax in zip(seqs, xs_axes)]
+        body = op["regions"][0]
+
+        def step(carry, x):
+            out = self.region(body, list(consts) + list(carry) + list(x), env)
+            return tuple(out[:nk]), tuple(out[nk:])
+
+        final, ys = jax.lax.scan(step, tuple(init), tuple(seqs), length=a["length"],
+                                 reverse=a.get("reverse", False), unroll=a.get("unroll", 1))
+        ys = [jnp.moveaxis(y, 0, ax) if ax else y for y, ax in zip(ys, ys_axes)]
+        return list(final) + ys
+
+    def while_(self, op: dict, xs: list, env: dict) -> list:
+        jax = _jax()
+        a = op["attrs"]
+        ncc, nbc = a["num_cond_consts"], a["num_body_consts"]
+        cond_consts, body_consts, init = xs[:ncc], xs[ncc:ncc + nbc], xs[ncc + nbc:]
+        cond_region, body_region = op["regions"]
+
+        def cond(carry):
+            return self.region(cond_region, list(cond_consts) + list(carry), env)[0]
+
+        def body(carry):
+            return tuple(self.region(body_region, list(body_consts) + list(carry), env))
+
+        return list(jax.lax.while_loop(cond, body, tuple(init)))
+
+    @staticmethod
+    def _mode(attrs):
+        lax = _jax().lax
+        return [lax.GatherScatterMode.CLIP, lax.GatherScatterMode.FILL_OR_DROP,
+                lax.GatherScatterMode.PROMISE_IN_BOUNDS][attrs.get("mode", 0)]
+
+    def gather(self, attrs, xs, shape):
+        lax = _jax().lax
+        dn = lax.GatherDimensionNumbers(
+            offset_dims=tuple(attrs["offset_dims"]),
+            collapsed_slice_dims=tuple(attrs["collapsed_slice_dims"]),
+            start_index_map=tuple(attrs["start_index_map"]),
+            operand_batching_dims=tuple(attrs.get("operand_batching_dims", ())),
+            start_indices_batching_dims=tuple(attrs.get("start_indices_batching_dims", ())))
+        fill = attrs.get("fill_value")
+        return lax.gather(xs[0], xs[1], dn, tuple(attrs["slice_sizes"]), mode=self._mode(attrs),
+                          fill_value=fill)
+
+    def scatter(self, attrs, xs):
+        lax = _jax().lax
+        dn = lax.ScatterDimensionNumbers(
+            update_window_dims=tuple(attrs["update_window_dims"]),
+            inserted_window_dims=tuple(attrs["inserted_window_dims"]),
+            scatter_dims_to_operand_dims=tuple(attrs["scatter_dims_to_operand_dims"]),
+            operand_batching_dims=tuple(attrs.get("operand_batching_dims", ())),
+            scatter_indices_batching_dims=tuple(attrs.get("scatter_indices_batching_dims", ())))
+        f = [lax.scatter, lax.scatter_add, lax.scatter_mul, lax.scatter_min,
+             lax.scatter_max][attrs.get("kind", 0)]
+        return f(xs[0], xs[1], xs[2], dn, mode=self._mode(attrs))
