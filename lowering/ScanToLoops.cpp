@@ -15,6 +15,7 @@
 #include "dialect/LaxOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -35,6 +36,56 @@ void sliceAt(OpBuilder &b, RankedTensorType full, int64_t axis, Value i,
     strides.push_back(b.getIndexAttr(1));
   }
 }
+
+constexpr llvm::StringLiteral kScanYsAxes = "kiln.scan_ys_axes";
+constexpr llvm::StringLiteral kScanNumCarry = "kiln.scan_num_carry";
+constexpr llvm::StringLiteral kScanReverseLast = "kiln.scan_reverse_last";
+
+/// The lax.yield of a scan body inlined into its scf.for by ScanPattern:
+/// the carries go to the scf.yield as they are, each ys slice is inserted
+/// at index i of its accumulator (an iter_arg after the carries).
+struct ScanYieldPattern : OpConversionPattern<lax::YieldOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(lax::YieldOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto forOp = dyn_cast<scf::ForOp>(op->getParentOp());
+    auto axes = op->getAttrOfType<DenseI64ArrayAttr>(kScanYsAxes);
+    auto numCarry = op->getAttrOfType<IntegerAttr>(kScanNumCarry);
+    if (!forOp || !axes || !numCarry)
+      return rewriter.notifyMatchFailure(op, "not the yield of a lowered scan");
+    Location loc = op.getLoc();
+    int64_t nCarry = numCarry.getInt();
+    Value i = forOp.getInductionVar();
+    if (auto last = op->getAttrOfType<IntegerAttr>(kScanReverseLast)) {
+      // ScanPattern computed length-1-iv at the top of the body: reuse it.
+      Value found;
+      for (auto sub : forOp.getBody()->getOps<arith::SubIOp>())
+        if (sub.getRhs() == i && getConstantIntValue(sub.getLhs()) ==
+                                     std::optional<int64_t>(last.getInt())) {
+          found = sub;
+          break;
+        }
+      if (!found) {
+        Value l = arith::ConstantIndexOp::create(rewriter, loc, last.getInt());
+        found = arith::SubIOp::create(rewriter, loc, l, i);
+      }
+      i = found;
+    }
+    ValueRange values = adaptor.getValues();
+    SmallVector<Value> next(values.take_front(nCarry));
+    ValueRange ysAcc = forOp.getRegionIterArgs().drop_front(nCarry);
+    for (auto [k, acc] : llvm::enumerate(ysAcc)) {
+      auto yType = cast<RankedTensorType>(acc.getType());
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      sliceAt(rewriter, yType, axes[k], i, offsets, sizes, strides);
+      next.push_back(tensor::InsertSliceOp::create(
+          rewriter, loc, values[nCarry + k], acc, offsets, sizes, strides));
+    }
+    rewriter.replaceOpWithNewOp<scf::YieldOp>(op, next);
+    return success();
+  }
+};
 
 struct ScanPattern : OpConversionPattern<lax::ScanOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -93,21 +144,21 @@ struct ScanPattern : OpConversionPattern<lax::ScanOp> {
     auto yield = cast<lax::YieldOp>(body.getTerminator());
     rewriter.inlineBlockBefore(&body, loopBody, loopBody->end(), blockArgs);
 
-    rewriter.setInsertionPoint(yield);
-    SmallVector<Value> next;
-    for (int64_t k = 0; k < nCarry; ++k)
-      next.push_back(yield.getValues()[k]);
-    ValueRange ysAcc = forOp.getRegionIterArgs().drop_front(nCarry);
-    for (auto [k, acc] : llvm::enumerate(ysAcc)) {
-      auto yType = cast<RankedTensorType>(acc.getType());
-      SmallVector<OpFoldResult> offsets, sizes, strides;
-      sliceAt(rewriter, yType, op.getYsAxis(k), i, offsets, sizes, strides);
-      next.push_back(tensor::InsertSliceOp::create(
-          rewriter, loc, yield.getValues()[nCarry + k], acc, offsets, sizes,
-          strides));
-    }
-    scf::YieldOp::create(rewriter, loc, next);
-    rewriter.eraseOp(yield);
+    // The body's ops are converted after this pattern, so the lax.yield
+    // stays and ScanYieldPattern turns it into the insert_slices of the ys
+    // and the scf.yield, with the converted (signless) values: a ui32 value
+    // yielded here would otherwise need a cast back from i32 that nothing
+    // removes.
+    SmallVector<int64_t> ysAxes;
+    for (int64_t k = 0, e = op.getYs().size(); k < e; ++k)
+      ysAxes.push_back(op.getYsAxis(k));
+    rewriter.modifyOpInPlace(yield, [&] {
+      yield->setAttr(kScanYsAxes, rewriter.getDenseI64ArrayAttr(ysAxes));
+      yield->setAttr(kScanNumCarry, rewriter.getI64IntegerAttr(nCarry));
+      if (op.getReverse())
+        yield->setAttr(kScanReverseLast,
+                       rewriter.getI64IntegerAttr(op.getLength() - 1));
+    });
     rewriter.replaceOp(op, forOp.getResults());
     return success();
   }
@@ -117,7 +168,7 @@ struct ScanPattern : OpConversionPattern<lax::ScanOp> {
 
 void populateScanPatterns(RewritePatternSet &patterns,
                           const TypeConverter &converter) {
-  patterns.add<ScanPattern>(converter, patterns.getContext());
+  patterns.add<ScanPattern, ScanYieldPattern>(converter, patterns.getContext());
 }
 
 } // namespace kiln::lowering
