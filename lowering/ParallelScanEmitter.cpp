@@ -82,6 +82,12 @@ std::optional<std::string> whyNotBatchParallel(ScanOp scan, ArrayRef<int64_t> ba
         return std::string("an operand does not have the batch shape");
     }
   }
+  // What the body yields is stored per batch element: batch-shaped values
+  // of the body (a ys slice of another shape, or a value from outside the
+  // body, has no per-element scalar to store).
+  for (Value v : cast<YieldOp>(body.getTerminator()).getValues())
+    if (!batchTyped(v) || v.getParentBlock() != &body)
+      return std::string("a yielded value is not a batch-shaped value of the body");
   return std::nullopt;
 }
 
