@@ -15,6 +15,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstring>

@@ -34,10 +34,12 @@ class Rules:
     plugin libraries (.so, loaded once per process when first used).
 
     >>> rules = kiln.Rules.from_text('''
-    ... rules:
-    ...   - name: neg-neg
-    ...     match: neg(neg(x))
-    ...     rewrite: x
+    ... - name: neg-neg
+    ...   match:
+    ...     inner: lax.neg($x)
+    ...     root:  lax.neg(inner)
+    ...   rewrite:
+    ...     root: $x
     ... ''', name="negneg.yaml")
     """
 

@@ -1,0 +1,189 @@
+"""kiln.jit against jax.jit: the same results on the same inputs (jax.jit is
+the oracle), the calling conventions jax.jit has (pytrees, scalars, static
+and keyword arguments), the fast path, .lower(), errors."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax
+
+import kiln
+
+
+def close(got, want, rtol=1e-5, atol=1e-6):
+    got_leaves, got_tree = jax.tree_util.tree_flatten(got)
+    want_leaves, want_tree = jax.tree_util.tree_flatten(want)
+    assert got_tree == want_tree
+    for g, w in zip(got_leaves, want_leaves):
+        assert isinstance(g, np.ndarray)
+        w = np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("name", [
+    "seed000_f1_double_vmap", "seed000_f2_einsum", "seed002_mse_before", "seed002_mse_after",
+    "seed003_tdma", "seed004_eqx_closure", "seed004_flax_closure", "seed004_eqx_arg",
+    "seed004_eqx_filter_jit_arg", "seed004_flax_arg", "seed001_ten_calls",
+])
+def test_seed_programs_match_jax_jit(programs, cache_dir, name):
+    p = programs[name]
+    args = p.args()
+    close(kiln.jit(p.fn, cache_dir=cache_dir)(*args), jax.jit(p.fn)(*args), rtol=2e-5, atol=2e-5)
+
+
+def test_flax_model_static(programs, cache_dir):
+    import sys
+    seeds = sys.modules["kiln_corpus_programs.seeds"]
+    x = np.asarray(seeds.init)
+    f = kiln.jit(lambda x, model, params: model.apply(params, x), static_argnums=1,
+                 cache_dir=cache_dir)
+    close(f(x, seeds.flaxmlp, seeds.params), seeds.flaxmlp.apply(seeds.params, x))
+
+
+def test_fast_path_reads_each_calls_data(cache_dir):
+    f = kiln.jit(lambda x, y: jnp.sin(x) * y + 1.0, cache_dir=cache_dir)
+    r = np.random.default_rng(0)
+    x, y = r.standard_normal((2, 3, 5)).astype(np.float32)
+    f(x, y)
+    assert f._num_fast_paths == 1
+    for _ in range(3):
+        x, y = r.standard_normal((2, 3, 5)).astype(np.float32)
+        close(f(x, y), jnp.sin(x) * y + 1.0)
+    # A new shape is a new signature; the old one still works.
+    close(f(x[:2], y[:2]), jnp.sin(x[:2]) * y[:2] + 1.0)
+    assert f._num_fast_paths == 2
+    close(f(x, y), jnp.sin(x) * y + 1.0)
+
+
+def test_arguments_jax_accepts(cache_dir):
+    def g(x, s, n):
+        return x * s + n
+
+    f = kiln.jit(g, cache_dir=cache_dir)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    # Python scalars are weakly typed, as in JAX: the result stays f32.
+    close(f(x, 2.5, 3), jax.jit(g)(x, 2.5, 3))
+    # JAX arrays, and a float64 array (JAX converts it to f32 without x64).
+    close(f(jnp.asarray(x), 2.5, 3), jax.jit(g)(x, 2.5, 3))
+    close(f(x.astype(np.float64), 2.5, 3), jax.jit(g)(x.astype(np.float64), 2.5, 3))
+    # A non-contiguous view is copied, not misread.
+    xt = np.arange(6, dtype=np.float32).reshape(3, 2).T
+    close(f(xt, 1.0, 0), jax.jit(g)(xt, 1.0, 0))
+    # Bool and integer arrays.
+    h = kiln.jit(lambda b, i: jnp.where(b, i, -i), cache_dir=cache_dir)
+    b = np.array([True, False, True])
+    i = np.array([1, 2, 3], dtype=np.int32)
+    close(h(b, i), np.where(b, i, -i))
+
+
+def test_pytrees_keywords_static(cache_dir):
+    def g(params, x, *, scale, mode):
+        y = params["w"] @ x + params["b"]
+        return {"y": y * scale, "norm": jnp.sum(y * y)} if mode == "dict" else (y, -y)
+
+    f = kiln.jit(g, static_argnums=(), cache_dir=cache_dir)
+    params = {"w": np.ones((3, 4), np.float32), "b": np.arange(3, dtype=np.float32)}
+    x = np.linspace(0, 1, 4, dtype=np.float32)
+    with pytest.raises(Exception):
+        f(params, x, scale=2.0, mode="dict")  # mode is not static: JAX cannot trace a str
+    f = kiln.jit(lambda params, x, mode, scale: g(params, x, scale=scale, mode=mode),
+                 static_argnums=2, cache_dir=cache_dir)
+    close(f(params, x, "dict", 2.0), g(params, x, scale=2.0, mode="dict"))
+    close(f(params, x, "tuple", 2.0), g(params, x, scale=2.0, mode="tuple"))
+
+
+def test_return_jax_arrays(cache_dir):
+    f = kiln.jit(lambda x: x + 1, cache_dir=cache_dir, return_jax_arrays=True)
+    out = f(np.zeros(3, np.float32))
+    assert isinstance(out, jax.Array)
+    np.testing.assert_array_equal(np.asarray(out), np.ones(3, np.float32))
+
+
+def test_compile_cache_on_disk(cache_dir):
+    x = np.ones((4, 4), np.float32)
+
+    def g(x):
+        return jnp.tanh(x) @ x
+
+    first = kiln.jit(g, cache_dir=cache_dir).lower(x).compile()
+    second = kiln.jit(g, cache_dir=cache_dir).lower(x).compile()
+    assert first.function.cache.startswith("miss")
+    assert second.function.cache.startswith("hit")
+    close(second(x), jax.jit(g)(x))
+
+
+def test_lower_shows_the_program_and_the_rules(cache_dir, tmp_path):
+    def g(x):
+        return -(-x) * 2.0
+
+    rules = kiln.Rules.from_text("""
+- name: neg-neg
+  match:
+    inner: lax.neg($x)
+    root:  lax.neg(inner)
+  rewrite:
+    root: $x
+""", name="negneg.yaml")
+    f = kiln.jit(g, rules=rules, optimize=False, cache_dir=cache_dir)
+    x = np.arange(4, dtype=np.float32)
+    lowered = f.lower(x)
+    assert lowered.as_text().count("lax.neg") == 2
+    assert "lax.neg" not in lowered.optimized().as_text()
+    trace = lowered.trace()
+    assert "rule-trace: 'neg-neg'" in trace
+    assert "kiln-rules-" not in trace  # the temporary path is not shown
+    close(f(x), jax.jit(g)(x))
+    assert "{ lambda" in lowered.jaxpr or "let" in lowered.jaxpr
+
+
+def test_import_error_names_the_jaxpr_line(cache_dir):
+    f = kiln.jit(lambda x: jnp.sort(x), cache_dir=cache_dir)
+    with pytest.raises(kiln.JaxprImportError) as e:
+        f(np.arange(3.0, dtype=np.float32))
+    assert isinstance(e.value, kiln.Error)
+    msg = str(e.value)
+    assert "<lambda>.jaxpr:" in msg and "error: unsupported jaxpr primitive 'sort'" in msg
+
+
+def test_rule_error_names_the_rule_file(cache_dir):
+    bad = kiln.Rules.from_text("- name: broken\n  match:\n    root: lax.neg(\n  rewrite:\n    root: $x\n",
+                               name="broken.yaml")
+    f = kiln.jit(lambda x: -x, rules=bad, cache_dir=cache_dir)
+    with pytest.raises(kiln.RuleError) as e:
+        f(np.zeros(2, np.float32))
+    msg = str(e.value)
+    assert "broken.yaml:" in msg and "error:" in msg
+    assert "kiln-rules-" not in msg  # the temporary path is not shown
+    with pytest.raises(kiln.RuleError):
+        kiln.Rules.from_file("/no/such/rules.yaml")
+
+
+def test_wrong_argument_is_an_error_not_a_crash(cache_dir):
+    f = kiln.jit(lambda x: x * 2, cache_dir=cache_dir)
+    compiled = f.lower(np.zeros(3, np.float32)).compile()
+    with pytest.raises(kiln.Error, match="expected f32\\[3\\]"):
+        compiled(np.zeros(4, np.float32))
+    with pytest.raises(kiln.Error, match="takes 1 arrays, got 2"):
+        compiled(np.zeros(3, np.float32), np.zeros(3, np.float32))
+    with pytest.raises(Exception):
+        compiled("not an array")
+
+
+def test_rules_and_tags_change_the_program(programs, cache_dir):
+    p = programs["seed002_mse_before"]
+    args = p.args()
+    plain = kiln.jit(p.fn, optimize=False, cache_dir=cache_dir).lower(*args)
+    pushed = kiln.jit(p.fn, rules=_pushup_rules(),
+                      tags=("reassociates-float",), optimize=False, cache_dir=cache_dir)
+    text = pushed.lower(*args).optimized().as_text()
+    # The stacked ys of the scan are no longer reduced outside: the sum is a carry.
+    assert "tensor<30x15x12xf32> -> tensor<f32>" in plain.as_text()
+    assert "tensor<30x15x12xf32> -> tensor<f32>" not in text
+    close(pushed(*args), jax.jit(p.fn)(*args), rtol=1e-5, atol=1e-6)
+
+
+def _pushup_rules():
+    from pathlib import Path
+    return Path(__file__).resolve().parents[2] / "examples" / "rules" / "scan_pushup.yaml"
