@@ -21,6 +21,11 @@ using namespace kiln::rules;
 using namespace mlir;
 using A = ArgKind;
 
+namespace kiln::rules {
+/// The role functions of region rules (rules/RegionRules.cpp).
+void registerScanNatives(NativeRegistry &r);
+} // namespace kiln::rules
+
 namespace {
 std::vector<int64_t> L(const Val &v) { return v.asList().value_or(std::vector<int64_t>{}); }
 
@@ -255,4 +260,6 @@ void kiln::rules::registerBuiltinNatives(NativeRegistry &r) {
   r.addConstraint("is_scan_ys", {A::Value},
                   [](auto a) { return kiln::asScanYs(a[0].asValue()).has_value(); },
                   "the value is a ys result of a lax.scan");
+
+  registerScanNatives(r);
 }

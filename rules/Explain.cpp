@@ -131,6 +131,15 @@ struct Explainer {
     why.clear();
     if (!matchOp(*root, op, rootName))
       return false;
+    // Region rules: the `loop` bindings, in order (a binding that cannot be
+    // computed means no match).
+    for (const Node &n : rule.loop) {
+      std::string err;
+      auto v = evaluate(*n.expr, env, rewriter, &err);
+      if (!v)
+        return fail("loop binding '" + n.name + "' cannot be computed: " + err);
+      env[n.name] = *v;
+    }
     for (size_t i = 0; i < rule.where.size(); ++i) {
       std::string err;
       auto v = evaluate(*rule.where[i], env, rewriter, &err);

@@ -534,7 +534,9 @@ std::string Gen::variant(unsigned index) {
   // rewrite cannot fail, so the stop has to be a constraint.
   Site &guard = addSite(Site::Guard, nullptr, -1);
   line("pdl.apply_native_constraint \"" + guard.pdlName + "\"(" + root + " : !pdl.operation)");
-  for (size_t i = 0; i < rule.where.size(); ++i)
+  // A region rule's `where` reads its `loop` bindings: checked and run by
+  // rules/RegionRules.cpp; its PDL (never applied) checks the match alone.
+  for (size_t i = 0; i < rule.where.size() && !rule.isRegion(); ++i)
     wheres.emplace_back(rule.where[i], int(i));
   for (auto &[e, idx] : wheres) {
     Site &site = addSite(Site::Where, e, idx);
@@ -550,7 +552,9 @@ std::string Gen::variant(unsigned index) {
   begin.argNames = {rootName};
   std::string beginLine = "pdl.apply_native_rewrite \"" + begin.pdlName + "\"(" + root +
                           " : !pdl.operation)";
-  if (rule.rewriteCall) {
+  if (rule.isRegion()) {
+    // Nothing: see above.
+  } else if (rule.rewriteCall) {
     const NativeFunction *f = NativeRegistry::global().lookup(rule.rewriteCall->name);
     if (f && f->role != NativeFunction::Rewrite)
       return error(rule.rewriteCall->loc, "'" + f->name + "' is not a native rewrite function");

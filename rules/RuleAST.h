@@ -65,6 +65,9 @@ struct Node {
 };
 
 struct Rule {
+  /// `- include: FILE` in a rule file: not a rule, but FILE's rules (a path
+  /// relative to the including file; a file already loaded is skipped).
+  std::string include;
   std::string name, description;
   int benefit = 1;
   /// Rules run phase by phase, each to a fixpoint, in increasing order.
@@ -73,6 +76,12 @@ struct Rule {
   /// Match nodes whose two operands may come in either order.
   std::vector<std::string> anyOrder;
   std::vector<Node> match;
+  /// Region rules: `name: expr` bindings evaluated in order after the match
+  /// (scan_of($ys), ys_slice($ys), parent_scan(root), ...). A rule with a
+  /// `loop` section is a region rule: Kiln's own matcher and rewriter run it
+  /// as a C++ pattern (rules/RegionRules.cpp), never PDL.
+  std::vector<Node> loop;
+  bool isRegion() const { return !loop.empty(); }
   std::vector<ExprP> where;
   /// Either a call to a native rewrite function (rewriteCall) or a DAG.
   ExprP rewriteCall;

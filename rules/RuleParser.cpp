@@ -16,6 +16,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -130,6 +132,82 @@ struct YamlRuleParser {
     return true;
   }
 
+  /// Replaces every `{key}` in the scalars of `n` (keys and values).
+  static void substitute(YAML::Node n, const std::vector<std::pair<std::string, std::string>> &subst) {
+    if (n.IsScalar()) {
+      std::string text = n.Scalar();
+      bool changed = false;
+      for (auto &[k, v] : subst)
+        for (size_t at; (at = text.find("{" + k + "}")) != std::string::npos; changed = true)
+          text.replace(at, k.size() + 2, v);
+      if (changed)
+        n = text;
+      return;
+    }
+    if (n.IsSequence()) {
+      for (YAML::Node c : n)
+        substitute(c, subst);
+      return;
+    }
+    if (n.IsMap()) {
+      // Keys too: rebuild the map in order.
+      YAML::Node copy(YAML::NodeType::Map);
+      for (auto it = n.begin(); it != n.end(); ++it) {
+        YAML::Node k = YAML::Clone(it->first), v = it->second;
+        substitute(k, subst);
+        substitute(v, subst);
+        copy[k] = v;
+      }
+      n = copy;
+    }
+  }
+
+  /// `each: {key: [a, b, ...], ...}`: the rule once per position, with
+  /// `{key}` replaced in every string of the rule (lists of equal length).
+  bool expandEach(const YAML::Node &n, std::vector<YAML::Node> &out) {
+    if (!n.IsMap() || !n["each"]) {
+      out.push_back(n);
+      return true;
+    }
+    YAML::Node each = n["each"];
+    std::vector<std::pair<std::string, std::vector<std::string>>> lists;
+    size_t count = 0;
+    if (!each.IsMap() || each.size() == 0) {
+      error(locOf(each), "'each' must map names to lists of strings of equal length");
+      return false;
+    }
+    for (auto it = each.begin(); it != each.end(); ++it) {
+      YAML::Node k = it->first, v = it->second;
+      std::vector<std::string> values;
+      if (!k.IsScalar() || !v.IsSequence() || !strings(v, "each", values))
+        return error(locOf(k), "'each' must map names to lists of strings of equal length"), false;
+      if (!lists.empty() && values.size() != count)
+        return error(locOf(v), "the lists of 'each' must have the same length"), false;
+      count = values.size();
+      lists.emplace_back(k.Scalar(), values);
+    }
+    std::string name = n["name"] && n["name"].IsScalar() ? n["name"].Scalar() : "";
+    if (llvm::none_of(lists, [&](auto &l) { return name.find("{" + l.first + "}") != std::string::npos; }))
+      return error(locOf(n), "a rule with 'each' must use one of its names in 'name' "
+                             "(rule names are unique)"), false;
+    for (size_t i = 0; i < count; ++i) {
+      std::vector<std::pair<std::string, std::string>> subst;
+      for (auto &[k, vs] : lists)
+        subst.emplace_back(k, vs[i]);
+      YAML::Node copy(YAML::NodeType::Map);
+      for (auto it = n.begin(); it != n.end(); ++it) {
+        YAML::Node k = it->first;
+        if (k.IsScalar() && k.Scalar() == "each")
+          continue;
+        YAML::Node v = YAML::Clone(it->second);
+        substitute(v, subst);
+        copy[k] = v;
+      }
+      out.push_back(copy);
+    }
+    return true;
+  }
+
   bool parseRule(const YAML::Node &n, Rule &rule) {
     rule.loc = locOf(n);
     if (!n.IsMap()) {
@@ -138,7 +216,7 @@ struct YamlRuleParser {
     }
     static const std::set<std::string> known = {
         "name", "description", "benefit", "phase", "tags", "any_order",
-        "match", "where", "rewrite"};
+        "match", "loop", "where", "rewrite"};
     for (auto it = n.begin(); it != n.end(); ++it) {
       YAML::Node keyNode = it->first; // a copy, as in nodes()
       std::string key = keyNode.IsScalar() ? keyNode.Scalar() : "";
@@ -146,7 +224,7 @@ struct YamlRuleParser {
         error(locOf(keyNode),
               "unknown key '" + key +
                   "' in rule (expected name, description, benefit, phase, tags, any_order, "
-                  "match, where, rewrite)");
+                  "match, loop, where, rewrite)");
         return false;
       }
       YAML::Node v = it->second; // a copy: it->second is a temporary proxy
@@ -171,6 +249,13 @@ struct YamlRuleParser {
       } else if (key == "match") {
         if (!nodes(v, "match", rule.match, /*allowLists=*/false))
           return false;
+      } else if (key == "loop") {
+        if (!nodes(v, "loop", rule.loop, /*allowLists=*/false))
+          return false;
+        if (rule.loop.empty()) {
+          error(locOf(v), "'loop' binds nothing");
+          return false;
+        }
       } else if (key == "where") {
         std::vector<YAML::Node> conds;
         if (v.IsSequence())
@@ -234,8 +319,22 @@ struct YamlRuleParser {
       return failure();
     }
     std::set<std::string> names;
-    for (const YAML::Node &n : root) {
+    std::vector<YAML::Node> expanded;
+    for (const YAML::Node &n : root)
+      if (!expandEach(n, expanded))
+        return failure();
+    for (const YAML::Node &n : expanded) {
       Rule rule;
+      if (n.IsMap() && n["include"]) {
+        if (n.size() != 1 || !n["include"].IsScalar()) {
+          error(locOf(n), "an include is `- include: FILE` alone");
+          continue;
+        }
+        rule.include = n["include"].Scalar();
+        rule.loc = locOf(n);
+        rules.push_back(std::move(rule));
+        continue;
+      }
       if (!parseRule(n, rule))
         continue;
       if (!names.insert(rule.name).second) {

@@ -45,11 +45,11 @@ Env bindings(const Site &site, ArrayRef<PDLValue> args) {
   return env;
 }
 
-/// Result types of an op, as its builder would infer them: the attributes
-/// are turned into properties first (PDL's own inference skips that).
-/// Silent; std::nullopt when they cannot be inferred.
-std::optional<SmallVector<Type>> inferResultTypes(MLIRContext *ctx, StringRef opName,
-                                                  ValueRange operands, DictionaryAttr dict) {
+} // namespace
+
+std::optional<SmallVector<Type>> kiln::rules::inferResultTypes(MLIRContext *ctx, StringRef opName,
+                                                               ValueRange operands,
+                                                               DictionaryAttr dict) {
   auto name = RegisteredOperationName::lookup(opName, ctx);
   if (!name)
     return std::nullopt;
@@ -73,6 +73,8 @@ std::optional<SmallVector<Type>> inferResultTypes(MLIRContext *ctx, StringRef op
     return std::nullopt;
   return types;
 }
+
+namespace {
 
 LogicalResult inferTypes(const Site &s, PatternRewriter &rw, PDLResultList &results,
                          ArrayRef<PDLValue> args) {

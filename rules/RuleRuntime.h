@@ -64,6 +64,26 @@ private:
 bool matchRule(const CompiledRule &rule, mlir::Operation *op, mlir::RewriterBase &rewriter,
                Env &env, std::string *why = nullptr);
 
+/// Result types of an op, as its builder would infer them: the attributes
+/// are turned into properties first (PDL's own inference skips that).
+/// Silent; std::nullopt when they cannot be inferred.
+std::optional<llvm::SmallVector<mlir::Type>> inferResultTypes(mlir::MLIRContext *ctx,
+                                                              llvm::StringRef opName,
+                                                              mlir::ValueRange operands,
+                                                              mlir::DictionaryAttr dict);
+
+/// A region rule (one with a `loop` section): Kiln's matcher, then a
+/// rewrite planned in full (detached ops, placeholders) before the IR is
+/// touched, so that it can fail without changing anything
+/// (rules/RegionRules.cpp).
+std::unique_ptr<mlir::RewritePattern> makeRegionRulePattern(const CompiledRule &rule,
+                                                            RuleRuntime &runtime,
+                                                            mlir::MLIRContext *ctx);
+
+/// Load-time checks of a region rule's `loop`, `where` and `rewrite` (names
+/// bound, functions and actions known, ops registered and typable).
+mlir::LogicalResult checkRegionRule(mlir::MLIRContext *ctx, const CompiledRule &rule);
+
 /// A pattern for a rule whose rewrite is a native call.
 std::unique_ptr<mlir::RewritePattern> makeNativeCallPattern(const CompiledRule &rule,
                                                             RuleRuntime &runtime,

@@ -28,13 +28,31 @@ RuleSet::~RuleSet() = default;
 
 LogicalResult RuleSet::loadPath(const std::string &path) {
   if (!llvm::sys::fs::is_directory(path)) {
+    SmallString<256> real;
+    if (!llvm::sys::fs::real_path(path, real) && !loadedFiles.insert(real.str().str()).second)
+      return success(); // already loaded
     std::vector<Rule> parsed;
     if (failed(parseRuleFile(ctx, path, parsed)))
       return failure();
     std::vector<std::unique_ptr<CompiledRule>> compiled;
     bool ok = true;
-    for (Rule &r : parsed)
+    for (Rule &r : parsed) {
+      if (!r.include.empty()) {
+        SmallString<256> target(r.include);
+        if (!llvm::sys::path::is_absolute(target)) {
+          target = llvm::sys::path::parent_path(path);
+          llvm::sys::path::append(target, r.include);
+        }
+        if (!llvm::sys::fs::exists(target)) {
+          emitError(toLocation(ctx, r.loc)) << "cannot include '" << r.include << "': no such file";
+          ok = false;
+          continue;
+        }
+        ok &= succeeded(loadPath(target.str().str()));
+        continue;
+      }
       ok &= succeeded(compile(std::move(r), compiled));
+    }
     if (!ok)
       return failure(); // nothing of a file with errors is applied
     for (auto &c : compiled)
@@ -66,8 +84,14 @@ LogicalResult RuleSet::loadString(const std::string &text, const std::string &na
     return failure();
   std::vector<std::unique_ptr<CompiledRule>> compiled;
   bool ok = true;
-  for (Rule &r : parsed)
+  for (Rule &r : parsed) {
+    if (!r.include.empty()) {
+      emitError(toLocation(ctx, r.loc)) << "include is only allowed in a rule file";
+      ok = false;
+      continue;
+    }
     ok &= succeeded(compile(std::move(r), compiled));
+  }
   if (!ok)
     return failure();
   for (auto &c : compiled)
@@ -83,6 +107,8 @@ LogicalResult RuleSet::compile(Rule rule, std::vector<std::unique_ptr<CompiledRu
   auto c = std::make_unique<CompiledRule>();
   std::string prefix = "kiln" + std::to_string(uid) + "_r" + std::to_string(rules.size() + out.size());
   if (failed(compileRule(ctx, rule, prefix, *c)))
+    return failure();
+  if (c->rule.isRegion() && failed(checkRegionRule(ctx, *c)))
     return failure();
   // Check the generated PDL now, so a problem is reported at the rule.
   std::string firstError;
@@ -130,7 +156,8 @@ bool RuleSet::isEnabled(const Rule &rule) const {
 std::string RuleSet::getPDL(std::optional<int> phase) const {
   std::string out = "module {\n";
   for (auto &r : rules)
-    if (isEnabled(r->rule) && !r->rule.rewriteCall && (!phase || r->rule.phase == *phase))
+    if (isEnabled(r->rule) && !r->rule.rewriteCall && !r->rule.isRegion() &&
+        (!phase || r->rule.phase == *phase))
       out += r->pdl;
   return out + "}\n";
 }
@@ -141,6 +168,9 @@ std::string RuleSet::describe() const {
     if (isEnabled(r->rule) && r->rule.rewriteCall)
       out += "// rule '" + r->rule.name + "' calls native rewrite '" + r->rule.rewriteCall->name +
              "': a C++ pattern with Kiln's matcher (a PDL rewrite may not fail)\n";
+    else if (isEnabled(r->rule) && r->rule.isRegion())
+      out += "// rule '" + r->rule.name +
+             "' is a region rule: a C++ pattern with Kiln's matcher and region rewriter\n";
   return out;
 }
 
@@ -163,17 +193,21 @@ LogicalResult RuleSet::populate(RewritePatternSet &patterns, std::optional<int> 
   auto inPhase = [&](const CompiledRule &r) {
     return isEnabled(r.rule) && (!phase || r.rule.phase == *phase);
   };
-  for (auto &r : rules)
+  auto isPdl = [](const CompiledRule &r) { return !r.rule.rewriteCall && !r.rule.isRegion(); };
+  for (auto &r : rules) {
     if (inPhase(*r) && r->rule.rewriteCall)
       patterns.add(makeNativeCallPattern(*r, *runtime, ctx));
-  if (llvm::none_of(rules, [&](auto &r) { return inPhase(*r) && !r->rule.rewriteCall; }))
+    if (inPhase(*r) && r->rule.isRegion())
+      patterns.add(makeRegionRulePattern(*r, *runtime, ctx));
+  }
+  if (llvm::none_of(rules, [&](auto &r) { return inPhase(*r) && isPdl(*r); }))
     return success();
   OwningOpRef<ModuleOp> mod = parseSourceString<ModuleOp>(getPDL(phase), ParserConfig(ctx));
   if (!mod)
     return emitError(UnknownLoc::get(ctx)) << "internal error: the rules' PDL does not parse";
   PDLPatternModule pm(std::move(mod));
   for (auto &r : rules)
-    if (inPhase(*r) && !r->rule.rewriteCall)
+    if (inPhase(*r) && isPdl(*r))
       runtime->registerSites(*r, pm);
   patterns.add(std::move(pm));
   return success();

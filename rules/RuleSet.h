@@ -95,6 +95,9 @@ private:
   std::vector<std::unique_ptr<CompiledRule>> rules;
   std::set<std::string> enabledTags = {"exact"};
   std::string onlyRule;
+  /// Real paths of the files loaded (a file loaded twice, say by an include
+  /// and by --rules=DIR, adds its rules once).
+  std::set<std::string> loadedFiles;
   std::unique_ptr<RuleRuntime> runtime;
   unsigned uid;
 };

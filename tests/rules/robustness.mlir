@@ -1,16 +1,16 @@
-// A native rewrite that does not apply, or an attribute that cannot be
+// A region rewrite that does not apply, or an attribute that cannot be
 // computed, leaves the IR untouched (PDL rewrites may not fail under the
-// greedy driver: computed attributes are checked while matching, and rules
-// calling native rewrites run as C++ patterns).
+// greedy driver: computed attributes are checked while matching, and region
+// rules plan their whole rewrite before touching the IR).
 // RUN: kiln-opt %s --rules=%examples/rules/scan_pushup.yaml --rules=%S/Inputs/cannot-compute.yaml --rule-stats 2>%t.err | FileCheck %s
 // RUN: FileCheck %s --check-prefix=STATS < %t.err
 // RUN: kiln-opt %s --rules=%examples/rules/scan_pushup.yaml --dump-pdl -o /dev/null 2>&1 | FileCheck %s --check-prefix=PDL
 
-// The ys has two users, so sink_elementwise_into_scan refuses both.
+// The ys has two users, so sink refuses both (the unused carry goes).
 // CHECK-LABEL: func.func @f
-// CHECK: lax.scan
-// CHECK: lax.neg %{{.*}}#1
-// CHECK: lax.abs %{{.*}}#1
+// CHECK: %[[S:.*]] = lax.scan
+// CHECK: lax.neg %[[S]] :
+// CHECK: lax.abs %[[S]] :
 // CHECK: lax.rev %arg2 dims = [0]
 func.func @f(%c0: tensor<4xf32>, %xs: tensor<3x4xf32>, %r: tensor<4xf32>)
     -> (tensor<3x4xf32>, tensor<3x4xf32>, tensor<4xf32>) {
@@ -29,7 +29,7 @@ func.func @f(%c0: tensor<4xf32>, %xs: tensor<3x4xf32>, %r: tensor<4xf32>)
 // STATS: rev-out-of-range: 0
 // STATS: sign-to-transpose: 1
 // STATS: sink-elementwise-into-scan: 0
-// PDL: // rule 'sink-elementwise-into-scan' calls native rewrite 'sink_elementwise_into_scan': a C++ pattern
+// PDL: // rule 'sink-elementwise-into-scan' is a region rule: a C++ pattern with Kiln's matcher and region rewriter
 
 // The transpose can be typed on the 2-D input only.
 // CHECK-LABEL: func.func @g

@@ -1,4 +1,5 @@
-// Seed 002's push-up as a YAML rule file calling the native push-up rewrites.
+// Seed 002's push-up as YAML region rules alone (examples/rules/scan_pushup.yaml
+// includes rules/library/scan.yaml): the same IR as the built-in pass.
 // RUN: kiln-opt %examples/seeds/seed002_mse_before.mlir --rules=%examples/rules/scan_pushup.yaml --rule-tags=+reassociates-float --kiln-apply-rules --canonicalize | FileCheck %s --check-prefix=REASSOC
 // RUN: kiln-opt %examples/seeds/seed002_mse_before.mlir --rules=%examples/rules/scan_pushup.yaml --kiln-apply-rules --canonicalize | FileCheck %s --check-prefix=EXACT
 // RUN: kiln-opt %examples/seeds/seed002_mse_before.mlir --rules=%examples/rules/scan_pushup.yaml --rule-tags=+reassociates-float --rule-stats -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
@@ -20,6 +21,18 @@
 // EXACT: lax.integer_pow {{.*}} : tensor<15x12xf32>
 // EXACT: lax.reduce_sum %{{.*}} axes = [0, 1, 2] : tensor<30x15x12xf32> -> tensor<f32>
 
-// STATS: exact-reduction-into-scan: 0
-// STATS: float-reduction-into-scan: 2
+// STATS: reduce_sum-float-of-ys-into-scan-body: 1
+// STATS: reduce_sum-float-of-ys-to-carry: 1
 // STATS: sink-elementwise-into-scan: 2
+
+// The rules give exactly the IR of the built-in --kiln-scan-pushup (C++),
+// with and without reassociation:
+// RUN: kiln-opt %examples/seeds/seed002_mse_before.mlir --rules=%examples/rules/scan_pushup.yaml --rule-tags=+reassociates-float --kiln-apply-rules --canonicalize -o %t.rules.mlir
+// RUN: kiln-opt %examples/seeds/seed002_mse_before.mlir --kiln-scan-pushup=reassociate=true --canonicalize -o %t.builtin.mlir
+// RUN: diff %t.rules.mlir %t.builtin.mlir
+// RUN: kiln-opt %examples/seeds/seed002_mse_before.mlir --rules=%examples/rules/scan_pushup.yaml --kiln-apply-rules --canonicalize -o %t.rules-exact.mlir
+// RUN: kiln-opt %examples/seeds/seed002_mse_before.mlir --kiln-scan-pushup --canonicalize -o %t.builtin-exact.mlir
+// RUN: diff %t.rules-exact.mlir %t.builtin-exact.mlir
+// RUN: kiln-opt %kiln_src/tests/transforms/scan-pushup.mlir --rules=%examples/rules/scan_pushup.yaml --rule-tags=+reassociates-float --kiln-apply-rules --canonicalize -o %t.rules-t.mlir
+// RUN: kiln-opt %kiln_src/tests/transforms/scan-pushup.mlir --kiln-scan-pushup=reassociate=true --canonicalize -o %t.builtin-t.mlir
+// RUN: diff %t.rules-t.mlir %t.builtin-t.mlir

@@ -1,0 +1,1311 @@
+//===- RegionRules.cpp - rules that see inside lax.scan -------------------===//
+//
+// A rule with a `loop` section is a region rule (docs/rules.md, "Rules that
+// see inside loops"). PDL has no regions, so such a rule runs as a C++
+// pattern: Kiln's matcher (matchRule: the match DAG, the `loop` bindings,
+// `where`), then this file's rewriter, in two steps:
+//
+//  1. plan: every op of the rewrite is created detached (not in any block),
+//     reading placeholders (arguments of a private block) where it needs the
+//     new scan's block arguments or results; result types are inferred, slice
+//     and stacked types computed, and every check made. Any failure destroys
+//     what was created and the rule does not apply: the IR is untouched.
+//  2. apply: the detached ops are inserted (before the scan, in its body, or
+//     before the root), the scan is rebuilt with its new consts, carries, xs
+//     and ys (transforms/ScanUtils.h: extendScan), the placeholders are
+//     replaced by the real values, and the replaced nodes are replaced.
+//
+// The role functions (scan_of, ys_slice, carry, only_consts, ...) are
+// ordinary native functions, registered at the end of this file; they work
+// in any rule's `where`.
+//
+//===----------------------------------------------------------------------===//
+#include "rules/Evaluator.h"
+#include "rules/NativeRegistry.h"
+#include "rules/PdlText.h"
+#include "rules/RuleParser.h"
+#include "rules/RuleRuntime.h"
+
+#include "dialect/LaxOps.h"
+#include "transforms/ScanUtils.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <set>
+
+using namespace kiln::rules;
+using namespace mlir;
+using kiln::lax::ScanOp;
+using A = ArgKind;
+
+//===----------------------------------------------------------------------===//
+// Roles
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The scan that `v` is a result of.
+ScanOp scanOfResult(Value v) {
+  auto r = dyn_cast_or_null<OpResult>(v);
+  return r ? dyn_cast<ScanOp>(r.getOwner()) : ScanOp();
+}
+
+/// The scan whose body block directly holds `v` (a block argument or an op
+/// result).
+ScanOp parentScanOf(Value v) {
+  if (!v)
+    return {};
+  Block *b = v.getParentBlock();
+  return b ? dyn_cast_or_null<ScanOp>(b->getParentOp()) : ScanOp();
+}
+ScanOp parentScanOf(Operation *op) {
+  return op && op->getBlock() ? dyn_cast_or_null<ScanOp>(op->getParentOp()) : ScanOp();
+}
+
+/// Whether `v` is defined inside `scan`'s body (at any depth).
+bool definedInside(Value v, ScanOp scan) {
+  Region *r = v.getParentRegion();
+  return r && scan.getBody().isAncestor(r);
+}
+
+/// Whether `v` can be a scan operand (defined before `scan`, in a block
+/// that holds it).
+bool availableBefore(Value v, ScanOp scan) {
+  Block *block = v.getParentBlock();
+  if (!block)
+    return false;
+  Operation *ancestor = block->findAncestorOpInBlock(*scan);
+  if (!ancestor)
+    return false;
+  if (isa<BlockArgument>(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  return def != ancestor && def->isBeforeInBlock(ancestor);
+}
+
+enum Dep : unsigned { DepConst = 1, DepCarry = 2, DepXs = 4 };
+
+/// Which kinds of the scan's block arguments `v` (in its body) depends on;
+/// values defined outside the scan depend on none (they are invariant).
+unsigned depsOf(Value v, ScanOp scan, llvm::DenseMap<Value, unsigned> &memo) {
+  if (!definedInside(v, scan))
+    return 0;
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  memo[v] = 0; // no cycles in SSA, but be safe
+  unsigned deps = 0;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() == &scan.getBodyBlock()) {
+      unsigned i = arg.getArgNumber();
+      deps = i < scan.getNumConsts() ? DepConst
+             : i < scan.getNumConsts() + scan.getNumCarry() ? DepCarry
+                                                           : DepXs;
+    } else if (Operation *owner = arg.getOwner()->getParentOp()) {
+      // An argument of a nested region depends on whatever its op reads.
+      for (Value o : owner->getOperands())
+        deps |= depsOf(o, scan, memo);
+    }
+  } else {
+    Operation *def = v.getDefiningOp();
+    for (Value o : def->getOperands())
+      deps |= depsOf(o, scan, memo);
+    // Values a nested region of the op reads from above it.
+    def->walk([&](Operation *inner) {
+      if (inner == def)
+        return;
+      for (Value o : inner->getOperands()) {
+        Operation *owner = o.getParentBlock() ? o.getParentBlock()->getParentOp() : nullptr;
+        if (!owner || !def->isAncestor(owner))
+          deps |= depsOf(o, scan, memo);
+      }
+    });
+  }
+  memo[v] = deps;
+  return deps;
+}
+
+/// The deps of a value or of all operands of an op; std::nullopt when it is
+/// not inside a scan body.
+std::optional<unsigned> depsOfVal(const Val &x) {
+  llvm::DenseMap<Value, unsigned> memo;
+  if (x.kind == Val::Op) {
+    ScanOp scan = parentScanOf(x.op);
+    if (!scan)
+      return std::nullopt;
+    unsigned d = 0;
+    for (Value o : x.op->getOperands())
+      d |= depsOf(o, scan, memo);
+    x.op->walk([&](Operation *inner) {
+      for (Value o : inner->getOperands())
+        d |= depsOf(o, scan, memo);
+    });
+    return d;
+  }
+  Value v = x.asValue();
+  ScanOp scan = parentScanOf(v);
+  if (!scan)
+    return std::nullopt;
+  return depsOf(v, scan, memo);
+}
+
+ScanOp scanArg(const Val &v) { return dyn_cast_or_null<ScanOp>(v.asOp()); }
+
+/// Whether carry `i` of `scan` can go: its final value is unread, and its
+/// block argument feeds, through pure ops only, nothing but its own update.
+/// `fed` receives those ops.
+bool carryFeedsOnlyItself(ScanOp scan, unsigned i, llvm::SetVector<Operation *> *fed = nullptr) {
+  if (!scan.getResult(i).use_empty())
+    return false;
+  Block &body = scan.getBodyBlock();
+  Operation *yield = body.getTerminator();
+  llvm::SetVector<Operation *> ops;
+  SmallVector<Value> work = {scan.getCarryArgs()[i]};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = body.findAncestorOpInBlock(*use.getOwner());
+      if (!user)
+        return false;
+      if (user == yield) {
+        if (use.getOwner() != yield || use.getOperandNumber() != i)
+          return false;
+        continue;
+      }
+      if (!isPure(user))
+        return false;
+      if (ops.insert(user))
+        llvm::append_range(work, user->getResults());
+    }
+  }
+  if (fed)
+    *fed = std::move(ops);
+  return true;
+}
+
+/// `f(v)` with v a scan result, or `f(s, i)`: the scan and the index, with
+/// `ys` choosing ys (true) or carries (false) for the one-argument form.
+std::optional<std::pair<ScanOp, int64_t>> roleArgs(ArrayRef<Val> a, bool ys) {
+  if (a.size() == 1) {
+    Value v = a[0].asValue();
+    ScanOp s = scanOfResult(v);
+    if (!s)
+      return std::nullopt;
+    int64_t n = cast<OpResult>(v).getResultNumber();
+    int64_t c = s.getNumCarry();
+    if (ys != (n >= c))
+      return std::nullopt;
+    return std::make_pair(s, ys ? n - c : n);
+  }
+  ScanOp s = scanArg(a[0]);
+  auto i = a[1].asInt();
+  if (!s || !i)
+    return std::nullopt;
+  return std::make_pair(s, *i);
+}
+
+template <typename R> std::optional<Val> valueAt(R range, int64_t i) {
+  if (i < 0 || i >= (int64_t)range.size())
+    return std::nullopt;
+  return Val::ofValue(range[i]);
+}
+
+Value yieldedValue(ScanOp s, int64_t i) {
+  return s.getBodyBlock().getTerminator()->getOperand(i);
+}
+
+/// The first element of a splat attribute for `type` from a rule value: an
+/// int, a float, or "inf", "-inf", "nan", "min", "max" (the type's lowest or
+/// highest value: -inf/+inf for floats).
+Attribute splatScalar(Type element, const Val &v) {
+  if (auto ft = dyn_cast<FloatType>(element)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    if (v.kind == Val::Str) {
+      if (v.str == "inf" || v.str == "max")
+        return FloatAttr::get(ft, APFloat::getInf(sem, false));
+      if (v.str == "-inf" || v.str == "min")
+        return FloatAttr::get(ft, APFloat::getInf(sem, true));
+      if (v.str == "nan")
+        return FloatAttr::get(ft, APFloat::getNaN(sem));
+      return {};
+    }
+    auto f = v.asFloat();
+    if (!f)
+      return {};
+    APFloat x(*f);
+    bool lost = false;
+    x.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+    return FloatAttr::get(ft, x);
+  }
+  if (auto it = dyn_cast<IntegerType>(element)) {
+    unsigned w = it.getWidth();
+    bool isUnsigned = it.isUnsigned() || w == 1;
+    if (v.kind == Val::Str) {
+      if (v.str == "min")
+        return IntegerAttr::get(it, isUnsigned ? APInt::getMinValue(w) : APInt::getSignedMinValue(w));
+      if (v.str == "max")
+        return IntegerAttr::get(it, isUnsigned ? APInt::getMaxValue(w) : APInt::getSignedMaxValue(w));
+      return {};
+    }
+    auto i = v.kind == Val::Float ? std::optional<int64_t>() : v.asInt();
+    if (!i)
+      return {};
+    return IntegerAttr::get(it, APInt(w, *i, /*isSigned=*/!isUnsigned, /*implicitTrunc=*/true));
+  }
+  return {};
+}
+
+std::vector<int64_t> L(const Val &v) { return v.asList().value_or(std::vector<int64_t>{}); }
+} // namespace
+
+namespace kiln::rules {
+void registerScanNatives(NativeRegistry &r);
+}
+
+void kiln::rules::registerScanNatives(NativeRegistry &r) {
+  r.addFunction("scan_of", {A::Value}, [](auto a) -> std::optional<Val> {
+    ScanOp s = scanOfResult(a[0].asValue());
+    return s ? std::optional<Val>(Val::ofOp(s)) : std::nullopt;
+  }, "the lax.scan a value is a result of (a final carry or a ys)");
+  r.addFunction("parent_scan", {A::Any}, [](auto a) -> std::optional<Val> {
+    ScanOp s = a[0].kind == Val::Op ? parentScanOf(a[0].op) : parentScanOf(a[0].asValue());
+    return s ? std::optional<Val>(Val::ofOp(s)) : std::nullopt;
+  }, "the lax.scan whose body directly holds an op or value");
+  r.addConstraint("is_ys", {A::Value}, [](auto a) { return roleArgs(a, true).has_value(); },
+                  "the value is a ys (stacked output) of a lax.scan");
+  r.addConstraint("is_final_carry", {A::Value},
+                  [](auto a) { return roleArgs(a, false).has_value(); },
+                  "the value is a final carry of a lax.scan");
+  r.addFunction("ys_index", {A::Value}, [](auto a) -> std::optional<Val> {
+    auto ra = roleArgs(a, true);
+    return ra ? std::optional<Val>(Val::ofInt(ra->second)) : std::nullopt;
+  }, "j for the scan's ys j");
+  r.addFunction("carry_index", {A::Value}, [](auto a) -> std::optional<Val> {
+    auto ra = roleArgs(a, false);
+    return ra ? std::optional<Val>(Val::ofInt(ra->second)) : std::nullopt;
+  }, "i for the scan's final carry i");
+  auto addRole = [&](const char *name, const char *doc, bool ys,
+                     std::function<std::optional<Val>(ScanOp, int64_t)> fn) {
+    NativeFunction n;
+    n.name = name;
+    n.doc = doc;
+    n.role = NativeFunction::Function;
+    n.args = {A::Any, A::Any};
+    n.variadic = true; // f(v) or f(s, i)
+    n.fn = [ys, fn](RewriterBase &, ArrayRef<Val> a) -> std::optional<Val> {
+      if (a.size() > 2)
+        return std::nullopt;
+      auto ra = roleArgs(a, ys);
+      if (!ra)
+        return std::nullopt;
+      return fn(ra->first, ra->second);
+    };
+    r.add(std::move(n));
+  };
+  addRole("ys_axis", "ys_axis(v) or ys_axis(s, j): the axis ys j is stacked along", true,
+          [](ScanOp s, int64_t j) -> std::optional<Val> {
+            if (j < 0 || j >= (int64_t)s.getYs().size())
+              return std::nullopt;
+            return Val::ofInt(s.getYsAxis(j));
+          });
+  addRole("ys_slice", "ys_slice(v) or ys_slice(s, j): the body value yielded for ys j", true,
+          [](ScanOp s, int64_t j) -> std::optional<Val> {
+            if (j < 0 || j >= (int64_t)s.getYs().size())
+              return std::nullopt;
+            return Val::ofValue(yieldedValue(s, s.getNumCarry() + j));
+          });
+  addRole("next_carry", "next_carry(v) or next_carry(s, i): the body value yielded for carry i",
+          false, [](ScanOp s, int64_t i) -> std::optional<Val> {
+            if (i < 0 || i >= (int64_t)s.getNumCarry())
+              return std::nullopt;
+            return Val::ofValue(yieldedValue(s, i));
+          });
+  addRole("carry", "carry(v) or carry(s, i): the block argument of carry i", false,
+          [](ScanOp s, int64_t i) { return valueAt(s.getCarryArgs(), i); });
+  addRole("init", "init(v) or init(s, i): the initial value of carry i", false,
+          [](ScanOp s, int64_t i) { return valueAt(s.getInits(), i); });
+  r.addFunction("final_carry", {A::Op, A::Int}, [](auto a) -> std::optional<Val> {
+    ScanOp s = scanArg(a[0]);
+    return s ? valueAt(s.getFinalCarries(), *a[1].asInt()) : std::nullopt;
+  }, "final_carry(s, i): the result of carry i");
+  r.addFunction("stacked_ys", {A::Op, A::Int}, [](auto a) -> std::optional<Val> {
+    ScanOp s = scanArg(a[0]);
+    return s ? valueAt(s.getYs(), *a[1].asInt()) : std::nullopt;
+  }, "stacked_ys(s, j): the result ys j");
+  r.addFunction("xs_slice", {A::Op, A::Int}, [](auto a) -> std::optional<Val> {
+    ScanOp s = scanArg(a[0]);
+    return s ? valueAt(s.getXSliceArgs(), *a[1].asInt()) : std::nullopt;
+  }, "xs_slice(s, j): the block argument of xs j (one slice)");
+  r.addFunction("const", {A::Op, A::Int}, [](auto a) -> std::optional<Val> {
+    ScanOp s = scanArg(a[0]);
+    return s ? valueAt(s.getConstArgs(), *a[1].asInt()) : std::nullopt;
+  }, "const(s, k): the block argument of const k");
+  r.addFunction("xs_axis", {A::Op, A::Int}, [](auto a) -> std::optional<Val> {
+    ScanOp s = scanArg(a[0]);
+    int64_t j = *a[1].asInt();
+    if (!s || j < 0 || j >= (int64_t)s.getXs().size())
+      return std::nullopt;
+    return Val::ofInt(s.getXsAxis(j));
+  }, "xs_axis(s, j): the axis xs j is sliced along");
+  auto count = [&](const char *name, const char *doc, std::function<int64_t(ScanOp)> fn) {
+    r.addFunction(name, {A::Op}, [fn](auto a) -> std::optional<Val> {
+      ScanOp s = scanArg(a[0]);
+      return s ? std::optional<Val>(Val::ofInt(fn(s))) : std::nullopt;
+    }, doc);
+  };
+  count("num_carry", "number of carries", [](ScanOp s) { return (int64_t)s.getNumCarry(); });
+  count("num_consts", "number of consts", [](ScanOp s) { return (int64_t)s.getNumConsts(); });
+  count("num_xs", "number of xs", [](ScanOp s) { return (int64_t)s.getXs().size(); });
+  count("num_ys", "number of ys", [](ScanOp s) { return (int64_t)s.getYs().size(); });
+  count("scan_length", "the number of iterations", [](ScanOp s) { return s.getLength(); });
+  r.addConstraint("is_reverse", {A::Op}, [](auto a) {
+    ScanOp s = scanArg(a[0]);
+    return s && s.getReverse();
+  }, "the scan runs from the last slice to the first");
+
+  // Dependencies inside a body.
+  r.addConstraint("depends_on_carries", {A::Any}, [](auto a) {
+    auto d = depsOfVal(a[0]);
+    return d && (*d & DepCarry);
+  }, "a body value (or op's operands) depends on a carry of the enclosing scan");
+  r.addConstraint("only_consts", {A::Any}, [](auto a) {
+    auto d = depsOfVal(a[0]);
+    return d && !(*d & (DepCarry | DepXs));
+  }, "a body value (or op's operands) depends only on consts and values from outside the scan: "
+     "it is the same at every iteration");
+  r.addConstraint("only_xs", {A::Any}, [](auto a) {
+    auto d = depsOfVal(a[0]);
+    return d && !(*d & DepCarry) && (*d & DepXs);
+  }, "a body value depends on the xs slices (and invariants) but on no carry");
+  r.addConstraint("is_pure", {A::Op}, [](auto a) { return isPure(a[0].asOp()); },
+                  "the op has no memory effects (recursively)");
+  r.addFunction("ys_operand", {A::Op}, [](auto a) -> std::optional<Val> {
+    for (Value v : a[0].asOp()->getOperands())
+      if (roleArgs({Val::ofValue(v)}, true))
+        return Val::ofValue(v);
+    return std::nullopt;
+  }, "the first operand of the op that is a ys of a lax.scan");
+  r.addFunction("unused_ys", {A::Op}, [](auto a) -> std::optional<Val> {
+    ScanOp s = scanArg(a[0]);
+    if (!s)
+      return std::nullopt;
+    for (auto [j, y] : llvm::enumerate(s.getYs()))
+      if (y.use_empty())
+        return Val::ofInt(j);
+    return std::nullopt;
+  }, "unused_ys(s): the index of the first ys nobody reads");
+
+  r.addFunction("unused_carry", {A::Op}, [](auto a) -> std::optional<Val> {
+    ScanOp s = scanArg(a[0]);
+    if (!s)
+      return std::nullopt;
+    for (unsigned i = 0; i < s.getNumCarry(); ++i)
+      if (carryFeedsOnlyItself(s, i))
+        return Val::ofInt(i);
+    return std::nullopt;
+  }, "unused_carry(s): the index of the first carry whose final value nobody reads and whose "
+     "block argument feeds (through pure ops) only its own update");
+  r.addFunction("unused_const", {A::Op}, [](auto a) -> std::optional<Val> {
+    ScanOp s = scanArg(a[0]);
+    if (!s)
+      return std::nullopt;
+    for (auto [k, c] : llvm::enumerate(s.getConstArgs()))
+      if (c.use_empty())
+        return Val::ofInt(k);
+    return std::nullopt;
+  }, "unused_const(s): the index of the first const the body never reads");
+  r.addFunction("carry_yielding", {A::Value}, [](auto a) -> std::optional<Val> {
+    Value v = a[0].asValue();
+    ScanOp s = parentScanOf(v);
+    if (!s)
+      return std::nullopt;
+    for (unsigned i = 0; i < s.getNumCarry(); ++i)
+      if (yieldedValue(s, i) == v)
+        return Val::ofInt(i);
+    return std::nullopt;
+  }, "carry_yielding(v): the first carry whose next value is the body value v");
+  r.addFunction("last_step", {A::Op}, [](auto a) -> std::optional<Val> {
+    ScanOp s = scanArg(a[0]);
+    if (!s || s.getLength() < 1)
+      return std::nullopt;
+    return Val::ofInt(s.getReverse() ? 0 : s.getLength() - 1);
+  }, "last_step(s): the position in the ys of the slice the last iteration writes "
+     "(length - 1, or 0 for a reverse scan)");
+  r.addFunction("num_operands", {A::Op}, [](auto a) -> std::optional<Val> {
+    return Val::ofInt(a[0].asOp()->getNumOperands());
+  }, "the number of operands of an op");
+  r.addFunction("num_results", {A::Op}, [](auto a) -> std::optional<Val> {
+    return Val::ofInt(a[0].asOp()->getNumResults());
+  }, "the number of results of an op");
+  r.addFunction("fill", {A::Int, A::Int}, [](auto a) -> std::optional<Val> {
+    int64_t n = *a[0].asInt();
+    if (n < 0 || n > 4096)
+      return std::nullopt;
+    return Val::ofList(std::vector<int64_t>(n, *a[1].asInt()));
+  }, "fill(n, v): a list of n copies of v (n <= 4096)");
+  r.addFunction("set_at", {A::IntList, A::Int, A::Int}, [](auto a) -> std::optional<Val> {
+    auto l = L(a[0]);
+    int64_t i = *a[1].asInt();
+    if (i < 0 || i >= (int64_t)l.size())
+      return std::nullopt;
+    l[i] = *a[2].asInt();
+    return Val::ofList(l);
+  }, "set_at(l, i, v): l with element i replaced by v");
+
+  // Axes and constants.
+  r.addFunction("slice_axes", {A::IntList, A::Int}, [](auto a) -> std::optional<Val> {
+    // Axes of a stacked tensor without its scan axis `ax`, numbered in the
+    // slice (the scan axis removed).
+    std::vector<int64_t> out;
+    int64_t ax = *a[1].asInt();
+    for (int64_t d : L(a[0]))
+      if (d != ax)
+        out.push_back(d < ax ? d : d - 1);
+    return Val::ofList(out);
+  }, "slice_axes(axes, a): the axes other than a, numbered with a removed");
+  r.addFunction("count_below", {A::IntList, A::Int}, [](auto a) -> std::optional<Val> {
+    int64_t ax = *a[1].asInt(), n = 0;
+    for (int64_t d : L(a[0]))
+      n += d < ax;
+    return Val::ofInt(n);
+  }, "count_below(axes, a): how many axes are below a");
+  r.addFunction("splat", {A::Type, A::Any}, [](auto a) -> std::optional<Val> {
+    auto t = dyn_cast_or_null<RankedTensorType>(a[0].asType());
+    if (!t)
+      return std::nullopt;
+    Attribute x = splatScalar(t.getElementType(), a[1]);
+    if (!x)
+      return std::nullopt;
+    return Val::ofAttr(DenseElementsAttr::get(t, x));
+  }, "splat(T, x): a dense splat of tensor type T; x a number or \"inf\", \"-inf\", \"nan\", "
+     "\"min\", \"max\"");
+}
+
+//===----------------------------------------------------------------------===//
+// Load-time checks
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The rewrite actions of region rules and their argument counts.
+const std::map<std::string, std::pair<unsigned, unsigned>> &actions() {
+  static const std::map<std::string, std::pair<unsigned, unsigned>> a = {
+      {"add_carry", {3, 3}}, {"add_ys", {2, 3}}, {"add_xs", {3, 3}},   {"add_const", {2, 2}},
+      {"sink", {2, 2}},      {"hoist", {1, 1}},  {"remove_ys", {2, 2}}, {"remove_carry", {2, 2}},
+      {"remove_const", {2, 2}}};
+  return a;
+}
+
+struct Checker {
+  MLIRContext *ctx;
+  const CompiledRule &compiled;
+  const Rule &rule;
+  bool failed = false;
+  std::set<std::string> bound; ///< "$x" captures, node and binding names
+
+  void error(const SrcLoc &l, const std::string &m) {
+    if (!failed)
+      emitError(toLocation(ctx, l)) << "rule '" << rule.name << "': " << m;
+    failed = true;
+  }
+
+  /// Names and calls in an expression; `inRewrite` allows ops and actions.
+  void check(const ExprP &e, bool inRewrite) {
+    walkExpr(e, [&](const ExprP &x) {
+      if (failed)
+        return;
+      switch (x->kind) {
+      case Expr::Capture:
+        if (!bound.count("$" + x->name))
+          error(x->loc, "'$" + x->name + "' is used but never bound (in match or loop)");
+        return;
+      case Expr::Ref:
+        if (!bound.count(x->name) && parseLiteral(ctx, x->name).kind == Val::None)
+          error(x->loc, "unknown name '" + x->name + "' (not a match node, a loop binding, a "
+                        "rewrite node, a type, or an attribute)");
+        return;
+      case Expr::Literal:
+        if (parseLiteral(ctx, x->name).kind == Val::None)
+          error(x->loc, "`" + x->name + "` is not a valid MLIR attribute or type");
+        return;
+      case Expr::Wildcard:
+        error(x->loc, "'_' cannot appear here");
+        return;
+      case Expr::Op: {
+        if (!inRewrite) {
+          error(x->loc, "an op cannot appear inside an expression");
+          return;
+        }
+        auto reg = checkOp(ctx, *x, [&](const SrcLoc &l, const std::string &m) { error(l, m); });
+        if (!failed && reg && !x->type && !reg->hasInterface<InferTypeOpInterface>())
+          error(x->loc, "cannot infer the result types of '" + x->name +
+                            "'; give them with `-> $t` or `-> type_of($x)`");
+        return;
+      }
+      case Expr::Call: {
+        auto act = actions().find(x->name);
+        if (act != actions().end()) {
+          if (!inRewrite) {
+            error(x->loc, "'" + x->name + "' is a rewrite action; it can only appear in 'rewrite'");
+            return;
+          }
+          if (x->args.size() < act->second.first || x->args.size() > act->second.second)
+            error(x->loc, "'" + x->name + "' takes " + std::to_string(act->second.first) +
+                              (act->second.first == act->second.second
+                                   ? ""
+                                   : " or " + std::to_string(act->second.second)) +
+                              " argument(s), got " + std::to_string(x->args.size()));
+          return;
+        }
+        const NativeFunction *f = NativeRegistry::global().lookup(x->name);
+        if (!f) {
+          error(x->loc, "unknown native function '" + x->name + "'");
+          return;
+        }
+        if (f->role == NativeFunction::Rewrite) {
+          error(x->loc, "'" + x->name + "' is a native rewrite; a region rule rewrites with "
+                        "its own actions (add_carry, add_ys, sink, hoist, ...)");
+          return;
+        }
+        size_t want = f->args.size();
+        if (f->variadic ? x->args.size() + 1 < want : x->args.size() != want)
+          error(x->loc, "'" + x->name + "' takes " + (f->variadic ? "at least " : "") +
+                            std::to_string(f->variadic ? want - 1 : want) + " argument(s), got " +
+                            std::to_string(x->args.size()));
+        return;
+      }
+      default:
+        return;
+      }
+    });
+  }
+
+  LogicalResult run() {
+    if (rule.rewriteCall) {
+      error(rule.rewriteCall->loc, "a region rule (one with 'loop') rewrites with a mapping of "
+                                   "node names, not a native call");
+      return failure();
+    }
+    std::set<std::string> matchNodes;
+    for (const Node &n : rule.match) {
+      matchNodes.insert(n.name);
+      bound.insert(n.name);
+      walkExpr(n.expr, [&](const ExprP &x) {
+        if (x->kind == Expr::Capture)
+          bound.insert("$" + x->name);
+      });
+    }
+    for (const Node &n : rule.loop) {
+      if (bound.count(n.name))
+        error(n.loc, "loop binding '" + n.name + "' is already bound");
+      check(n.expr, false);
+      bound.insert(n.name);
+    }
+    for (const ExprP &w : rule.where)
+      check(w, false);
+    bool rootReplaced = false;
+    for (const Node &n : rule.rewrite) {
+      bool isMatch = matchNodes.count(n.name);
+      if (!isMatch && bound.count(n.name))
+        error(n.loc, "rewrite node '" + n.name + "' is already bound");
+      std::vector<ExprP> exprs = n.values.empty() ? std::vector<ExprP>{n.expr} : n.values;
+      for (const ExprP &e : exprs) {
+        // add_carry's update sees the new carry by the node's name.
+        if (e->kind == Expr::Call && e->name == "add_carry") {
+          if (isMatch || !n.values.empty())
+            error(e->loc, "add_carry must define a new rewrite node (its name is the carry)");
+          if (e->args.size() == 3) {
+            check(e->args[0], true);
+            check(e->args[1], true);
+            bound.insert(n.name);
+            check(e->args[2], true);
+          }
+          continue;
+        }
+        if (e->name.rfind("remove_", 0) == 0 && e->kind == Expr::Call &&
+            (!isMatch || rule.rewrite.size() != 1))
+          error(e->loc, "'" + e->name + "' must be the only rewrite, of the match node that is "
+                        "the scan (`s: " + e->name + "(s, i)`)");
+        check(e, true);
+      }
+      bound.insert(n.name);
+      rootReplaced |= n.name == compiled.rootNode;
+    }
+    if (!failed && !rootReplaced)
+      error(rule.loc, "the rewrite must replace the root '" + compiled.rootNode + "'");
+    return failure(failed);
+  }
+};
+} // namespace
+
+LogicalResult kiln::rules::checkRegionRule(MLIRContext *ctx, const CompiledRule &rule) {
+  Checker c{ctx, rule, rule.rule};
+  return c.run();
+}
+
+//===----------------------------------------------------------------------===//
+// The rewriter
+//===----------------------------------------------------------------------===//
+
+namespace {
+enum class Place { Free, Body, After };
+
+struct RegionRewrite {
+  RewriterBase &rewriter;
+  const Rule &rule;
+  Operation *root;
+  Env env;
+  std::string why;
+
+  ScanOp scan;
+  kiln::ScanExtension ext;
+  /// Body values yielded for the new carries and ys (may be placeholders).
+  SmallVector<Value> carryNext, ysSlice;
+  /// Placeholders: arguments of a private block, replaced in apply.
+  Block *ph = new Block();
+  enum PhKind { ConstArg, CarryArg, XsArg, CarryResult, YsResult };
+  llvm::DenseMap<Value, std::pair<PhKind, unsigned>> phs;
+  /// Ops created detached, in creation order, and where they go.
+  std::vector<std::pair<Operation *, Place>> created;
+  llvm::DenseMap<Operation *, Place> placeOfOp;
+  llvm::DenseSet<Operation *> beforeScan;
+  /// Body ops replaced by hoisting (erased by the replacement of the root).
+  llvm::DenseMap<Value, Value> constFor; ///< outside value -> its const placeholder
+  std::vector<std::pair<Operation *, SmallVector<Value>>> replacements;
+  /// remove_ys / remove_carry.
+  std::string removal;
+  int64_t removeIndex = -1;
+  llvm::SetVector<Operation *> fedOps;
+
+  RegionRewrite(RewriterBase &rw, const Rule &rule, Operation *root, Env env)
+      : rewriter(rw), rule(rule), root(root), env(std::move(env)) {}
+  ~RegionRewrite() {
+    // Detached ops left after a failed plan: drop, then destroy.
+    for (auto &[op, p] : created)
+      if (!op->getBlock())
+        op->dropAllReferences();
+    for (auto &[op, p] : llvm::reverse(created))
+      if (!op->getBlock())
+        op->destroy();
+    for (BlockArgument a : ph->getArguments())
+      a.dropAllUses();
+    delete ph;
+  }
+
+  bool fail(const std::string &m) {
+    if (why.empty())
+      why = m;
+    return false;
+  }
+  Value failV(const std::string &m) {
+    fail(m);
+    return {};
+  }
+
+  Value placeholder(Type t, PhKind k, unsigned i) {
+    Value v = ph->addArgument(t, root->getLoc());
+    phs[v] = {k, i};
+    return v;
+  }
+
+  Place placeOf(Value v) {
+    if (auto it = phs.find(v); it != phs.end())
+      return it->second.first <= XsArg ? Place::Body : Place::After;
+    if (Operation *def = v.getDefiningOp())
+      if (auto it = placeOfOp.find(def); it != placeOfOp.end())
+        return it->second;
+    if (scan && definedInside(v, scan))
+      return Place::Body;
+    if (scan && !availableBefore(v, scan))
+      return Place::After;
+    return Place::Free;
+  }
+  /// Whether `v` can be an operand of the scan.
+  bool usableBeforeScan(Value v) {
+    if (phs.count(v))
+      return false;
+    if (Operation *def = v.getDefiningOp(); def && placeOfOp.count(def))
+      return beforeScan.count(def);
+    return availableBefore(v, scan);
+  }
+
+  bool setScan(ScanOp s) {
+    if (!s)
+      return fail("not a lax.scan");
+    if (scan && scan != s)
+      return fail("a rule rewrites one scan at a time");
+    scan = s;
+    return true;
+  }
+
+  /// A value read inside the body: body values as they are, anything from
+  /// outside through a new const (deduplicated).
+  Value toBody(Value v) {
+    if (placeOf(v) == Place::Body)
+      return v;
+    if (!usableBeforeScan(v))
+      return failV("a value defined after the scan is read inside its body");
+    if (auto it = constFor.find(v); it != constFor.end())
+      return it->second;
+    ext.consts.push_back(v);
+    Value p = placeholder(v.getType(), ConstArg, ext.consts.size() - 1);
+    constFor[v] = p;
+    return p;
+  }
+
+  Operation *record(Operation *op, Place place) {
+    created.emplace_back(op, place);
+    placeOfOp[op] = place;
+    if (place == Place::Free && scan &&
+        llvm::all_of(op->getOperands(), [&](Value o) { return usableBeforeScan(o); }))
+      beforeScan.insert(op);
+    return op;
+  }
+
+  std::optional<Val> eval(const ExprP &e) {
+    std::string err;
+    auto v = evaluate(*e, env, rewriter, &err);
+    if (!v)
+      fail(err);
+    return v;
+  }
+
+  Value valueOf(const Val &v, int resultIndex = 0) {
+    if (v.kind == Val::Op) {
+      if (resultIndex >= (int)v.op->getNumResults())
+        return failV("no result #" + std::to_string(resultIndex));
+      return v.op->getResult(resultIndex);
+    }
+    if (Value x = v.asValue())
+      return x;
+    return failV("not a value: " + v.str_());
+  }
+
+  /// Builds (detached) the value of a rewrite expression.
+  Value build(const ExprP &e, const std::string &nodeName = "") {
+    if (!why.empty())
+      return {};
+    switch (e->kind) {
+    case Expr::Capture:
+    case Expr::Ref: {
+      auto it = env.find(e->kind == Expr::Capture ? "$" + e->name : e->name);
+      if (it == env.end())
+        return failV("unbound '" + e->name + "'");
+      return valueOf(it->second, e->kind == Expr::Ref ? e->resultIndex : 0);
+    }
+    case Expr::Op:
+      return buildOp(*e);
+    case Expr::Call:
+      if (actions().count(e->name))
+        return action(*e, nodeName);
+      [[fallthrough]];
+    default: {
+      auto v = eval(e);
+      return v ? valueOf(*v) : Value();
+    }
+    }
+  }
+
+  Value buildOp(const Expr &e) {
+    SmallVector<Value> operands;
+    for (const ExprP &a : e.args) {
+      if (a->kind == Expr::Capture && a->variadic) {
+        auto it = env.find("$" + a->name);
+        if (it == env.end())
+          return failV("unbound '$" + a->name + "'");
+        llvm::append_range(operands, it->second.values);
+        continue;
+      }
+      Value v = build(a);
+      if (!v)
+        return {};
+      operands.push_back(v);
+    }
+    Place place = Place::Free;
+    for (Value v : operands) {
+      Place p = placeOf(v);
+      if ((p == Place::Body && place == Place::After) || (p == Place::After && place == Place::Body))
+        return failV("'" + e.name + "' reads both the loop body and the scan's results");
+      if (p != Place::Free)
+        place = p;
+    }
+    if (place == Place::Body)
+      for (Value &v : operands)
+        if (!(v = toBody(v)))
+          return {};
+    NamedAttrList attrs;
+    for (auto &[n, x] : e.attrs) {
+      auto v = eval(x);
+      if (!v)
+        return {};
+      Attribute a = v->toAttribute(rewriter.getContext());
+      if (!a)
+        return failV("attribute '" + n + "' is not an attribute: " + v->str_());
+      attrs.append(n, a);
+    }
+    SmallVector<Type> types;
+    auto inferred = inferResultTypes(rewriter.getContext(), e.name, operands,
+                                     attrs.getDictionary(rewriter.getContext()));
+    if (e.type) {
+      auto t = eval(e.type);
+      if (!t || !t->asType())
+        return failV("the result type of '" + e.name + "' cannot be computed");
+      types.push_back(t->asType());
+      if (inferred && !llvm::equal(*inferred, types))
+        return failV("the given result type of '" + e.name + "' differs from the inferred one");
+    } else if (inferred) {
+      types = *inferred;
+    } else {
+      return failV("the result types of '" + e.name + "' cannot be inferred");
+    }
+    OperationState state(root->getLoc(), e.name);
+    state.addOperands(operands);
+    state.addAttributes(attrs);
+    state.addTypes(types);
+    Operation *op = Operation::create(state);
+    record(op, place);
+    ScopedDiagnosticHandler silence(rewriter.getContext(), [](Diagnostic &) { return success(); });
+    if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+      return failV("'" + e.name + "' would not verify");
+    if (op->getNumResults() == 0)
+      return failV("'" + e.name + "' has no result");
+    return op->getResult(0);
+  }
+
+  std::optional<int64_t> evalInt(const ExprP &e) {
+    auto v = eval(e);
+    auto i = v ? v->asInt() : std::nullopt;
+    if (v && !i)
+      fail("not an integer: " + v->str_());
+    return i;
+  }
+  ScanOp evalScan(const ExprP &e) {
+    auto v = eval(e);
+    if (!v)
+      return {};
+    auto s = dyn_cast_or_null<ScanOp>(v->asOp());
+    if (!setScan(s))
+      return {};
+    return s;
+  }
+  RankedTensorType ranked(Value v) { return dyn_cast<RankedTensorType>(v.getType()); }
+
+  Value action(const Expr &e, const std::string &nodeName) {
+    const std::string &n = e.name;
+    if (n == "hoist") {
+      auto v = eval(e.args[0]);
+      Operation *op = v ? v->asOp() : nullptr;
+      if (!op)
+        return failV("hoist takes an op");
+      if (!setScan(parentScanOf(op)))
+        return {};
+      if (op->getNumResults() != 1 || op->getNumRegions() || !isPure(op))
+        return failV("only a pure single-result op without regions can be hoisted");
+      // Sound: a pure op whose operands are the same at every iteration
+      // computes the same value at every iteration; computing it once before
+      // the loop and passing it in as a const changes no value.
+      IRMapping map;
+      for (Value o : op->getOperands()) {
+        if (auto arg = dyn_cast<BlockArgument>(o); arg && arg.getOwner() == &scan.getBodyBlock()) {
+          if (arg.getArgNumber() >= scan.getNumConsts())
+            return failV("an operand is a carry or an xs slice");
+          map.map(o, scan.getConsts()[arg.getArgNumber()]);
+        } else if (definedInside(o, scan)) {
+          return failV("an operand is computed in the body");
+        }
+      }
+      Operation *clone = op->clone(map);
+      record(clone, Place::Free);
+      if (!beforeScan.count(clone))
+        return failV("the hoisted op's operands are not available before the scan");
+      return toBody(clone->getResult(0));
+    }
+    if (n == "sink")
+      return sink(e);
+    if (n == "remove_ys" || n == "remove_carry" || n == "remove_const") {
+      if (!evalScan(e.args[0]))
+        return {};
+      auto i = evalInt(e.args[1]);
+      if (!i)
+        return {};
+      removal = n;
+      removeIndex = *i;
+      return scan->getNumResults() ? scan->getResult(0) : failV("a scan without results");
+    }
+    if (!evalScan(e.args[0]))
+      return {};
+    if (n == "add_const") {
+      Value v = build(e.args[1]);
+      if (!v)
+        return {};
+      if (placeOf(v) == Place::Body)
+        return failV("add_const takes a value from outside the scan");
+      return toBody(v);
+    }
+    if (n == "add_xs") {
+      Value v = build(e.args[1]);
+      auto axis = v ? evalInt(e.args[2]) : std::nullopt;
+      if (!axis)
+        return {};
+      RankedTensorType t = ranked(v);
+      if (!t || *axis < 0 || *axis >= t.getRank() || t.getDimSize(*axis) != scan.getLength())
+        return failV("add_xs: the value has no axis " + std::to_string(*axis) + " of length " +
+                     std::to_string(scan.getLength()));
+      if (!usableBeforeScan(v))
+        return failV("add_xs: the value is not available before the scan");
+      ext.xs.push_back(v);
+      ext.xsAxes.push_back(*axis);
+      return placeholder(kiln::lax::dropDim(t, *axis), XsArg, ext.xs.size() - 1);
+    }
+    if (n == "add_carry") {
+      Value init = build(e.args[1]);
+      if (!init)
+        return {};
+      if (!usableBeforeScan(init))
+        return failV("add_carry: the initial value is not available before the scan");
+      ext.inits.push_back(init);
+      unsigned k = ext.inits.size() - 1;
+      Value arg = placeholder(init.getType(), CarryArg, k);
+      env[nodeName] = Val::ofValue(arg);
+      Value next = build(e.args[2]);
+      if (!next || !(next = toBody(next)))
+        return {};
+      if (next.getType() != init.getType())
+        return failV("add_carry: the update's type differs from the initial value's");
+      carryNext.push_back(next);
+      return placeholder(init.getType(), CarryResult, k);
+    }
+    if (n == "add_ys") {
+      Value slice = build(e.args[1]);
+      if (!slice || !(slice = toBody(slice)))
+        return {};
+      RankedTensorType t = ranked(slice);
+      std::optional<int64_t> axis = 0;
+      if (e.args.size() > 2 && !(axis = evalInt(e.args[2])))
+        return {};
+      if (!t || *axis < 0 || *axis > t.getRank())
+        return failV("add_ys: axis out of range");
+      ysSlice.push_back(slice);
+      ext.ysAxes.push_back(*axis);
+      return placeholder(kiln::lax::insertDim(t, *axis, scan.getLength()), YsResult,
+                         ext.ysAxes.size() - 1);
+    }
+    return failV("unknown action '" + n + "'");
+  }
+
+  /// An elementwise op reading ys of `scan` is computed per slice in the body.
+  /// Sound: f(ys, z)[i] = f(ys[i], z[i]) for elementwise f, so computing f
+  /// on slices and stacking gives the same tensor.
+  Value sink(const Expr &e) {
+    auto v = eval(e.args[0]);
+    Operation *op = v ? v->asOp() : nullptr;
+    if (!op || !evalScan(e.args[1]))
+      return failV("sink takes an op and a scan");
+    if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 || op->getNumRegions())
+      return failV("sink: only single-result elementwise ops are sunk");
+    int64_t axis = -1;
+    RankedTensorType stacked;
+    for (Value o : op->getOperands())
+      if (scanOfResult(o) == scan && cast<OpResult>(o).getResultNumber() >= scan.getNumCarry()) {
+        axis = scan.getYsAxis(cast<OpResult>(o).getResultNumber() - scan.getNumCarry());
+        stacked = ranked(o);
+        break;
+      }
+    if (axis < 0)
+      return failV("sink: the op reads no ys of the scan");
+    IRMapping map;
+    for (Value o : op->getOperands()) {
+      if (map.contains(o))
+        continue;
+      RankedTensorType t = ranked(o);
+      if (!t)
+        return failV("sink: an unranked operand");
+      if (scanOfResult(o) == scan && cast<OpResult>(o).getResultNumber() >= scan.getNumCarry()) {
+        unsigned j = cast<OpResult>(o).getResultNumber() - scan.getNumCarry();
+        if (scan.getYsAxis(j) != axis)
+          return failV("sink: reads ys stacked along different axes");
+        if (llvm::any_of(o.getUsers(), [&](Operation *u) { return u != op; }))
+          return failV("sink: the ys has other users (sinking would stack a second output)");
+        map.map(o, yieldedValue(scan, scan.getNumCarry() + j));
+        continue;
+      }
+      if (t.getRank() == 0 && t.getShape() != stacked.getShape()) {
+        Value c = toBody(o);
+        if (!c)
+          return {};
+        map.map(o, c);
+        continue;
+      }
+      if (t.getShape() != stacked.getShape())
+        return failV("sink: operand shapes differ from the ys shape");
+      RankedTensorType sliceType = kiln::lax::dropDim(t, axis);
+      if (auto c = o.getDefiningOp<kiln::lax::ConstantOp>();
+          c && isa<SplatElementsAttr>(c.getValue())) {
+        OperationState st(op->getLoc(), kiln::lax::ConstantOp::getOperationName());
+        st.addAttribute("value", SplatElementsAttr::get(
+                                     sliceType, cast<SplatElementsAttr>(c.getValue())
+                                                    .getSplatValue<Attribute>()));
+        st.addTypes(sliceType);
+        map.map(o, record(Operation::create(st), Place::Body)->getResult(0));
+        continue;
+      }
+      if (auto b = o.getDefiningOp<kiln::lax::BroadcastInDimOp>();
+          b && !llvm::is_contained(b.getBroadcastDimensions(), axis) &&
+          usableBeforeScan(b.getOperand())) {
+        Value c = toBody(b.getOperand());
+        if (!c)
+          return {};
+        SmallVector<int64_t> dims;
+        for (int64_t d : b.getBroadcastDimensions())
+          dims.push_back(d < axis ? d : d - 1);
+        OpBuilder detached(rewriter.getContext());
+        auto nb = kiln::lax::BroadcastInDimOp::create(detached, op->getLoc(), c,
+                                                      sliceType.getShape(), dims);
+        map.map(o, record(nb, Place::Body)->getResult(0));
+        continue;
+      }
+      if (!usableBeforeScan(o))
+        return failV("sink: an operand is defined after the scan");
+      ext.xs.push_back(o);
+      ext.xsAxes.push_back(axis);
+      map.map(o, placeholder(sliceType, XsArg, ext.xs.size() - 1));
+    }
+    Operation *clone = op->clone(map);
+    clone->getResult(0).setType(kiln::lax::dropDim(ranked(op->getResult(0)), axis));
+    record(clone, Place::Body);
+    ysSlice.push_back(clone->getResult(0));
+    ext.ysAxes.push_back(axis);
+    return placeholder(ranked(op->getResult(0)), YsResult, ext.ysAxes.size() - 1);
+  }
+
+  bool plan() {
+    // The scan first: ops built before the first action still need to know
+    // whether they belong in its body.
+    for (const Node &n : rule.rewrite)
+      for (const ExprP &e : n.values.empty() ? std::vector<ExprP>{n.expr} : n.values)
+        walkExpr(e, [&](const ExprP &x) {
+          if (scan || x->kind != Expr::Call || !actions().count(x->name) || x->args.empty())
+            return;
+          std::string err;
+          auto v = evaluate(*x->args[x->name == "sink" ? 1 : 0], env, rewriter, &err);
+          if (!v)
+            return;
+          if (x->name == "hoist")
+            scan = parentScanOf(v->asOp());
+          else
+            scan = dyn_cast_or_null<ScanOp>(v->asOp());
+        });
+    std::map<std::string, bool> isMatchNode;
+    for (const Node &n : rule.match)
+      isMatchNode[n.name] = true;
+    for (const Node &n : rule.rewrite) {
+      SmallVector<Value> values;
+      for (const ExprP &e : n.values.empty() ? std::vector<ExprP>{n.expr} : n.values) {
+        Value v = build(e, n.name);
+        if (!v)
+          return fail(why.empty() ? "cannot build '" + n.name + "'" : why);
+        values.push_back(v);
+      }
+      if (!removal.empty())
+        return true;
+      if (isMatchNode.count(n.name)) {
+        Operation *target = env[n.name].asOp();
+        if (!target || target->getNumResults() != values.size())
+          return fail("'" + n.name + "' has " +
+                      std::to_string(target ? target->getNumResults() : 0) +
+                      " result(s), the rewrite gives " + std::to_string(values.size()));
+        for (auto [r, v] : llvm::zip(target->getResults(), values))
+          if (r.getType() != v.getType())
+            return fail("the replacement of '" + n.name + "' has type " +
+                        Val::ofType(v.getType()).str_() + ", not " +
+                        Val::ofType(r.getType()).str_());
+        replacements.emplace_back(target, values);
+      } else {
+        env[n.name] = values.size() == 1 ? Val::ofValue(values[0]) : Val();
+      }
+    }
+    // Every new op placed after the scan must come after it; every op that
+    // feeds the scan must be before it.
+    for (auto &[op, place] : created)
+      if (place == Place::After && scan && (parentScanOf(root) == scan || root == scan))
+        return fail("an op reading the scan's results cannot go before the root");
+    return true;
+  }
+
+  Value real(Value v, kiln::ExtendedScan *ex, ValueRange consts, ValueRange carries,
+             ValueRange xs) {
+    auto it = phs.find(v);
+    if (it == phs.end())
+      return v;
+    auto [k, i] = it->second;
+    if (!ex && k > XsArg)
+      return v; // results: replaced once the scan exists
+    switch (k) {
+    case ConstArg: return consts[i];
+    case CarryArg: return carries[i];
+    case XsArg: return xs[i];
+    case CarryResult: return ex->scan.getResult(ex->firstNewCarry + i);
+    case YsResult: return ex->scan.getResult(ex->firstNewYs + i);
+    }
+    return v;
+  }
+
+  void apply() {
+    if (!removal.empty())
+      return applyRemoval();
+    bool extends = !ext.consts.empty() || !ext.inits.empty() || !ext.xs.empty() ||
+                   !ext.ysAxes.empty();
+    if (scan && extends) {
+      rewriter.setInsertionPoint(scan);
+      for (auto &[op, place] : created)
+        if (beforeScan.count(op))
+          rewriter.insert(op);
+      SmallVector<Value> bodyArgs[3];
+      kiln::ExtendedScan ex = kiln::extendScan(
+          rewriter, scan, ext,
+          [&](OpBuilder &b, const kiln::ScanBodyView &view) -> kiln::ScanBodyYields {
+            for (auto &[v, role] : phs)
+              if (role.first <= XsArg)
+                v.replaceAllUsesWith(real(v, nullptr, view.consts, view.carries, view.xSlices));
+            for (auto &[op, place] : created)
+              if (place == Place::Body)
+                b.insert(op);
+            kiln::ScanBodyYields y;
+            for (Value v : carryNext)
+              y.carries.push_back(real(v, nullptr, view.consts, view.carries, view.xSlices));
+            for (Value v : ysSlice)
+              y.ys.push_back(real(v, nullptr, view.consts, view.carries, view.xSlices));
+            // Replacements of body ops (hoist) read the new block arguments.
+            for (auto &[target, values] : replacements)
+              for (Value &v : values)
+                v = real(v, nullptr, view.consts, view.carries, view.xSlices);
+            return y;
+          });
+      (void)bodyArgs;
+      for (auto &[v, role] : phs)
+        if (role.first > XsArg) {
+          Value r = real(v, &ex, {}, {}, {});
+          v.replaceAllUsesWith(r);
+          for (auto &[target, values] : replacements)
+            for (Value &x : values)
+              if (x == v)
+                x = r;
+        }
+    }
+    rewriter.setInsertionPoint(root);
+    for (auto &[op, place] : created)
+      if (!op->getBlock())
+        rewriter.insert(op);
+    for (auto &[target, values] : replacements)
+      rewriter.replaceOp(target, values);
+  }
+
+  /// remove_ys(s, j): a ys nobody reads is not stacked. remove_carry(s, i):
+  /// a carry whose final value nobody reads and whose block argument feeds
+  /// only its own update is not computed. Neither changes an observed value.
+  bool planRemoval() {
+    if (removal == "remove_ys") {
+      if (removeIndex < 0 || removeIndex >= (int64_t)scan.getYs().size() ||
+          !scan.getYs()[removeIndex].use_empty())
+        return fail("remove_ys: the ys is read");
+      return true;
+    }
+    if (removal == "remove_const") {
+      if (removeIndex < 0 || removeIndex >= (int64_t)scan.getNumConsts() ||
+          !scan.getConstArgs()[removeIndex].use_empty())
+        return fail("remove_const: the const is read");
+      return true;
+    }
+    if (removeIndex < 0 || removeIndex >= (int64_t)scan.getNumCarry() ||
+        !scan.getResult(removeIndex).use_empty())
+      return fail("remove_carry: the final carry is read");
+    if (!carryFeedsOnlyItself(scan, removeIndex, &fedOps))
+      return fail("remove_carry: the carry feeds more than its own update");
+    return true;
+  }
+
+  void applyRemoval() {
+    kiln::ScanSignature sig = kiln::ScanSignature::of(scan);
+    Block &body = scan.getBodyBlock();
+    Operation *yield = body.getTerminator();
+    SmallVector<Value> yields(yield->getOperands());
+    unsigned numCarry = scan.getNumCarry();
+    if (removal == "remove_const") {
+      sig.consts.erase(sig.consts.begin() + removeIndex);
+      body.eraseArgument(removeIndex);
+    } else if (removal == "remove_ys") {
+      sig.ysTypes.erase(sig.ysTypes.begin() + removeIndex);
+      sig.ysAxes.erase(sig.ysAxes.begin() + removeIndex);
+      yields.erase(yields.begin() + numCarry + removeIndex);
+    } else {
+      sig.inits.erase(sig.inits.begin() + removeIndex);
+      yields.erase(yields.begin() + removeIndex);
+    }
+    rewriter.setInsertionPoint(yield);
+    rewriter.replaceOpWithNewOp<kiln::lax::YieldOp>(yield, yields);
+    if (removal == "remove_carry") {
+      // Erase what only fed the carry, users first.
+      BlockArgument arg = scan.getCarryArgs()[removeIndex];
+      SmallVector<Operation *> order(fedOps.begin(), fedOps.end());
+      llvm::sort(order, [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
+      for (Operation *op : order)
+        rewriter.eraseOp(op);
+      body.eraseArgument(arg.getArgNumber());
+    }
+    ScanOp rebuilt = kiln::rebuildScan(rewriter, scan, sig);
+    SmallVector<Value> repl;
+    unsigned r = 0;
+    for (unsigned i = 0; i < scan->getNumResults(); ++i) {
+      bool removed = removal == "remove_ys"     ? i == numCarry + removeIndex
+                     : removal == "remove_carry" ? i == removeIndex
+                                                 : false;
+      repl.push_back(removed ? Value() : rebuilt->getResult(r++));
+    }
+    // The removed result has no uses: replace it with anything of its type.
+    for (unsigned i = 0; i < repl.size(); ++i)
+      if (!repl[i])
+        repl[i] = scan->getResult(i);
+    for (unsigned i = 0; i < repl.size(); ++i)
+      if (repl[i] != scan->getResult(i))
+        rewriter.replaceAllUsesWith(scan->getResult(i), repl[i]);
+    rewriter.eraseOp(scan);
+  }
+};
+
+struct RegionRulePattern : public RewritePattern {
+  RegionRulePattern(const CompiledRule &rule, RuleRuntime &runtime, MLIRContext *ctx)
+      : RewritePattern(rule.rootOpName, rule.rule.benefit, ctx), rule(rule), runtime(runtime) {}
+  struct AnyOp {};
+  RegionRulePattern(const CompiledRule &rule, RuleRuntime &runtime, MLIRContext *ctx, AnyOp)
+      : RewritePattern(MatchAnyOpTypeTag(), rule.rule.benefit, ctx), rule(rule),
+        runtime(runtime) {}
+
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!runtime.brokenBy.empty())
+      return failure();
+    Env env;
+    if (!matchRule(rule, op, rewriter, env))
+      return failure();
+    RegionRewrite rw(rewriter, rule.rule, op, std::move(env));
+    bool ok = rw.plan() && (rw.removal.empty() || rw.planRemoval());
+    if (!ok)
+      return rewriter.notifyMatchFailure(op, "rule '" + rule.rule.name + "': " + rw.why);
+    runtime.begin(rule, op);
+    rw.apply();
+    return runtime.end(rule);
+  }
+  const CompiledRule &rule;
+  RuleRuntime &runtime;
+};
+} // namespace
+
+std::unique_ptr<RewritePattern> kiln::rules::makeRegionRulePattern(const CompiledRule &rule,
+                                                                   RuleRuntime &runtime,
+                                                                   MLIRContext *ctx) {
+  if (rule.rootOpName == "_" || rule.rootOpName.empty())
+    return std::make_unique<RegionRulePattern>(rule, runtime, ctx, RegionRulePattern::AnyOp());
+  return std::make_unique<RegionRulePattern>(rule, runtime, ctx);
+}

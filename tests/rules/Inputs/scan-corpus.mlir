@@ -1,0 +1,112 @@
+// Programs for the region rules of rules/library/scan.yaml
+// (tests/rules/region-rules.mlir, tests/rules/verify-rules.test).
+
+// A max over a reverse scan's ys: a carry starting at -inf.
+func.func @max_reverse(%c0: tensor<4xf32>, %xs: tensor<6x4xf32>) -> tensor<4xf32> {
+  %c, %ys = lax.scan length = 6 carry(%c0) xs(%xs) {reverse = true}
+      : (tensor<4xf32>, tensor<6x4xf32>) -> (tensor<4xf32>, tensor<6x4xf32>) {
+  ^bb0(%carry: tensor<4xf32>, %x: tensor<4xf32>):
+    %s = lax.add %carry, %x : tensor<4xf32>
+    %t = lax.tanh %s : tensor<4xf32>
+    lax.yield %s, %t : tensor<4xf32>, tensor<4xf32>
+  }
+  %m = lax.reduce_max %ys axes = [0] : tensor<6x4xf32> -> tensor<4xf32>
+  return %m : tensor<4xf32>
+}
+
+// A min over the slice axes and the scan axis (stacked along axis 1), and an
+// integer sum: exact, no tag needed.
+func.func @min_axis1(%xs: tensor<3x5x2xf32>) -> tensor<f32> {
+  %ys = lax.scan length = 5 carry() xs(%xs) {xs_axes = array<i64: 1>, ys_axes = array<i64: 1>}
+      : (tensor<3x5x2xf32>) -> tensor<3x5x2xf32> {
+  ^bb0(%x: tensor<3x2xf32>):
+    %e = lax.sin %x : tensor<3x2xf32>
+    lax.yield %e : tensor<3x2xf32>
+  }
+  %m = lax.reduce_min %ys axes = [0, 1, 2] : tensor<3x5x2xf32> -> tensor<f32>
+  return %m : tensor<f32>
+}
+func.func @int_sum(%xs: tensor<7x3xi32>) -> tensor<3xi32> {
+  %ys = lax.scan length = 7 carry() xs(%xs) : (tensor<7x3xi32>) -> tensor<7x3xi32> {
+  ^bb0(%x: tensor<3xi32>):
+    %e = lax.mul %x, %x : tensor<3xi32>
+    lax.yield %e : tensor<3xi32>
+  }
+  %s = lax.reduce_sum %ys axes = [0] : tensor<7x3xi32> -> tensor<3xi32>
+  return %s : tensor<3xi32>
+}
+
+// Elementwise consumers with a splat, a scalar and a stacked operand.
+func.func @sink(%xs: tensor<6x4xf32>, %y: tensor<6x4xf32>, %k: tensor<f32>) -> tensor<6x4xf32> {
+  %ys = lax.scan length = 6 carry() xs(%xs) : (tensor<6x4xf32>) -> tensor<6x4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %e = lax.exp %x : tensor<4xf32>
+    lax.yield %e : tensor<4xf32>
+  }
+  %two = lax.constant dense<2.0> : tensor<6x4xf32>
+  %a = lax.mul %ys, %two : tensor<6x4xf32>
+  %b = lax.sub %y, %a : tensor<6x4xf32>
+  return %b : tensor<6x4xf32>
+}
+
+// exp(w) and its negation depend only on the const w: computed once.
+func.func @hoist(%w: tensor<4xf32>, %c0: tensor<4xf32>, %xs: tensor<6x4xf32>) -> tensor<4xf32> {
+  %c = lax.scan length = 6 consts(%w) carry(%c0) xs(%xs)
+      : (tensor<4xf32>, tensor<4xf32>, tensor<6x4xf32>) -> tensor<4xf32> {
+  ^bb0(%wc: tensor<4xf32>, %carry: tensor<4xf32>, %x: tensor<4xf32>):
+    %e = lax.exp %wc : tensor<4xf32>
+    %n = lax.neg %e : tensor<4xf32>
+    %m = lax.mul %n, %x : tensor<4xf32>
+    %s = lax.add %carry, %m : tensor<4xf32>
+    lax.yield %s : tensor<4xf32>
+  }
+  return %c : tensor<4xf32>
+}
+
+// ys[-1] is the final carry; for a reverse scan ys[0] is.
+func.func @last(%c0: tensor<4xf32>, %xs: tensor<6x4xf32>) -> tensor<4xf32> {
+  %c, %ys = lax.scan length = 6 carry(%c0) xs(%xs)
+      : (tensor<4xf32>, tensor<6x4xf32>) -> (tensor<4xf32>, tensor<6x4xf32>) {
+  ^bb0(%carry: tensor<4xf32>, %x: tensor<4xf32>):
+    %s = lax.mul %carry, %x : tensor<4xf32>
+    lax.yield %s, %s : tensor<4xf32>, tensor<4xf32>
+  }
+  %l = lax.slice %ys start = [5, 0] limit = [6, 4] strides = [1, 1] : tensor<6x4xf32> -> tensor<1x4xf32>
+  %q = lax.squeeze %l dims = [0] : tensor<1x4xf32> -> tensor<4xf32>
+  return %q : tensor<4xf32>
+}
+func.func @first_of_reverse(%c0: tensor<4xf32>, %xs: tensor<4x6xf32>) -> tensor<4xf32> {
+  %c, %ys = lax.scan length = 6 carry(%c0) xs(%xs) {reverse = true, xs_axes = array<i64: 1>, ys_axes = array<i64: 1>}
+      : (tensor<4xf32>, tensor<4x6xf32>) -> (tensor<4xf32>, tensor<4x6xf32>) {
+  ^bb0(%carry: tensor<4xf32>, %x: tensor<4xf32>):
+    %s = lax.sub %x, %carry : tensor<4xf32>
+    lax.yield %s, %s : tensor<4xf32>, tensor<4xf32>
+  }
+  %l = lax.slice %ys start = [0, 0] limit = [4, 1] strides = [1, 1] : tensor<4x6xf32> -> tensor<4x1xf32>
+  %q = lax.squeeze %l dims = [1] : tensor<4x1xf32> -> tensor<4xf32>
+  return %q : tensor<4xf32>
+}
+// Not the last slice: unchanged.
+func.func @not_last(%c0: tensor<4xf32>, %xs: tensor<6x4xf32>) -> tensor<4xf32> {
+  %c, %ys = lax.scan length = 6 carry(%c0) xs(%xs)
+      : (tensor<4xf32>, tensor<6x4xf32>) -> (tensor<4xf32>, tensor<6x4xf32>) {
+  ^bb0(%carry: tensor<4xf32>, %x: tensor<4xf32>):
+    %s = lax.mul %carry, %x : tensor<4xf32>
+    lax.yield %s, %s : tensor<4xf32>, tensor<4xf32>
+  }
+  %l = lax.slice %ys start = [4, 0] limit = [5, 4] strides = [1, 1] : tensor<6x4xf32> -> tensor<1x4xf32>
+  %q = lax.squeeze %l dims = [0] : tensor<1x4xf32> -> tensor<4xf32>
+  return %q : tensor<4xf32>
+}
+
+// A carry only feeding itself and a ys nobody reads go.
+func.func @unused(%c0: tensor<4xf32>, %c1: tensor<4xf32>, %xs: tensor<6x4xf32>) -> tensor<4xf32> {
+  %a, %b, %ys = lax.scan length = 6 carry(%c0, %c1) xs(%xs)
+      : (tensor<4xf32>, tensor<4xf32>, tensor<6x4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<6x4xf32>) {
+  ^bb0(%p: tensor<4xf32>, %q: tensor<4xf32>, %x: tensor<4xf32>):
+    %s = lax.sin %p : tensor<4xf32>
+    %t = lax.add %q, %x : tensor<4xf32>
+    lax.yield %s, %t, %t : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  }
+  return %b : tensor<4xf32>
+}

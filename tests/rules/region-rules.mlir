@@ -1,0 +1,75 @@
+// Region rules (rules/library/scan.yaml) on hand-written scans; the expected
+// IR below is derived by hand from the rules' meaning. Their soundness is
+// checked against the interpreter on the original programs in
+// verify-rules.test (LIBRARY).
+// RUN: kiln-opt %S/Inputs/scan-corpus.mlir --rules=%kiln_src/rules/library/scan.yaml | FileCheck %s
+// RUN: kiln-opt %S/Inputs/scan-corpus.mlir --rules=%kiln_src/rules/library/scan.yaml --rule-stats -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+
+// max over a reverse scan's ys: a carry from -inf, combined with each slice.
+// CHECK-LABEL: func.func @max_reverse
+// CHECK: %[[NEGINF:.*]] = lax.constant dense<0xFF800000> : tensor<4xf32>
+// CHECK: %[[S:.*]]:2 = lax.scan length = 6 carry(%arg0, %[[NEGINF]]) xs(%arg1) {reverse = true} : (tensor<4xf32>, tensor<4xf32>, tensor<6x4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK: ^bb0(%[[C:.*]]: tensor<4xf32>, %[[M:.*]]: tensor<4xf32>, %[[X:.*]]: tensor<4xf32>):
+// CHECK: %[[T:.*]] = lax.tanh
+// CHECK: %[[MAX:.*]] = lax.max %[[M]], %[[T]] : tensor<4xf32>
+// CHECK: lax.yield %{{.*}}, %[[MAX]] : tensor<4xf32>, tensor<4xf32>
+// CHECK: return %[[S]]#1
+
+// min over all axes of a ys stacked along axis 1: per-slice min in the body,
+// then a carry from +inf.
+// CHECK-LABEL: func.func @min_axis1
+// CHECK: %[[INF:.*]] = lax.constant dense<0x7F800000> : tensor<f32>
+// CHECK: lax.scan length = 5 carry(%[[INF]]) xs(%arg0) {xs_axes = array<i64: 1>} : (tensor<f32>, tensor<3x5x2xf32>) -> tensor<f32>
+// CHECK: %[[P:.*]] = lax.reduce_min %{{.*}} axes = [0, 1] : tensor<3x2xf32> -> tensor<f32>
+// CHECK: lax.min %{{.*}}, %[[P]] : tensor<f32>
+
+// An integer sum is exact: no tag needed.
+// CHECK-LABEL: func.func @int_sum
+// CHECK: %[[Z:.*]] = lax.constant dense<0> : tensor<3xi32>
+// CHECK: lax.scan length = 7 carry(%[[Z]]) xs(%arg0)
+// CHECK: lax.add %{{.*}}, %{{.*}} : tensor<3xi32>
+// CHECK-NOT: lax.reduce_sum
+
+// Sunk: the splat becomes a slice-sized splat, y a new xs.
+// CHECK-LABEL: func.func @sink
+// CHECK: %[[TWO:.*]] = lax.constant dense<2.000000e+00> : tensor<4xf32>
+// CHECK: lax.scan length = 6 carry() xs(%arg0, %arg1) : (tensor<6x4xf32>, tensor<6x4xf32>) -> tensor<6x4xf32>
+// CHECK: ^bb0(%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>):
+// CHECK: %[[E:.*]] = lax.exp %[[X]]
+// CHECK: %[[A:.*]] = lax.mul %[[E]], %[[TWO]] : tensor<4xf32>
+// CHECK: lax.sub %[[Y]], %[[A]] : tensor<4xf32>
+
+// exp(w) and -exp(w) are computed once, before the scan; w is no longer passed.
+// CHECK-LABEL: func.func @hoist
+// CHECK: %[[E:.*]] = lax.exp %arg0 : tensor<4xf32>
+// CHECK: %[[N:.*]] = lax.neg %[[E]] : tensor<4xf32>
+// CHECK: lax.scan length = 6 consts(%[[N]]) carry(%arg1) xs(%arg2)
+// CHECK: ^bb0(%[[NC:.*]]: tensor<4xf32>, %{{.*}}: tensor<4xf32>, %[[X:.*]]: tensor<4xf32>):
+// CHECK-NEXT: lax.mul %[[NC]], %[[X]]
+
+// ys[-1] is the final carry (and ys[0] of a reverse scan); the ys goes.
+// CHECK-LABEL: func.func @last
+// CHECK: %[[S:.*]] = lax.scan length = 6 carry(%arg0) xs(%arg1) : (tensor<4xf32>, tensor<6x4xf32>) -> tensor<4xf32>
+// CHECK-NOT: lax.slice
+// CHECK: return %[[S]]
+// CHECK-LABEL: func.func @first_of_reverse
+// CHECK: %[[S:.*]] = lax.scan length = 6 carry(%arg0) xs(%arg1) {reverse = true, xs_axes = array<i64: 1>} : (tensor<4xf32>, tensor<4x6xf32>) -> tensor<4xf32>
+// CHECK-NOT: lax.slice
+// CHECK: return %[[S]]
+// CHECK-LABEL: func.func @not_last
+// CHECK: lax.slice %{{.*}}#1 start = [4, 0]
+
+// The carry that only feeds itself (sin) and the unread ys go.
+// CHECK-LABEL: func.func @unused
+// CHECK: lax.scan length = 6 carry(%arg1) xs(%arg2) : (tensor<4xf32>, tensor<6x4xf32>) -> tensor<4xf32>
+// CHECK-NOT: lax.sin
+
+// STATS: hoist-loop-invariant: 2
+// STATS: last-ys-is-final-carry: 2
+// STATS: reduce_max-any-of-ys-to-carry: 1
+// STATS: reduce_min-any-of-ys-into-scan-body: 1
+// STATS: reduce_min-any-of-ys-to-carry: 1
+// STATS: reduce_sum-int-of-ys-to-carry: 1
+// STATS: remove-unused-carry: 1
+// STATS: remove-unused-const: 2
+// STATS: sink-elementwise-into-scan: 2
