@@ -1,0 +1,90 @@
+from collections.abc import Sequence
+
+"""Type stubs of kiln._kiln, the native module (python/*.cpp).
+
+Generated with `python -m nanobind.stubgen -m kiln._kiln`, then the
+exception classes written out."""
+
+
+class Error(Exception):
+    """An error of Kiln's: the diagnostics as Kiln's tools print them."""
+
+class JaxprImportError(Error):
+    """A jaxpr Kiln cannot import (unsupported primitive, bad text)."""
+
+class RuleError(Error):
+    """A rule file, rule or plugin that does not load or apply."""
+
+class CompileError(Error):
+    """A program Kiln's pipeline cannot compile."""
+
+
+class Program:
+    """A lax module (see kiln.Lowered for the user-facing view)"""
+
+    @staticmethod
+    def from_jaxpr(text: str, filename: str = '<jaxpr>', input_types: str = '') -> Program:
+        """Imports a jaxpr as JAX prints it; raises kiln.JaxprImportError"""
+
+    @staticmethod
+    def from_mlir(text: str, filename: str = '<mlir>') -> Program:
+        """Parses lax MLIR text"""
+
+    def text(self, locations: bool = False) -> str: ...
+
+    def __str__(self) -> str: ...
+
+    def optimize(self, reassociate: bool = False) -> Program: ...
+
+    def apply_rules(self, rule_files: Sequence[str], tags: str = '', trace: bool = False) -> tuple[Program, str]: ...
+
+    def compile(self, entry: str = 'main', cache_dir: str = '', fp_contract: bool = False) -> CompiledFunction: ...
+
+    def interpret(self, entry: str, args: Sequence[object]) -> list: ...
+
+    def export(self) -> dict: ...
+
+    def entries(self) -> list[str]: ...
+
+def load_plugin(path: str) -> None:
+    """Loads a Kiln plugin (.so): its rules and patterns join every rewrite"""
+
+def default_cache_dir() -> str: ...
+
+class CompiledFunction:
+    """A lax function compiled for the CPU (kiln::Executable)"""
+
+    def __call__(self, *args) -> object: ...
+
+    def call_flat(self, arrays: object) -> object:
+        """Calls with one array (or scalar) per input after the bound constants"""
+
+    def bind(self, leading: Sequence[object], trailing: Sequence[object]) -> None: ...
+
+    def set_output_tree(self, treedef: object | None) -> None: ...
+
+    @property
+    def input_types(self) -> list: ...
+
+    @property
+    def output_types(self) -> list: ...
+
+    @property
+    def cache(self) -> str: ...
+
+class JitFunction:
+    """kiln.jit's callable: compiled signatures are called from C++"""
+
+    def __init__(self, fallback: object) -> None:
+        """
+        fallback(self, *args, **kwargs) handles every call the fast path does not
+        """
+
+    def __call__(self, *args, **kwargs) -> object: ...
+
+    def _add_fast_path(self, args: tuple, compiled: CompiledFunction) -> bool: ...
+
+    def _clear_fast_paths(self) -> None: ...
+
+    @property
+    def _num_fast_paths(self) -> int: ...
