@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
@@ -48,19 +48,10 @@ def _jax():
     return jax
 
 
-def _jaxpr_types():
-    from jax.extend import core
-    return core.ClosedJaxpr, core.Jaxpr
-
-
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
-
-
-def normalize_jaxpr_text(text: str) -> str:
-    """The printed jaxpr with what changes from run to run made stable: object
-    addresses in ``<function f at 0x...>`` become ``0x0`` (the importer reads
-    such parameters and ignores them). Ends with one newline."""
-    return _ADDRESS.sub(" at 0x0>", text).rstrip("\n") + "\n"
+# How a jaxpr's text and constants map to Kiln's entry function lives in the
+# kiln package (python/kiln/_jaxpr.py), the one implementation of it.
+from kiln._jaxpr import hoisted_consts, normalize_jaxpr_text, primitives  # noqa: E402,F401
+from kiln._jaxpr import kiln_inputs as _kiln_inputs  # noqa: E402
 
 
 def make_jaxpr(prog: Program, args: tuple | None = None):
@@ -70,68 +61,11 @@ def make_jaxpr(prog: Program, args: tuple | None = None):
     return closed, normalize_jaxpr_text(str(closed))
 
 
-def _subjaxprs(value) -> Iterable[Any]:
-    """The (closed) jaxprs in an equation parameter: the value itself, or the
-    items of a tuple/list of them (``cond``'s branches)."""
-    closed_t, jaxpr_t = _jaxpr_types()
-    if isinstance(value, (closed_t, jaxpr_t)):
-        yield value
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            yield from _subjaxprs(item)
-
-
-def primitives(jaxpr) -> list[str]:
-    """Sorted names of every primitive used by ``jaxpr`` (a Jaxpr or
-    ClosedJaxpr), including those inside sub-jaxprs in equation parameters."""
-    names: set[str] = set()
-
-    def walk(j):
-        j = getattr(j, "jaxpr", j)
-        for eqn in j.eqns:
-            names.add(eqn.primitive.name)
-            for value in eqn.params.values():
-                for sub in _subjaxprs(value):
-                    walk(sub)
-
-    walk(jaxpr)
-    return sorted(names)
-
-
-def hoisted_consts(closed) -> list[Any]:
-    """Values of the constvars of nested closed jaxprs, in the order in which
-    Kiln's importer appends them to the entry function's arguments: a
-    depth-first walk in equation order where a nested closed jaxpr's own
-    constvars come before those of jaxprs nested inside it, each constvar once
-    (a named jaxpr used twice is one object, so its constvars count once)."""
-    closed_t, _ = _jaxpr_types()
-    seen: set[tuple[int, int]] = set()
-    out: list[Any] = []
-
-    def walk(j):
-        for eqn in j.eqns:
-            for value in eqn.params.values():
-                for sub in _subjaxprs(value):
-                    if isinstance(sub, closed_t):
-                        for i, c in enumerate(sub.consts):
-                            key = (id(sub.jaxpr), i)
-                            if key not in seen:
-                                seen.add(key)
-                                out.append(c)
-                        walk(sub.jaxpr)
-                    else:
-                        walk(sub)
-
-    walk(closed.jaxpr)
-    return out
-
-
 def kiln_inputs(closed, args: tuple) -> list[np.ndarray]:
     """The arrays Kiln's entry function takes: main constvars, the flattened
     argument leaves, then the hoisted nested constvars."""
     leaves = _jax().tree_util.tree_leaves(args)
-    values = list(closed.consts) + list(leaves) + hoisted_consts(closed)
-    return [np.asarray(v) for v in values]
+    return [np.asarray(v) for v in _kiln_inputs(closed, leaves)]
 
 
 # ---------------------------------------------------------------------------
