@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace kiln {
@@ -24,8 +25,55 @@ namespace kiln {
 using namespace mlir;
 
 namespace {
+/// A constant of `type` (f32/f64, or a vector of them) holding `value`.
+Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
+  Type element = getElementTypeOrSelf(type);
+  auto attr = b.getFloatAttr(element, value);
+  if (auto vector = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vector, attr));
+  return arith::ConstantOp::create(b, loc, attr);
+}
+
+/// Upstream's sin/cos approximations reduce their argument in f32 and are
+/// only valid for moderate |x|: sin(1e9) came out as 1.8e12, sin(1e12) as
+/// -inf (the differential tests found it). The argument is reduced here
+/// first, modulo 2 pi in f64 (x - round(x / 2pi) * 2pi with one rounding):
+/// exact to about 1e-16 |x| relative to 2 pi, so the approximation only sees
+/// [-pi, pi]. Where |x| is so large that f64 cannot reduce it (beyond
+/// 2^53) the remainder is unknown and 0 stands in: sin and cos then stay in
+/// [-1, 1], which is all a float32 argument that large determines within
+/// the error model (its rounding error is larger than 2 pi). inf and NaN
+/// still give NaN.
+void reduceTrigArgument(Operation *op) {
+  Value x = op->getOperand(0);
+  Type type = x.getType();
+  if (!getElementTypeOrSelf(type).isF32())
+    return;
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Type wide = b.getF64Type();
+  if (auto vector = dyn_cast<VectorType>(type))
+    wide = vector.clone(b.getF64Type());
+  Value x64 = arith::ExtFOp::create(b, loc, wide, x);
+  Value q = arith::MulFOp::create(b, loc, x64,
+                                  floatConstant(b, loc, wide, 0.15915494309189535));
+  Value k = math::RoundEvenOp::create(b, loc, q);
+  Value negK = arith::NegFOp::create(b, loc, k);
+  Value r = math::FmaOp::create(b, loc, negK,
+                                floatConstant(b, loc, wide, 6.283185307179586), x64);
+  Value absR = math::AbsFOp::create(b, loc, r);
+  Value lost = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, absR,
+                                     floatConstant(b, loc, wide, 4.0));
+  r = arith::SelectOp::create(b, loc, lost, floatConstant(b, loc, wide, 0.0), r);
+  op->setOperand(0, arith::TruncFOp::create(b, loc, type, r));
+}
+
 struct ApproximateMathPass : kiln::impl::ApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
+    getOperation()->walk([](Operation *op) {
+      if (isa<math::SinOp, math::CosOp>(op))
+        reduceTrigArgument(op);
+    });
     RewritePatternSet patterns(&getContext());
     // The predicate sees the op name (upstream spells some "math.cos",
     // others "tanh"): accept both spellings of the ops Kiln emits.
