@@ -9,6 +9,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/InitAllPasses.h"
+#include "llvm/Support/raw_ostream.h"
 
 void kiln::registerAllKilnPasses() {
   mlir::registerAllPasses();
@@ -44,4 +45,56 @@ llvm::LogicalResult kiln::addPassPipeline(mlir::OpPassManager &pm, llvm::StringR
     }
   }
   return mlir::parsePassPipeline(text, pm, errors);
+}
+
+llvm::LogicalResult kiln::checkMlirNesting(llvm::StringRef text, llvm::StringRef bufferName) {
+  unsigned depth = 0, line = 1;
+  size_t lineStart = 0;
+  for (size_t i = 0, e = text.size(); i < e; ++i) {
+    char c = text[i];
+    switch (c) {
+    case '\n':
+      ++line;
+      lineStart = i + 1;
+      break;
+    case '"': // a string literal, with escapes; it may not span lines
+      for (++i; i < e && text[i] != '"' && text[i] != '\n'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      if (i < e && text[i] == '\n')
+        --i;
+      break;
+    case '/':
+      if (i + 1 < e && text[i + 1] == '/')
+        while (i + 1 < e && text[i + 1] != '\n')
+          ++i;
+      break;
+    case '(':
+    case '[':
+    case '{':
+    case '<':
+      if (c == '<' && i + 1 < e && text[i + 1] == '=')
+        break; // `<=` in an affine constraint
+      if (++depth > kMaxMlirNesting) {
+        llvm::errs() << bufferName << ":" << line << ":" << (i - lineStart + 1)
+                     << ": error: nesting deeper than " << kMaxMlirNesting
+                     << " levels of brackets ('(', '[', '{', '<'), more than Kiln's "
+                        "tools accept\n";
+        return llvm::failure();
+      }
+      break;
+    case ')':
+    case ']':
+    case '}':
+    case '>':
+      if (c == '>' && ((i > 0 && text[i - 1] == '-') || (i + 1 < e && text[i + 1] == '=')))
+        break; // `->`, `>=`
+      if (depth)
+        --depth;
+      break;
+    default:
+      break;
+    }
+  }
+  return llvm::success();
 }

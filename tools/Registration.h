@@ -32,6 +32,18 @@ bool registerKilnTool(mlir::DialectRegistry &registry, int argc, char **argv,
 /// nothing. Errors go to `errors`.
 llvm::LogicalResult addPassPipeline(mlir::OpPassManager &pm, llvm::StringRef pipeline,
                                     llvm::raw_ostream &errors);
+
+/// How deeply brackets ('(', '[', '{', '<') may nest in an .mlir input.
+/// MLIR's parser recurses once (or more) per level, and a few thousand
+/// nested regions overflow its stack; real programs stay far below this.
+inline constexpr unsigned kMaxMlirNesting = 512;
+
+/// Scans MLIR text (skipping strings and comments) for brackets nested
+/// deeper than kMaxMlirNesting; on finding them reports
+/// "file:line:col: error: nesting deeper than ..." on llvm::errs(), at the
+/// bracket one level too deep, and fails. Every tool calls it on an .mlir
+/// input before MLIR's parser sees it.
+llvm::LogicalResult checkMlirNesting(llvm::StringRef text, llvm::StringRef bufferName);
 } // namespace kiln
 
 #endif // KILN_TOOLS_REGISTRATION_H

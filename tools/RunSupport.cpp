@@ -1,5 +1,6 @@
 //===- RunSupport.cpp - loading, inputs and outputs for kiln-run ----------===//
 #include "tools/RunSupport.h"
+#include "tools/Registration.h"
 
 #include "importer/JaxprImporter.h"
 #include "reference/Npy.h"
@@ -33,24 +34,46 @@ OwningOpRef<ModuleOp> run::loadProgram(StringRef path, llvm::SourceMgr &sourceMg
     options.inputTypes = jaxprInputTypes.str();
     return importJaxpr(sourceMgr, context, options);
   }
+  if (failed(checkMlirNesting(
+          sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer(), path)))
+    return nullptr;
   return parseSourceFile<ModuleOp>(sourceMgr, context);
 }
 
 FailureOr<std::string> run::chooseEntry(ModuleOp module, StringRef requested) {
+  SmallVector<func::FuncOp> publicFuncs;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (f.isPublic() && !f.isExternal())
+      publicFuncs.push_back(f);
+  // Errors name the candidates; they are reported at the module's location
+  // without the module itself (which may be large).
+  auto listPublic = [&](InFlightDiagnostic &diag) {
+    if (publicFuncs.empty()) {
+      diag << " (it has no public function with a body)";
+      return;
+    }
+    diag << " (public functions: ";
+    llvm::interleaveComma(publicFuncs, diag,
+                          [&](func::FuncOp f) { diag << "@" << f.getSymName(); });
+    diag << ")";
+  };
   if (!requested.empty()) {
-    if (!isa_and_nonnull<func::FuncOp>(SymbolTable::lookupSymbolIn(module, requested))) {
-      module.emitError("no function named '") << requested << "'";
+    auto func = dyn_cast_or_null<func::FuncOp>(SymbolTable::lookupSymbolIn(module, requested));
+    if (!func || func.isExternal()) {
+      InFlightDiagnostic diag = emitError(module.getLoc())
+                                << "no function named '" << requested << "'";
+      if (func)
+        diag << " with a body";
+      listPublic(diag);
       return failure();
     }
     return requested.str();
   }
-  SmallVector<func::FuncOp> publicFuncs;
-  for (auto f : module.getOps<func::FuncOp>())
-    if (f.isPublic())
-      publicFuncs.push_back(f);
   if (publicFuncs.size() != 1) {
-    module.emitError("the module has ") << publicFuncs.size()
-                                        << " public functions: choose one with --entry";
+    InFlightDiagnostic diag = emitError(module.getLoc())
+                              << "the module has " << publicFuncs.size()
+                              << " public functions: choose one with --entry";
+    listPublic(diag);
     return failure();
   }
   return publicFuncs.front().getSymName().str();

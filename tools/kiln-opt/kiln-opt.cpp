@@ -19,7 +19,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "mlir/Pass/Pass.h"
-#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -107,13 +107,21 @@ int main(int argc, char **argv) {
     llvm::errs() << errorMessage << "\n";
     return 1;
   }
-  auto output = mlir::openOutputFile(outputFilename, &errorMessage);
-  if (!output) {
-    llvm::errs() << errorMessage << "\n";
+  if (mlir::failed(kiln::checkMlirNesting(file->getBuffer(), inputFilename)))
+    return 1;
+  // The output goes to a temporary beside the -o file, renamed over it only
+  // on success: a failed run leaves an existing file as it was.
+  bool failedRun = false;
+  llvm::Error written = llvm::writeToOutput(outputFilename, [&](llvm::raw_ostream &os) {
+    failedRun = mlir::failed(mlir::MlirOptMain(os, std::move(file), registry, config));
+    return failedRun ? llvm::createStringError("kiln-opt failed") : llvm::Error::success();
+  });
+  if (written) {
+    std::string message = llvm::toString(std::move(written));
+    if (!failedRun)
+      llvm::errs() << "kiln-opt: error: cannot write '" << outputFilename << "': " << message
+                   << "\n";
     return 1;
   }
-  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(file), registry, config)))
-    return 1;
-  output->keep();
   return 0;
 }

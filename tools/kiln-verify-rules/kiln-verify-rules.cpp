@@ -41,6 +41,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <cmath>
@@ -369,7 +370,16 @@ int main(int argc, char **argv) {
   for (const std::string &path : corpus) {
     llvm::SourceMgr sourceMgr; // one per file: the parser reads its main buffer
     SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-    modules.push_back(parseSourceFile<ModuleOp>(path, sourceMgr, &context));
+    auto file = llvm::MemoryBuffer::getFileOrSTDIN(path);
+    if (!file) {
+      llvm::errs() << "kiln-verify-rules: error: cannot read " << path << ": "
+                   << file.getError().message() << "\n";
+      return 1;
+    }
+    if (failed(checkMlirNesting((*file)->getBuffer(), path)))
+      return 1;
+    sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+    modules.push_back(parseSourceFile<ModuleOp>(sourceMgr, &context));
     if (!modules.back())
       return 1;
   }
