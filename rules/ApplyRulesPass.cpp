@@ -79,6 +79,12 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
       ok &= succeeded(rules->loadPath(p));
     if (!ok)
       return failure();
+    // A misspelt tag would silently enable nothing (--rule-tags=+asumes-positive).
+    if (auto unknown = rules->unknownTags(tags); !unknown.empty())
+      return emitError(UnknownLoc::get(ctx))
+             << "--rule-tags: unknown tag '" << unknown.front()
+             << "': no loaded rule has it (Kiln's tags: exact, reassociates-float, "
+                "changes-precision; a rule file's own tags count once it is loaded)";
     rules->setTags(tags);
     if (!explain.empty() && !rules->lookup(explain))
       return emitError(UnknownLoc::get(ctx))

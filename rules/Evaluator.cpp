@@ -68,8 +68,16 @@ struct Evaluator {
     case Expr::Capture:
     case Expr::Ref: {
       auto it = env.find(e.kind == Expr::Capture ? "$" + e.name : e.name);
-      if (it != env.end())
+      if (it != env.end()) {
+        // `s#1`: result 1 of the op bound to node s, as in operands.
+        if (e.kind == Expr::Ref && e.resultIndex && it->second.kind == Val::Op) {
+          Operation *op = it->second.op;
+          if (unsigned(e.resultIndex) >= op->getNumResults())
+            return fail(e, "no result #" + std::to_string(e.resultIndex));
+          return Val::ofValue(op->getResult(e.resultIndex));
+        }
         return it->second;
+      }
       if (e.kind == Expr::Ref) {
         Val lit = parseLiteral(rewriter.getContext(), e.name);
         if (lit.kind != Val::None)

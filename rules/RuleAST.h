@@ -73,6 +73,11 @@ struct Rule {
   /// Rules run phase by phase, each to a fixpoint, in increasing order.
   int phase = 0;
   std::vector<std::string> tags;
+  /// kiln-verify-rules: the k of the error model this rule may cause (-1:
+  /// from its tags), and the inputs it is checked on ("" or "any", or
+  /// "positive": floats > 0, for rules that assume it).
+  double tolerance = -1;
+  std::string inputs;
   /// Match nodes whose two operands may come in either order.
   std::vector<std::string> anyOrder;
   std::vector<Node> match;

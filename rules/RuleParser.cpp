@@ -216,7 +216,7 @@ struct YamlRuleParser {
     }
     static const std::set<std::string> known = {
         "name", "description", "benefit", "phase", "tags", "any_order",
-        "match", "loop", "where", "rewrite"};
+        "match", "loop", "where", "rewrite", "tolerance", "inputs"};
     for (auto it = n.begin(); it != n.end(); ++it) {
       YAML::Node keyNode = it->first; // a copy, as in nodes()
       std::string key = keyNode.IsScalar() ? keyNode.Scalar() : "";
@@ -224,7 +224,7 @@ struct YamlRuleParser {
         error(locOf(keyNode),
               "unknown key '" + key +
                   "' in rule (expected name, description, benefit, phase, tags, any_order, "
-                  "match, loop, where, rewrite)");
+                  "match, loop, where, rewrite, tolerance, inputs)");
         return false;
       }
       YAML::Node v = it->second; // a copy: it->second is a temporary proxy
@@ -240,6 +240,25 @@ struct YamlRuleParser {
       } else if (key == "phase") {
         if (!boundedInt(v, "phase", 1000, rule.phase))
           return false;
+      } else if (key == "tolerance") {
+        std::string t;
+        if (!scalar(v, "tolerance", t))
+          return false;
+        char *end = nullptr;
+        double k = strtod(t.c_str(), &end);
+        if (t.empty() || *end || !(k >= 0) || k > 1e12) {
+          error(locOf(v, true), "'tolerance' must be a number k >= 0 (the error model's "
+                                "multiple of eps, docs/interpreter.md)");
+          return false;
+        }
+        rule.tolerance = k;
+      } else if (key == "inputs") {
+        if (!scalar(v, "inputs", rule.inputs))
+          return false;
+        if (rule.inputs != "any" && rule.inputs != "positive") {
+          error(locOf(v, true), "'inputs' must be 'any' or 'positive'");
+          return false;
+        }
       } else if (key == "tags") {
         if (!strings(v, "tags", rule.tags))
           return false;

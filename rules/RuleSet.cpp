@@ -146,6 +146,23 @@ void RuleSet::setTags(StringRef spec) {
   }
 }
 
+std::vector<std::string> RuleSet::unknownTags(StringRef spec) const {
+  std::set<std::string> known = {"exact", "reassociates-float", "changes-precision"};
+  for (auto &r : rules)
+    known.insert(r->rule.tags.begin(), r->rule.tags.end());
+  std::vector<std::string> unknown;
+  SmallVector<StringRef> parts;
+  spec.split(parts, ',', -1, false);
+  for (StringRef p : parts) {
+    p = p.trim();
+    if (!p.consume_front("-"))
+      p.consume_front("+");
+    if (!p.empty() && !known.count(p.str()))
+      unknown.push_back(p.str());
+  }
+  return unknown;
+}
+
 bool RuleSet::isEnabled(const Rule &rule) const {
   if (!onlyRule.empty())
     return rule.name == onlyRule;

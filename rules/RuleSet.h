@@ -66,6 +66,10 @@ public:
   /// default: `exact`. A rule runs iff all its tags are enabled (no tags
   /// means exact).
   void setTags(llvm::StringRef spec);
+  /// The tags of `spec` that no loaded rule carries and that are not one of
+  /// Kiln's conventional tags (exact, reassociates-float,
+  /// changes-precision): most likely misspelt.
+  std::vector<std::string> unknownTags(llvm::StringRef spec) const;
   /// Enables only the rule named `name` (empty: every rule), whatever its
   /// tags: kiln-verify-rules checks one rule at a time.
   void restrictTo(llvm::StringRef name) { onlyRule = name.str(); }

@@ -60,6 +60,12 @@ static cl::list<std::string> plugins("plugin", cl::desc("Load a Kiln plugin (rep
 /// greedy iteration; at most 10 iterations).
 static constexpr int64_t kMaxRewrites = 1000;
 
+static cl::opt<bool> positiveInputs(
+    "positive-inputs",
+    cl::desc("Check every rule on positive float inputs only (as a rule with `inputs: "
+             "positive` is): for rules that assume it, e.g. exp(log(x)) -> x"),
+    cl::init(false));
+
 static cl::opt<unsigned> seeds("seeds",
                                cl::desc("Random input sets per instance and kind of inputs "
                                         "(ordinary, then with hard values)"),
@@ -88,15 +94,23 @@ double ulps(double a, double b, Type type) {
   return std::fabs(double(ordered32(x) - ordered32(y)));
 }
 
-/// The error model a rule's tags allow.
-interp::ErrorModel modelOf(const rules::Rule &rule) {
+/// The error model a rule allows: its `tolerance` when it declares one, else
+/// the largest its tags allow. `unknownTag` receives a tag that declares no
+/// tolerance (it then counts as exact), for a note.
+interp::ErrorModel modelOf(const rules::Rule &rule, std::string *unknownTag = nullptr) {
   interp::ErrorModel model;
   model.k = 0; // exact
+  if (rule.tolerance >= 0) {
+    model.k = rule.tolerance;
+    return model;
+  }
   for (const std::string &tag : rule.tags) {
     if (tag == "reassociates-float")
       model.k = std::max(model.k, interp::ErrorModel().k);
-    if (tag == "changes-precision")
+    else if (tag == "changes-precision")
       model.k = std::max(model.k, 65536.0);
+    else if (tag != "exact" && unknownTag && unknownTag->empty())
+      *unknownTag = tag;
   }
   return model;
 }
@@ -121,6 +135,9 @@ enum class InputKind {
   Hard,
 };
 
+/// Only positive floats (`inputs: positive`, --positive-inputs).
+static bool positiveOnly = false;
+
 interp::Tensor makeInput(RankedTensorType type, uint64_t seed, InputKind kind, bool nearOverflow) {
   interp::Tensor t(type);
   std::mt19937_64 rng(seed);
@@ -143,9 +160,15 @@ interp::Tensor makeInput(RankedTensorType type, uint64_t seed, InputKind kind, b
                                 -llvm::APFloat::getSmallestNormalized(sem).convertToDouble()};
     if (nearOverflow)
       hard.append({largest, -largest, largest / 2, -largest / 2});
+    if (positiveOnly) {
+      // Positive values only: the hard ones that are > 0.
+      llvm::erase_if(hard, [](double h) { return !(h > 0); });
+    }
     for (int64_t i = 0; i < t.size(); ++i) {
       double v = uniform(rng);
-      if (kind == InputKind::Signed && pick(4) == 0)
+      if (positiveOnly)
+        v = std::fabs(v) + 0.0625;
+      else if (kind == InputKind::Signed && pick(4) == 0)
         v = pick(2) ? 0.0 : -0.0;
       if (kind == InputKind::Hard && pick(2) == 0)
         v = hard[pick(hard.size())];
@@ -388,7 +411,9 @@ int main(int argc, char **argv) {
   for (const auto &compiled : all.getRules()) {
     const rules::Rule &rule = compiled->rule;
     RuleReport report;
-    interp::ErrorModel model = modelOf(rule);
+    std::string unknownTag;
+    interp::ErrorModel model = modelOf(rule, &unknownTag);
+    positiveOnly = positiveInputs || rule.inputs == "positive";
     std::optional<RulePatterns> patterns = patternsOf(rule.name, context);
     if (!patterns)
       return 1;
@@ -423,6 +448,8 @@ int main(int argc, char **argv) {
     llvm::outs() << "rule '" << rule.name << "'";
     if (!rule.tags.empty())
       llvm::outs() << " [" << llvm::join(rule.tags, ", ") << "]";
+    if (positiveOnly)
+      llvm::outs() << " (positive inputs)";
     llvm::outs() << ": " << report.instances << " instance(s)";
     if (report.instances)
       llvm::outs() << llvm::format(", max abs %.3g, max rel %.3g, max ulp %.0f", report.maxAbs,
@@ -431,6 +458,10 @@ int main(int argc, char **argv) {
     if (!nonConverging.empty())
       llvm::outs() << ": DOES NOT CONVERGE (still rewriting after " << kMaxRewrites
                    << " rewrites at " << nonConverging << ")";
+    if (!unknownTag.empty())
+      llvm::errs() << "kiln-verify-rules: note: rule '" << rule.name << "': tag '" << unknownTag
+                   << "' declares no tolerance, so the rule is checked as exact (k = 0); give "
+                      "the rule `tolerance: K` to allow more\n";
     if (!report.unsound.empty()) {
       llvm::outs() << ": UNSOUND (" << describe(model) << ") at " << report.unsound << "\n";
       anyUnsound = true;
