@@ -10,6 +10,13 @@
 
 #include "llvm/Support/DynamicLibrary.h"
 
+#include <exception>
+
+#if defined(__GLIBC__)
+#include <dlfcn.h>
+#include <link.h>
+#endif
+
 using namespace kiln::rules;
 
 PluginRules &PluginRules::global() {
@@ -34,6 +41,39 @@ public:
 };
 } // namespace
 
+/// Whether the symbol at `address` is known not to be a function (an ELF
+/// data symbol named like the entry point). Where the platform cannot tell,
+/// it is taken for a function.
+static bool isKnownDataSymbol(void *address) {
+#if defined(__GLIBC__)
+  Dl_info info;
+  ElfW(Sym) *symbol = nullptr;
+  if (!dladdr1(address, &info, reinterpret_cast<void **>(&symbol), RTLD_DL_SYMENT) ||
+      !symbol || info.dli_saddr != address)
+    return false;
+  unsigned type = ELF64_ST_TYPE(symbol->st_info); // the same for ELF32
+  return type != STT_FUNC && type != STT_GNU_IFUNC;
+#else
+  (void)address;
+  return false;
+#endif
+}
+
+/// Runs `body`, turning a C++ exception escaping a plugin into `error`
+/// ("<what> threw an exception: <message>"): a plugin must not take the
+/// tool down through std::terminate.
+template <typename Body>
+static bool catchPluginExceptions(const std::string &what, std::string &error, Body body) {
+  try {
+    return body();
+  } catch (const std::exception &e) {
+    error = what + " threw an exception: " + e.what();
+  } catch (...) {
+    error = what + " threw an exception (not a std::exception)";
+  }
+  return false;
+}
+
 bool kiln::rules::loadPlugin(const std::string &path, std::string &error) {
   std::string dlError;
   auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &dlError);
@@ -48,7 +88,17 @@ bool kiln::rules::loadPlugin(const std::string &path, std::string &error) {
             "KilnPluginInfo kilnGetPluginInfo()";
     return false;
   }
-  KilnPluginInfo info = get();
+  if (isKnownDataSymbol(reinterpret_cast<void *>(get))) {
+    error = "plugin '" + path + "' has no entry point: its kilnGetPluginInfo is not a "
+            "function (it must export extern \"C\" KilnPluginInfo kilnGetPluginInfo())";
+    return false;
+  }
+  KilnPluginInfo info{};
+  if (!catchPluginExceptions("kilnGetPluginInfo() of plugin '" + path + "'", error, [&] {
+        info = get();
+        return true;
+      }))
+    return false;
   std::string name = info.name ? info.name : path;
   if (info.apiVersion != KILN_PLUGIN_API_VERSION) {
     error = "plugin '" + name + "' was built for Kiln plugin API version " +
@@ -67,7 +117,15 @@ bool kiln::rules::loadPlugin(const std::string &path, std::string &error) {
     return false;
   }
   Registrar registrar;
-  if (!info.registerPlugin(&registrar)) {
+  bool registered = false;
+  if (!catchPluginExceptions("it", error, [&] {
+        registered = info.registerPlugin(&registrar);
+        return true;
+      })) {
+    error = "plugin '" + name + "' failed to register: " + error;
+    return false;
+  }
+  if (!registered) {
     error = "plugin '" + name + "' failed to register" +
             (registrar.errors.empty() ? "" : ": " + registrar.errors);
     return false;

@@ -35,3 +35,8 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // ENTRY: kiln-opt: error: plugin '{{.*}}libKilnTestPluginNoEntry.so' has no entry point: it must export extern "C" KilnPluginInfo kilnGetPluginInfo()
 // REGISTER: kiln-opt: error: plugin 'fails' failed to register: the frobnicator is not configured
 // DLOPEN: kiln-opt: error: cannot load plugin '{{.*}}missing.so': {{.*}}cannot open shared object file
+// A plugin that throws, and a data symbol named like the entry point: refused, no crash.
+// RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnTestPluginThrows.so %s 2>&1 | FileCheck %s --check-prefix=THROWS
+// RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnTestPluginDataEntry.so %s 2>&1 | FileCheck %s --check-prefix=DATA
+// THROWS: kiln-opt: error: plugin 'throws' failed to register: it threw an exception: the frobnicator exploded
+// DATA: kiln-opt: error: plugin '{{.*}}libKilnTestPluginDataEntry.so' has no entry point: its kilnGetPluginInfo is not a function
