@@ -68,19 +68,56 @@ void reduceTrigArgument(Operation *op) {
   op->setOperand(0, arith::TruncFOp::create(b, loc, type, r));
 }
 
+/// Upstream's log approximation reads the exponent from the bits and
+/// treats a subnormal as a normal number: log(1e-45) came out as -87.3
+/// instead of -103.3. A subnormal argument is scaled by 2^24 first and
+/// 24 ln 2 (log2: 24) taken off the result; 0, negatives, inf and NaN are
+/// unchanged by the scaling.
+void scaleSubnormalLogArgument(Operation *op, double shift) {
+  Value x = op->getOperand(0);
+  Type type = x.getType();
+  if (!getElementTypeOrSelf(type).isF32() || op->getNumResults() != 1)
+    return;
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value absX = math::AbsFOp::create(b, loc, x);
+  Value sub = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, absX,
+                                    floatConstant(b, loc, type, 0x1p-126));
+  Value scaled = arith::MulFOp::create(b, loc, x, floatConstant(b, loc, type, 0x1p24));
+  op->setOperand(0, arith::SelectOp::create(b, loc, sub, scaled, x));
+  b.setInsertionPointAfter(op);
+  Value r = op->getResult(0);
+  Value fixed = arith::SubFOp::create(b, loc, r, floatConstant(b, loc, type, shift));
+  Value result = arith::SelectOp::create(b, loc, sub, fixed, r);
+  SmallPtrSet<Operation *, 2> keep{fixed.getDefiningOp(), result.getDefiningOp()};
+  r.replaceAllUsesExcept(result, keep);
+}
+
 struct ApproximateMathPass : kiln::impl::ApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
-    getOperation()->walk([](Operation *op) {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::SinOp, math::CosOp, math::LogOp, math::Log2Op>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
       if (isa<math::SinOp, math::CosOp>(op))
         reduceTrigArgument(op);
-    });
+      else if (isa<math::LogOp>(op))
+        scaleSubnormalLogArgument(op, 24 * 0.69314718055994530942);
+      else if (isa<math::Log2Op>(op))
+        scaleSubnormalLogArgument(op, 24);
+    }
     RewritePatternSet patterns(&getContext());
     // The predicate sees the op name (upstream spells some "math.cos",
     // others "tanh"): accept both spellings of the ops Kiln emits.
     populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
       name.consume_front("math.");
+      // Not atan2: upstream's gives NaN for atan2(+-0, +-0) and for two
+      // infinities (the differential tests found atan2(-inf, -inf) = NaN
+      // instead of -3 pi / 4); libm's is exact there.
       return llvm::is_contained({"sin", "cos", "exp", "expm1", "log", "log1p", "log2",
-                                 "tanh", "erf", "atan", "atan2"},
+                                 "tanh", "erf", "atan"},
                                 name);
     });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -19,6 +19,7 @@ made inside the program and converted to f32 before it is returned).
 import argparse
 import os
 import random
+import re
 import sys
 
 import numpy as np
@@ -140,8 +141,9 @@ def literal(dt, x):
 
 
 class Program:
-    def __init__(self, text, inputs, seed):
+    def __init__(self, text, inputs, seed, unstable=()):
         self.text, self.inputs, self.seed = text, inputs, seed
+        self.unstable = list(unstable)  # outputs the JIT comparison leaves out
 
 
 class Gen:
@@ -151,6 +153,9 @@ class Gen:
         self.max_ops = max_ops or self.rng.randint(4, 18)
         self.hard_p = hard_p if hard_p is not None else self.rng.choice([0.0, 0.1, 0.3, 0.6])
         self.counter = 0
+        self.taint = {}
+        self.dtypes = {}
+        self.callee_taint = {}
         self.funcs = []       # private functions' text
         self.callees = []     # (name, arg types, result types)
 
@@ -184,7 +189,66 @@ class Gen:
 
     def add(self, blk, v):
         blk["pool"].append(v)
+        self.dtypes[v.name] = v.dt
+        self.taint[v.name] = self.infer_taint(blk, v)
         return v
+
+    # ---- JIT stability -------------------------------------------------
+    # The CPU JIT agrees with the interpreter bit for bit on IEEE basic
+    # operations, but only within the error model on sums (dot_general,
+    # reduce_sum/prod: other orders) and transcendental functions. A value
+    # is 0: exact, 1: approximate (a float within the model), 2: unstable
+    # (a discrete function of an approximate value -- a comparison, a
+    # conversion to an integer, a bitcast, floor -- which may differ
+    # arbitrarily). Outputs that are unstable are left out of the JIT
+    # comparison (and only of it).
+    APPROX = set(FLOAT_UNARY) - {"neg", "abs", "sign", "floor", "ceil", "round", "sqrt", "square"} | \
+        {"dot_general", "reduce_sum", "reduce_prod", "pow", "atan2", "integer_pow"}
+    DISCRETE = {"compare", "argmax", "argmin", "is_finite", "floor", "ceil", "round", "sign", "rem",
+                "nextafter", "bitcast_convert_type", "convert_element_type", "dynamic_slice",
+                "dynamic_update_slice", "gather", "scatter"}
+
+    def arg_taint(self, sources, loop):
+        t = max([self.taint.get(v.name, 0) for v in sources] + [0])
+        return t
+
+    def set_args_taint(self, args, sources, loop):
+        t = self.arg_taint(sources, loop)
+        for a in args:
+            # A loop carry may become approximate in an earlier iteration.
+            self.taint[a.name] = max(t, 1 if loop and a.dt in FLOATS else 0)
+
+    def infer_taint(self, blk, v):
+        lines = blk["lines"]
+        k = len(lines) - 1
+        while k >= 0 and not (" = " in lines[k] and
+                              v.name in [x.strip() for x in lines[k].split(" = ", 1)[0].split(",")]):
+            k -= 1
+        if k < 0:
+            return 0
+        line = lines[k]
+        lhs, rhs = line.split(" = ", 1)
+        names = set(re.findall(r"%[\w]+", rhs))
+        if rhs.rstrip().endswith("{") or " lax.while " in line or " lax.cond " in line:
+            for l in lines[k + 1:]:
+                names |= set(re.findall(r"%[\w]+", l))
+            names -= set(re.findall(r"%[\w]+", lhs))
+            return max([self.taint.get(n, 0) for n in names] + [0])
+        m = max([self.taint.get(n, 0) for n in names] + [0])
+        call = re.search(r"func\.call @(\w+)", rhs)
+        if call:
+            m = max(m, self.callee_taint.get(call.group(1), 2))
+        if m == 2:
+            return 2
+        op = re.search(r"lax\.(\w+)", rhs)
+        op = op.group(1) if op else ""
+        if m == 1 and op in self.DISCRETE:
+            float_in = any(self.dtypes.get(n) in FLOATS for n in names)
+            if not (op == "convert_element_type" and v.dt in FLOATS) and float_in:
+                return 2
+        if v.dt in FLOATS and (m == 1 or op in self.APPROX):
+            return 1
+        return m
 
     # ---- leaf producers ------------------------------------------------
     def constant(self, blk, shape, dt, splat=None):
@@ -607,6 +671,7 @@ class Gen:
             args.append(V(self.fresh("a"), v.shape, v.dt))
         for s in slices:
             args.append(V(self.fresh("a"), s.shape, s.dt))
+        self.set_args_taint(args, consts + carries + xs, loop=True)
         inner = self.sub_block(blk, args)
         ny = self.rng.randint(0 if carries else 1, 2)
         yshapes = [(self.rand_shape(2), self.rand_dt()) for _ in range(ny)]
@@ -674,6 +739,7 @@ class Gen:
         all_c = [cnt] + carries
         # cond region: counter < limit, and (sometimes) a data-dependent test
         cargs = [V(self.fresh("a"), v.shape, v.dt) for v in cconsts + all_c]
+        self.set_args_taint(cargs, cconsts + bconsts + carries, loop=True)
         cb = self.sub_block(blk, cargs, capture=False)
         lim = self.fresh("c")
         self.emit(cb, f"{lim} = lax.constant dense<{limit}> : tensor<i32>")
@@ -690,6 +756,7 @@ class Gen:
             self.emit(cb, f"{p2} = lax.and {p}, {q.name} : tensor<i1>")
             pred = V(p2, (), "i1")
         bargs = [V(self.fresh("a"), v.shape, v.dt) for v in bconsts + all_c]
+        self.set_args_taint(bargs, cconsts + bconsts + carries, loop=True)
         bb = self.sub_block(blk, [a for a in bargs if a is not bargs[len(bconsts)]])
         outs = self.body(bb, self.rng.randint(1, 4), [(c.shape, c.dt) for c in carries])
         one = self.fresh("c")
@@ -740,6 +807,8 @@ class Gen:
                        f"({', '.join(v.ty for v in [idx] + opnds)}) -> ({', '.join(r.ty for r in res)})")
         for b in range(nb):
             args = [V(self.fresh("a"), v.shape, v.dt) for v in opnds]
+            for a, v in zip(args, opnds):
+                self.taint[a.name] = self.taint.get(v.name, 0)
             inner = self.sub_block(blk, args)
             outs = self.body(inner, self.rng.randint(0, 3), rtypes)
             self.emit(blk, ("branch" if b == 0 else "} branch") + f" {b} {{")
@@ -773,6 +842,10 @@ class Gen:
     def make_callee(self, args):
         name = f"callee{len(self.callees)}"
         fargs = [V(self.fresh("a"), a.shape, a.dt) for a in args]
+        # The callee's taint assuming its arguments exact; calls add theirs.
+        for a in fargs:
+            self.taint[a.name] = 0
+            self.dtypes[a.name] = a.dt
         inner = {"lines": [], "indent": "  ", "pool": list(fargs), "depth": 1, "top": False}
         for _ in range(self.rng.randint(1, 4)):
             self.random_op(inner)
@@ -782,12 +855,14 @@ class Gen:
         text.append(f"  return {outs[0].name} : {outs[0].ty}")
         text.append("}")
         self.funcs.append("\n".join(text))
+        self.callee_taint[name] = self.taint.get(outs[0].name, 0)
         sig = (name, [(a.shape, a.dt) for a in args], [(outs[0].shape, outs[0].dt)])
         self.callees.append(sig)
         if self.rng.random() < 0.5:
             # An identical twin (kiln-dedup-functions merges them).
             twin = f"callee{len(self.callees)}"
             self.funcs.append("\n".join(text).replace(f"@{name}(", f"@{twin}(", 1))
+            self.callee_taint[twin] = self.callee_taint[name]
             self.callees.append((twin,) + sig[1:])
         return sig
 
@@ -817,6 +892,7 @@ class Gen:
         args = []
         for i in range(nargs):
             args.append(V(f"%arg{i}", self.rand_shape(), self.rng.choice(ARG_TYPES)))
+            self.dtypes[args[-1].name] = args[-1].dt
         blk = {"lines": [], "indent": "  ", "pool": list(args), "depth": 0, "top": True}
         for _ in range(self.max_ops):
             self.random_op(blk)
@@ -834,13 +910,15 @@ class Gen:
         lines += blk["lines"]
         lines.append(f"  return {', '.join(r.name for r in rets)} : {', '.join(r.ty for r in rets)}")
         lines.append("}")
+        unstable = [i for i, r in enumerate(rets) if self.taint.get(r.name, 0) == 2]
         text = f"// generated by tests/differential/generate.py --seed {self.seed}\n" + \
+            (f"// jit-unstable-outputs: {','.join(map(str, unstable))}\n" if unstable else "") + \
             "\n".join(self.funcs + ["\n".join(lines)]) + "\n"
         inputs = []
         for a in args:
             vals = random_values(self.rng, a.dt, numel(a.shape), self.hard_p)
             inputs.append(np.array(vals, dtype=NPY[a.dt]).reshape(a.shape))
-        return Program(text, inputs, self.seed)
+        return Program(text, inputs, self.seed, unstable)
 
 
 def generate(seed, **kw):
