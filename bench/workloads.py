@@ -353,6 +353,17 @@ def w4(b):
                            ("XLA: flax, params as argument (jax.jit)", "w4-flax-arg")):
             b.guarded("W4", name, lambda: b.run_jax(peer, paths, 1, per_call=True),
                       ref, rtol, 1, "per call")
+        # Kiln from Python: kiln.jit of the same functions, numpy in and out.
+        for name, peer in (("Kiln from Python: equinox, model captured (kiln.jit)",
+                            "w4-kiln-eqx-closure"),
+                           ("Kiln from Python: equinox, model as argument (kiln.jit)",
+                            "w4-kiln-eqx-arg"),
+                           ("Kiln from Python: flax, params captured (kiln.jit)",
+                            "w4-kiln-flax-closure"),
+                           ("Kiln from Python: flax, params as argument (kiln.jit)",
+                            "w4-kiln-flax-arg")):
+            b.guarded("W4", name, lambda: b.run_jax(peer, paths, 1, per_call=True),
+                      ref, rtol, 1, "per call")
     if b.kiln_available():
         def kiln_api():
             return b.run_kiln("mlp", SEEDS / "seed004_mlp_eqx.mlir", "mlp", paths,

@@ -228,20 +228,11 @@ nb::object CompiledFunction::run(void **buffers) const {
   return outTree_.attr("unflatten")(l);
 }
 
-nb::object CompiledFunction::callMatched(PyObject *args) const {
-  size_t nBound = numLeading_, nFree = numFreeInputs(), nOut = outDims_.size();
-  llvm::SmallVector<void *, 32> buffers(bound_.size() + nFree + nOut);
-  llvm::SmallVector<int64_t, 16> scalars(nFree);
+nb::object CompiledFunction::callFree(void *const *free) const {
+  size_t nFree = numFreeInputs();
+  llvm::SmallVector<void *, 32> buffers(bound_.size() + nFree + outDims_.size());
   placeBound(buffers.data());
-  for (size_t i = 0; i < nFree; ++i) {
-    PyObject *a = PyTuple_GET_ITEM(args, Py_ssize_t(i));
-    if (PyArray_Check(a)) {
-      buffers[nBound + i] = PyArray_DATA(reinterpret_cast<PyArrayObject *>(a));
-    } else {
-      storeScalar(a, freeInput(i).kind, &scalars[i]);
-      buffers[nBound + i] = &scalars[i];
-    }
-  }
+  std::copy(free, free + nFree, buffers.begin() + numLeading_);
   return run(buffers.data());
 }
 
@@ -300,6 +291,13 @@ void bindCompiledFunction(nb::module_ &m) {
                      nb::list l;
                      for (size_t i = 0; i < f.numFreeInputs(); ++i)
                        l.append(describe(f.freeInput(i)));
+                     return l;
+                   })
+      .def_prop_ro("input_dtypes",
+                   [](const CompiledFunction &f) {
+                     nb::list l;
+                     for (size_t i = 0; i < f.numFreeInputs(); ++i)
+                       l.append(dtypeOf(f.freeInput(i).kind));
                      return l;
                    })
       .def_prop_ro("output_types",

@@ -38,10 +38,10 @@ public:
   /// The general entry: `args` (a sequence of arrays or scalars, one per
   /// free input) converted with numpy where dtype or layout differ.
   nb::object call(nb::handle args) const;
-  /// The per-call path for arguments already known to match (JitFunction's
-  /// signature check): `args[i]` is an aligned C-contiguous ndarray of the
-  /// input's dtype and shape, or a Python scalar. `args` is a tuple.
-  nb::object callMatched(PyObject *args) const;
+  /// The per-call path (JitFunction's, after its signature check): the
+  /// data pointers of the free inputs, in order, already of the inputs'
+  /// types and row-major.
+  nb::object callFree(void *const *free) const;
 
   /// Python scalar `value` stored as element kind `kind` at `out` (8
   /// bytes); false when it does not fit exactly (an int out of range).

@@ -1,12 +1,17 @@
 //===- JitFunction.cpp - kiln.jit's callable: the per-call path in C++ ----===//
 //
 // kiln.jit(f) returns a JitFunction (python/kiln/_jit.py subclasses it).
-// Its __call__ checks the arguments against the signatures compiled so far
-// (for each positional argument: an exact numpy array's dtype, shape and
-// layout, or a Python scalar's type) and calls the compiled code directly;
-// everything else (a new signature, pytrees, keyword or static arguments,
-// JAX arrays) goes to the Python fallback, which traces, compiles, caches
-// and may register a new fast signature.
+// Its __call__ checks the positional arguments against the signatures
+// compiled so far and calls the compiled code directly:
+//  - an exact numpy array: same dtype, shape, aligned and C-contiguous (its
+//    data is passed as is);
+//  - a Python float, int or bool for a rank-0 input (converted in place);
+//  - a pinned pytree: the very object seen before (identity), immutable
+//    (frozen dataclasses such as equinox modules, tuples, of JAX arrays —
+//    _jit.py decides), whose leaves were converted once when it was pinned.
+// Everything else (a new signature, keyword or static arguments, other
+// pytrees) goes to the Python fallback, which traces, compiles, caches and
+// may register a new fast signature.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,17 +22,26 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/vector.h>
 
 #include <cstring>
 
 namespace kiln::python {
 namespace {
 
-/// What the fast path checks of one positional argument.
+/// What the fast path checks of one positional argument, and which free
+/// inputs of the compiled function it fills.
 struct ArgSignature {
-  enum Kind { Array, Float, Int, Bool } kind = Array;
+  enum Kind { Array, Float, Int, Bool, Pinned } kind = Array;
+  size_t firstInput = 0;
+  // Array:
   int typenum = 0;
   llvm::SmallVector<npy_intp, 4> dims;
+  // Pinned: the object (held, so that its identity stays its own), and the
+  // data of its leaves' arrays (held in `leaves`).
+  nb::object pinned;
+  std::vector<nb::object> leaves;
+  std::vector<void *> leafData;
 
   bool matches(PyObject *a) const {
     switch (kind) {
@@ -46,6 +60,8 @@ struct ArgSignature {
       return PyLong_CheckExact(a);
     case Bool:
       return PyBool_Check(a);
+    case Pinned:
+      return a == pinned.ptr();
     }
     return false;
   }
@@ -54,6 +70,30 @@ struct ArgSignature {
 struct FastEntry {
   llvm::SmallVector<ArgSignature, 4> signature;
   std::shared_ptr<CompiledFunction> compiled;
+
+  /// Fills `free` (and `scalars`, the storage of converted scalars) from
+  /// `args`; false when a scalar does not fit its input (an int out of
+  /// i32's range: the fallback reports it, as jax.jit does).
+  bool gather(PyObject *args, void **free, int64_t *scalars) const {
+    for (size_t i = 0; i < signature.size(); ++i) {
+      const ArgSignature &s = signature[i];
+      PyObject *a = PyTuple_GET_ITEM(args, Py_ssize_t(i));
+      switch (s.kind) {
+      case ArgSignature::Array:
+        free[s.firstInput] = PyArray_DATA(reinterpret_cast<PyArrayObject *>(a));
+        break;
+      case ArgSignature::Pinned:
+        std::copy(s.leafData.begin(), s.leafData.end(), free + s.firstInput);
+        break;
+      default:
+        if (!CompiledFunction::storeScalar(a, compiled->freeInput(s.firstInput).kind,
+                                           &scalars[s.firstInput]))
+          return false;
+        free[s.firstInput] = &scalars[s.firstInput];
+      }
+    }
+    return true;
+  }
 };
 
 class JitFunction {
@@ -61,31 +101,26 @@ public:
   explicit JitFunction(nb::object fallback) : fallback_(std::move(fallback)) {}
 
   nb::object call(nb::args args, nb::kwargs kwargs) {
+    PyObject *tuple = args.ptr();
+    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
     if (kwargs.size() == 0) {
-      PyObject *tuple = args.ptr();
-      Py_ssize_t n = PyTuple_GET_SIZE(tuple);
       for (const FastEntry &e : entries_) {
         if (Py_ssize_t(e.signature.size()) != n)
           continue;
         bool ok = true;
         for (Py_ssize_t i = 0; ok && i < n; ++i)
           ok = e.signature[i].matches(PyTuple_GET_ITEM(tuple, i));
-        // A scalar that does not fit its input (an int out of i32's range)
-        // is the fallback's to report, as jax.jit does.
-        for (Py_ssize_t i = 0; ok && i < n; ++i) {
-          PyObject *a = PyTuple_GET_ITEM(tuple, i);
-          int64_t scratch;
-          if (!PyArray_Check(a))
-            ok = CompiledFunction::storeScalar(a, e.compiled->freeInput(size_t(i)).kind, &scratch);
-        }
-        if (ok)
-          return e.compiled->callMatched(tuple);
+        if (!ok)
+          continue;
+        size_t nFree = e.compiled->numFreeInputs();
+        llvm::SmallVector<void *, 32> free(nFree);
+        llvm::SmallVector<int64_t, 16> scalars(nFree);
+        if (e.gather(tuple, free.data(), scalars.data()))
+          return e.compiled->callFree(free.data());
       }
     }
     // fallback(self, *args, **kwargs): a function of the class, so that the
     // object holds no reference to itself.
-    PyObject *tuple = args.ptr();
-    Py_ssize_t n = PyTuple_GET_SIZE(tuple);
     nb::object withSelf = nb::steal(PyTuple_New(n + 1));
     nb::object self = nb::find(this);
     PyTuple_SET_ITEM(withSelf.ptr(), 0, self.release().ptr());
@@ -102,24 +137,54 @@ public:
   }
 
   /// Registers `args` (positional, a tuple) as a fast signature of
-  /// `compiled`, when every argument is one the fast path passes as is: an
-  /// exact, aligned, C-contiguous ndarray of the input's dtype and shape, or
-  /// a Python scalar for a rank-0 input. Returns whether it did.
-  bool addFastPath(nb::tuple args, std::shared_ptr<CompiledFunction> compiled) {
-    if (nb::len(args) != compiled->numFreeInputs())
+  /// `compiled`. `pinned[i]` is None for an argument passed as is (an exact,
+  /// aligned, C-contiguous ndarray of the input's dtype and shape, or a
+  /// Python scalar for a rank-0 input), or the list of arrays argument i
+  /// flattens to (already of the inputs' dtypes): the argument is then
+  /// matched by identity. Returns whether it registered.
+  bool addFastPath(nb::tuple args, std::shared_ptr<CompiledFunction> compiled,
+                   std::vector<nb::object> pinned) {
+    size_t nArgs = nb::len(args);
+    if (pinned.size() != nArgs)
       return false;
     FastEntry e;
     e.compiled = std::move(compiled);
-    for (size_t i = 0; i < nb::len(args); ++i) {
+    size_t input = 0, nFree = e.compiled->numFreeInputs();
+    for (size_t i = 0; i < nArgs; ++i) {
       PyObject *a = PyTuple_GET_ITEM(args.ptr(), Py_ssize_t(i));
-      const TensorSpec &spec = e.compiled->freeInput(i);
       ArgSignature s;
+      s.firstInput = input;
+      if (!pinned[i].is_none()) {
+        s.kind = ArgSignature::Pinned;
+        s.pinned = nb::borrow(a);
+        for (nb::handle leaf : nb::borrow<nb::sequence>(pinned[i])) {
+          if (input >= nFree || !PyArray_Check(leaf.ptr()))
+            return false;
+          auto *arr = reinterpret_cast<PyArrayObject *>(leaf.ptr());
+          const TensorSpec &spec = e.compiled->freeInput(input);
+          constexpr int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
+          if (!PyArray_EquivTypenums(PyArray_DESCR(arr)->type_num,
+                                     e.compiled->freeInputTypenum(input)) ||
+              (PyArray_FLAGS(arr) & flags) != flags ||
+              !std::equal(spec.shape.begin(), spec.shape.end(), PyArray_DIMS(arr),
+                          PyArray_DIMS(arr) + PyArray_NDIM(arr)))
+            return false;
+          s.leaves.push_back(nb::borrow(leaf));
+          s.leafData.push_back(PyArray_DATA(arr));
+          ++input;
+        }
+        e.signature.push_back(std::move(s));
+        continue;
+      }
+      if (input >= nFree)
+        return false;
+      const TensorSpec &spec = e.compiled->freeInput(input);
       if (PyArray_CheckExact(a)) {
         auto *arr = reinterpret_cast<PyArrayObject *>(a);
         s.kind = ArgSignature::Array;
         s.typenum = PyArray_DESCR(arr)->type_num;
         s.dims.assign(PyArray_DIMS(arr), PyArray_DIMS(arr) + PyArray_NDIM(arr));
-        if (!PyArray_EquivTypenums(s.typenum, e.compiled->freeInputTypenum(i)) ||
+        if (!PyArray_EquivTypenums(s.typenum, e.compiled->freeInputTypenum(input)) ||
             !std::equal(spec.shape.begin(), spec.shape.end(), s.dims.begin(), s.dims.end()))
           return false;
       } else if (spec.shape.empty() && (PyFloat_CheckExact(a) || PyLong_CheckExact(a) ||
@@ -136,10 +201,13 @@ public:
       if (!s.matches(a))
         return false;
       e.signature.push_back(std::move(s));
+      ++input;
     }
+    if (input != nFree)
+      return false;
     // Newest first: the signature just compiled is the likeliest next.
     entries_.insert(entries_.begin(), std::move(e));
-    if (entries_.size() > 16)
+    if (entries_.size() > kMaxEntries)
       entries_.pop_back();
     return true;
   }
@@ -148,6 +216,7 @@ public:
   size_t numFastPaths() const { return entries_.size(); }
 
 private:
+  static constexpr size_t kMaxEntries = 16;
   nb::object fallback_;
   std::vector<FastEntry> entries_;
 };
@@ -160,7 +229,8 @@ void bindJitFunction(nb::module_ &m) {
       .def(nb::init<nb::object>(), nb::arg("fallback"),
            "fallback(self, *args, **kwargs) handles every call the fast path does not")
       .def("__call__", &JitFunction::call)
-      .def("_add_fast_path", &JitFunction::addFastPath, nb::arg("args"), nb::arg("compiled"))
+      .def("_add_fast_path", &JitFunction::addFastPath, nb::arg("args"), nb::arg("compiled"),
+           nb::arg("pinned"))
       .def("_clear_fast_paths", &JitFunction::clear)
       .def_prop_ro("_num_fast_paths", &JitFunction::numFastPaths);
 }

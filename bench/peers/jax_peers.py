@@ -191,6 +191,21 @@ def build(peer, arrays):
                  "w4-eqx-filter-jit": (s["filter_eqx"][0], (x, ns["eqxmlp"])),
                  "w4-flax-closure": (f_flax_closure, (x,)),
                  "w4-flax-arg": (f_flax_arg, (x, ns["flaxmlp"], ns["params"]))}
+        if peer.startswith("w4-kiln-"):
+            # The same functions under kiln.jit (the kiln package, built
+            # into the venv by scripts/setup.sh), called with the numpy
+            # input: its per-call path is C++ (python/JitFunction.cpp).
+            import kiln
+            x_np = np.asarray(arrays[0])
+            kiln_calls = {
+                "w4-kiln-eqx-closure": (kiln.jit(f_eqx_closure), (x_np,)),
+                "w4-kiln-eqx-arg": (kiln.jit(f_eqx_arg), (x_np, ns["eqxmlp"])),
+                "w4-kiln-flax-closure": (kiln.jit(f_flax_closure), (x_np,)),
+                "w4-kiln-flax-arg": (kiln.jit(lambda x, p: f_flax_arg(x, ns["flaxmlp"], p)),
+                                     (x_np, ns["params"])),
+            }
+            fn, args = kiln_calls[peer]
+            return fn, args, ident, "kiln.jit, numpy in and out"
         fn, args = calls[peer]
         return fn, args, ident, ""
     raise KeyError(f"unknown JAX peer {peer!r}")
@@ -205,8 +220,12 @@ def time_request(req):
     if not req["peer"].startswith("w4-"):
         args = [jax.device_put(a) for a in args]
 
-    def call():
-        return jax.block_until_ready(fn(*args))
+    if req["peer"].startswith("w4-kiln-"):
+        def call():  # numpy results: ready when the call returns
+            return fn(*args)
+    else:
+        def call():
+            return jax.block_until_ready(fn(*args))
     repeat, warmup = req["repeat"], req["warmup"]
     # Warm-up as the harness's other peers: `warmup` calls and 20 ms or more
     # (the first one compiles).

@@ -12,6 +12,7 @@ signature for the fast path when it qualifies.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from dataclasses import dataclass, field
@@ -33,16 +34,20 @@ def _jax():
     return jax
 
 
+_SCALARS = (bool, int, float, complex)
+
+
 def _leaf_key(x) -> Any:
-    """What of a leaf decides the compiled code: dtype and shape for arrays,
-    the type for Python scalars (JAX traces them weakly typed)."""
-    if isinstance(x, (bool, int, float, complex)):
-        return type(x)
-    dtype = getattr(x, "dtype", None)
-    if dtype is None:
-        x = np.asarray(x)
-        dtype = x.dtype
-    return (tuple(np.shape(x)), np.dtype(dtype).str, bool(getattr(x, "weak_type", False)))
+    """What of a leaf decides the compiled code: shape, dtype and weak type
+    for arrays, the type for Python scalars (JAX traces them weakly typed)."""
+    t = type(x)
+    if t in _SCALARS:
+        return t
+    try:
+        return (x.shape, x.dtype, getattr(x, "weak_type", False))
+    except AttributeError:
+        a = np.asarray(x)
+        return (a.shape, a.dtype, False)
 
 
 @dataclass
@@ -213,17 +218,52 @@ class Jitted(_kiln.JitFunction):
 
     def _call_slow(self, *args, **kwargs):
         compiled, leaves = self._compiled(args, kwargs)
-        out = compiled.function.call_flat(leaves)
+        out = compiled.function.call_flat([self._host_view(x) for x in leaves])
         if self._return_jax:
             jax = _jax()
             return jax.tree_util.tree_map(jax.numpy.asarray, out)
         if not kwargs and not self._static_argnums:
-            # Positional leaves only: later calls with the same signature
-            # take the C++ path (when each argument is one it passes as is).
-            jax = _jax()
-            if jax.tree_util.tree_structure((args, {})) == key_tree_of(len(args)):
-                self._add_fast_path(tuple(args), compiled.function)
+            self._register_fast_path(args, compiled)
         return out
+
+    def _register_fast_path(self, args: tuple, compiled: Compiled) -> None:
+        """Lets later calls with this signature take the C++ path: numpy
+        arrays and scalars are passed as they come; a pytree argument passed
+        again as the same object (a model) is pinned when it is immutable."""
+        last, self._last_args = getattr(self, "_last_args", ()), args
+        dtypes = compiled.function.input_dtypes
+        pinned, at = [], 0
+        for i, a in enumerate(args):
+            if type(a) is np.ndarray or isinstance(a, (bool, int, float)):
+                pinned.append(None)
+                at += 1
+                continue
+            if type(a) in (dict, list):
+                return  # mutable: flattened on every call
+            leaves = _pinnable_leaves(a) if i < len(last) and last[i] is a else None
+            if leaves is None:
+                return
+            pinned.append([np.array(x, dtype=dtypes[at + k], order="C", copy=True)
+                           for k, x in enumerate(leaves)])
+            at += len(leaves)
+        self._add_fast_path(tuple(args), compiled.function, pinned)
+
+    def _host_view(self, x):
+        """A JAX array as a numpy array, converted once per array object
+        (JAX arrays are immutable; the entry holds the array, so its id
+        stays its own): parameters passed again and again (a dict of
+        weights) are not converted on every call."""
+        if not isinstance(x, _jax_array_type()):
+            return x
+        views = self.__dict__.setdefault("_views", {})
+        hit = views.get(id(x))
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        if len(views) >= 1024:
+            views.clear()
+        view = np.asarray(x)
+        views[id(x)] = (x, view)
+        return view
 
     def lower(self, *args, **kwargs) -> Lowered:
         traced, leaves = trace(self._fun, self._static_argnums, args, kwargs)
@@ -242,10 +282,44 @@ class Jitted(_kiln.JitFunction):
         return functools.partial(self, obj)
 
 
-@functools.lru_cache(maxsize=64)
-def key_tree_of(n: int):
-    """The tree of ``(args, {})`` with `n` leaf arguments."""
-    return _jax().tree_util.tree_structure(((0,) * n, {}))
+@functools.lru_cache(maxsize=None)
+def _jax_array_type() -> type:
+    return _jax().Array
+
+
+def _is_equinox_module(t: type) -> bool:
+    return any(c.__name__ == "Module" and c.__module__.startswith("equinox") for c in t.__mro__)
+
+
+def _immutable_nodes(treedef, in_module: bool = False) -> bool:
+    """Whether every node of `treedef` is immutable: tuples (named ones too),
+    None, frozen dataclasses, flax's FrozenDict, equinox Modules (whose
+    fields cannot be reassigned; lists and dicts inside them count as the
+    module's, as equinox intends)."""
+    data = treedef.node_data()
+    if data is None:
+        return True
+    t = data[0]
+    if _is_equinox_module(t):
+        in_module = True
+    elif not (issubclass(t, tuple) or t is type(None) or t.__name__ == "FrozenDict"
+              or (dataclasses.is_dataclass(t) and t.__dataclass_params__.frozen)
+              or (in_module and t in (list, dict))):
+        return False
+    return all(_immutable_nodes(c, in_module) for c in treedef.children())
+
+
+def _pinnable_leaves(arg) -> list | None:
+    """The leaves of `arg` when it can be pinned (flattened once, matched by
+    identity later): immutable nodes, and leaves that are JAX arrays or
+    Python scalars (immutable too). None otherwise."""
+    jax = _jax()
+    leaves, treedef = jax.tree_util.tree_flatten(arg)
+    if not leaves or not _immutable_nodes(treedef):
+        return None
+    if not all(isinstance(x, (jax.Array, bool, int, float)) for x in leaves):
+        return None
+    return leaves
 
 
 def jit(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), optimize: bool = True,

@@ -187,3 +187,32 @@ def test_rules_and_tags_change_the_program(programs, cache_dir):
 def _pushup_rules():
     from pathlib import Path
     return Path(__file__).resolve().parents[2] / "examples" / "rules" / "scan_pushup.yaml"
+
+
+def test_model_argument_pinned_by_identity(programs, cache_dir):
+    """An equinox model passed again as the same object takes the C++ path;
+    a new model (equinox's way to change one) is seen at once."""
+    import equinox as eqx
+    p = programs["seed004_eqx_arg"]
+    x, model = p.args()
+    f = kiln.jit(lambda x, model: model(x), cache_dir=cache_dir)
+    want = jax.jit(lambda x, model: model(x))
+    close(f(x, model), want(x, model))
+    close(f(x, model), want(x, model))
+    assert f._num_fast_paths == 1  # pinned on the second call with the same object
+    for _ in range(3):
+        close(f(x, model), want(x, model))
+    bigger = eqx.tree_at(lambda m: m.layers[2].bias, model, model.layers[2].bias + 1.0)
+    close(f(x, bigger), want(x, bigger))
+    assert not np.allclose(f(x, bigger), f(x, model))
+
+
+def test_mutable_parameters_are_read_on_every_call(cache_dir):
+    """A dict of parameters may change in place between calls: never pinned."""
+    f = kiln.jit(lambda p, x: p["w"] * x + p["b"], cache_dir=cache_dir)
+    params = {"w": jnp.ones(3), "b": jnp.zeros(3)}
+    x = np.arange(3, dtype=np.float32)
+    for step in range(3):
+        close(f(params, x), params["w"] * x + params["b"])
+        params["b"] = params["b"] + 1.0  # replaced in place in the dict
+    assert f._num_fast_paths == 0
