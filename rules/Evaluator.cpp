@@ -6,6 +6,8 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <limits>
+
 using namespace kiln::rules;
 using namespace mlir;
 
@@ -126,8 +128,11 @@ struct Evaluator {
         auto b = v->asBool();
         return b ? std::optional<Val>(Val::ofBool(!*b)) : fail(e, "not a boolean");
       }
-      if (auto i = v->asInt())
+      if (auto i = v->asInt()) {
+        if (*i == std::numeric_limits<int64_t>::min())
+          return fail(e, "integer overflow in -(" + std::to_string(*i) + ")");
         return Val::ofInt(-*i);
+      }
       if (auto f = v->asFloat())
         return Val::ofFloat(-*f);
       return fail(e, "not a number");
@@ -195,11 +200,23 @@ struct Evaluator {
       if (op == "<=") return Val::ofBool(a <= b);
       if (op == ">") return Val::ofBool(a > b);
       if (op == ">=") return Val::ofBool(a >= b);
-      if (op == "+") return Val::ofInt(a + b);
-      if (op == "-") return Val::ofInt(a - b);
-      if (op == "*") return Val::ofInt(a * b);
+      // Checked: an overflow makes the evaluation fail (the rule does not
+      // match) instead of wrapping or trapping.
+      int64_t result;
+      auto overflow = [&] {
+        return fail(e, "integer overflow in " + std::to_string(a) + " " + op + " " +
+                           std::to_string(b));
+      };
+      if (op == "+")
+        return __builtin_add_overflow(a, b, &result) ? overflow() : Val::ofInt(result);
+      if (op == "-")
+        return __builtin_sub_overflow(a, b, &result) ? overflow() : Val::ofInt(result);
+      if (op == "*")
+        return __builtin_mul_overflow(a, b, &result) ? overflow() : Val::ofInt(result);
       if ((op == "/" || op == "%") && b == 0)
         return fail(e, "division by zero");
+      if ((op == "/" || op == "%") && a == std::numeric_limits<int64_t>::min() && b == -1)
+        return overflow();
       if (op == "/") return Val::ofInt(a / b);
       if (op == "%") return Val::ofInt(a % b);
     }
@@ -246,6 +263,12 @@ struct Evaluator {
         return fail(*e.args[i], std::string("expected ") + argKindName(k) + ", got " + v->str_());
       args.push_back(*v);
     }
+    // `range(n)` allocates n integers: n comes from the IR being matched, so
+    // it is bounded here, before the builtin runs.
+    if (e.name == "range" && !args.empty())
+      if (auto n = args[0].asInt(); n && *n > kMaxRangeLength)
+        return fail(e, "range(" + std::to_string(*n) + ") is longer than " +
+                           std::to_string(kMaxRangeLength) + " elements");
     auto r = f->fn(rewriter, args);
     if (!r)
       return fail(e, f->role == NativeFunction::Rewrite ? "the rewrite does not apply"

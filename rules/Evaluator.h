@@ -12,9 +12,14 @@ namespace kiln::rules {
 /// Bindings: "$x" for captures, plain names for match nodes (ops).
 using Env = llvm::StringMap<Val>;
 
+/// The longest list `range(n)` may build while a rule is matched; a longer
+/// one fails the evaluation (the rule does not match).
+inline constexpr int64_t kMaxRangeLength = int64_t(1) << 20;
+
 /// Evaluates `e`. std::nullopt when it cannot be computed (a native function
-/// failing, an index out of range, kinds that do not fit); `why` then says
-/// why, for --rule-explain.
+/// failing, an index out of range, kinds that do not fit, integer overflow,
+/// division by zero, INT64_MIN / -1); `why` then says why, for
+/// --rule-explain.
 std::optional<Val> evaluate(const Expr &e, const Env &env, mlir::RewriterBase &rewriter,
                             std::string *why = nullptr);
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "rules/ExprParser.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cctype>
@@ -32,6 +33,50 @@ private:
   const std::string &s;
   SrcLoc base;
   size_t pos = 0;
+  /// Brackets and prefix operators being parsed, one inside the other.
+  unsigned depth = 0;
+  /// The height of each node built so far (leaves are absent: height 1).
+  llvm::DenseMap<const Expr *, unsigned> heights;
+
+  /// Enters one more level of nesting (a bracket, a prefix operator); false
+  /// after an error when that is deeper than kMaxExprNesting. Each
+  /// successful enter() is matched by a leave().
+  bool enter() {
+    if (depth >= kMaxExprNesting) {
+      fail("nesting deeper than " + std::to_string(kMaxExprNesting) +
+           " levels in an expression");
+      return false;
+    }
+    ++depth;
+    return true;
+  }
+  void leave() { --depth; }
+  unsigned height(const ExprP &e) const {
+    auto it = heights.find(e.get());
+    return it == heights.end() ? 1 : it->second;
+  }
+  /// Records the height of `e`, whose children are all built; null after an
+  /// error when the tree is deeper than kMaxExprNesting (a long chain such as
+  /// `1 + 1 + ... + 1` nests without recursing in the parser, but the
+  /// evaluator and printer recurse on it).
+  ExprP built(ExprP e) {
+    if (!e)
+      return e;
+    unsigned h = 1;
+    for (const ExprP &a : e->args)
+      if (a)
+        h = std::max(h, height(a) + 1);
+    for (const auto &[key, value] : e->attrs)
+      if (value)
+        h = std::max(h, height(value) + 1);
+    if (e->type)
+      h = std::max(h, height(e->type) + 1);
+    if (h > kMaxExprNesting)
+      return fail("expression nested deeper than " + std::to_string(kMaxExprNesting) +
+                  " levels");
+    heights[e.get()] = h;
+    return e;
+  }
 
   ExprP fail(const std::string &msg) {
     if (!err)
@@ -83,7 +128,7 @@ private:
     ExprP e = make(Expr::Binary, at);
     e->name = op;
     e->args = {l, r};
-    return e;
+    return built(e);
   }
   ExprP parseOr() {
     ExprP l = parseAnd();
@@ -111,13 +156,16 @@ private:
     skipWs();
     size_t at = pos;
     if (eatWord("not") || (peek("!") && !peek("!=") && eat("!"))) {
+      if (!enter())
+        return nullptr;
       ExprP inner = parseNot();
+      leave();
       if (!inner)
         return nullptr;
       ExprP e = make(Expr::Unary, at);
       e->name = "not";
       e->args = {inner};
-      return e;
+      return built(e);
     }
     return parseCmp();
   }
@@ -173,7 +221,10 @@ private:
     skipWs();
     size_t at = pos;
     if (eat("-")) {
+      if (!enter())
+        return nullptr;
       ExprP inner = parseUnary();
+      leave();
       if (!inner)
         return nullptr;
       if (inner->kind == Expr::Int) {
@@ -187,20 +238,23 @@ private:
       ExprP e = make(Expr::Unary, at);
       e->name = "-";
       e->args = {inner};
-      return e;
+      return built(e);
     }
     ExprP e = parsePrimary();
     while (e && peek("[")) {
       size_t at2 = pos;
       eat("[");
+      if (!enter())
+        return nullptr;
       ExprP idx = parseOr();
+      leave();
       if (!idx)
         return nullptr;
       if (!eat("]"))
         return fail("expected ']'");
       ExprP ix = make(Expr::Index, at2);
       ix->args = {e, idx};
-      e = ix;
+      e = built(ix);
     }
     return e;
   }
@@ -208,12 +262,17 @@ private:
   bool parseArgs(std::vector<ExprP> &out, const char *close) {
     if (eat(close))
       return true;
+    if (!enter())
+      return false;
     do {
       ExprP a = parseOr();
-      if (!a)
+      if (!a) {
+        leave();
         return false;
+      }
       out.push_back(a);
     } while (eat(","));
+    leave();
     if (!eat(close)) {
       fail(std::string("expected ',' or '") + close + "'");
       return false;
@@ -270,11 +329,14 @@ private:
       ExprP e = make(Expr::List, at);
       if (!parseArgs(e->args, "]"))
         return nullptr;
-      return e;
+      return built(e);
     }
     if (c == '(') {
       ++pos;
+      if (!enter())
+        return nullptr;
       ExprP e = parseOr();
+      leave();
       if (e && !eat(")"))
         return fail("expected ')'");
       return e;
@@ -319,8 +381,8 @@ private:
       if (!parseArgs(e->args, ")"))
         return nullptr;
       if (dotted)
-        return parseOpTail(e);
-      return e;
+        return built(parseOpTail(e));
+      return built(e);
     }
     if (dotted)
       return fail("expected '(' after op name '" + name + "'");
@@ -350,7 +412,10 @@ private:
             return fail("expected an attribute name");
           if (!eat("=") && !eat(":"))
             return fail("expected '=' after attribute name '" + key + "'");
+          if (!enter())
+            return nullptr;
           ExprP v = parseOr();
+          leave();
           if (!v)
             return nullptr;
           op->attrs.emplace_back(key, v);
@@ -361,7 +426,10 @@ private:
     }
     // `-> T` (YAML-friendly) or `: T` (in quoted strings).
     if (eat("->") || eat(":")) {
+      if (!enter())
+        return nullptr;
       op->type = parsePrimary();
+      leave();
       if (!op->type)
         return nullptr;
     }
@@ -376,6 +444,25 @@ ExprP kiln::rules::parseExpr(const std::string &text, const SrcLoc &base,
   ExprP e = p.parseAll();
   error = p.err;
   return e;
+}
+
+/// How tightly an expression binds when printed: binary and unary operators
+/// by their precedence in the grammar, everything else as an atom.
+static int precedence(const Expr &e) {
+  if (e.kind == Expr::Unary)
+    return e.name == "not" ? 3 : 7;
+  if (e.kind != Expr::Binary)
+    return 8;
+  const std::string &op = e.name;
+  if (op == "or")
+    return 1;
+  if (op == "and")
+    return 2;
+  if (op == "+" || op == "-")
+    return 5;
+  if (op == "*" || op == "/" || op == "%")
+    return 6;
+  return 4; // comparisons and `in`
 }
 
 std::string kiln::rules::printExpr(const Expr &e) {
@@ -418,10 +505,22 @@ std::string kiln::rules::printExpr(const Expr &e) {
       out += " : " + printExpr(*e.type);
     return out;
   }
-  case Expr::Binary:
-    return printExpr(*e.args[0]) + " " + e.name + " " + printExpr(*e.args[1]);
-  case Expr::Unary:
-    return e.name == "not" ? "not " + printExpr(*e.args[0]) : "-" + printExpr(*e.args[0]);
+  case Expr::Binary: {
+    // Parentheses where precedence (or left associativity) needs them.
+    int p = precedence(e);
+    std::string l = printExpr(*e.args[0]), r = printExpr(*e.args[1]);
+    if (precedence(*e.args[0]) < p)
+      l = "(" + l + ")";
+    if (precedence(*e.args[1]) <= p)
+      r = "(" + r + ")";
+    return l + " " + e.name + " " + r;
+  }
+  case Expr::Unary: {
+    std::string inner = printExpr(*e.args[0]);
+    if (precedence(*e.args[0]) < precedence(e))
+      inner = "(" + inner + ")";
+    return e.name == "not" ? "not " + inner : "-" + inner;
+  }
   case Expr::Index:
     return printExpr(*e.args[0]) + "[" + printExpr(*e.args[1]) + "]";
   }

@@ -14,6 +14,12 @@
 
 namespace kiln::rules {
 
+/// How deeply an expression may nest: brackets and prefix operators one
+/// inside the other, and the height of the parsed tree (`1 + 1 + ... + 1`
+/// counts one level per `+`). Deeper text is an error, so no rule string can
+/// exhaust the stack of the parser, the evaluator or the printer.
+inline constexpr unsigned kMaxExprNesting = 256;
+
 struct ExprError {
   std::string message;
   size_t offset = 0; ///< byte offset in the parsed string
