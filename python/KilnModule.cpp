@@ -27,6 +27,9 @@ using namespace kiln::python;
 NB_MODULE(_kiln, m) {
   m.doc() = "Kiln's native module: import, rewrite and compile lax programs";
   initNumpy();
+  // JAX's caches (jit's, for kiln.rewrite's functions) keep Kiln's objects
+  // alive until the interpreter ends; nanobind would report each as leaked.
+  nb::set_leak_warnings(false);
 
   // Created once and never freed: the translator may run until the
   // interpreter's end.
