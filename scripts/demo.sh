@@ -49,5 +49,9 @@ run "$bin/kiln-opt" --kiln-optimize "$seeds/seed003_tdma.mlir" -o "$tmp/tdma.mli
 grep -E "lax\.(scan|transpose|rev)" "$tmp/tdma.mlir" | sed 's/ : .*//'
 run "$bin/kiln-run" "$tmp/tdma.mlir" --random-inputs --positive-inputs --check --repeat 20
 
+step "From Python: kiln.jit and kiln.rewrite on the seeds' own JAX code (examples/python/quickstart.py)"
+run "${KILN_VENV:-$root/.venv}/bin/python" "$root/examples/python/quickstart.py"
+
 echo
-echo "Next: docs/rules.md (write your own rules), docs/rewrites.md, bench/run (peers side by side)."
+echo "Next: docs/python.md (import kiln), docs/rules.md (write your own rules), docs/rewrites.md,"
+echo "bench/run (peers side by side)."

@@ -28,3 +28,14 @@ def test_python_tutorial_runs_as_written(monkeypatch, capsys):
         exec(compile("\n" * (line - 1) + code, str(doc), "exec"), namespace)
     out = capsys.readouterr().out
     assert "us per call" in out and "rule 'sum-of-ys-to-carry'" in out
+
+
+def test_quickstart_example_runs():
+    """examples/python/quickstart.py (run by scripts/demo.sh) as a user runs it."""
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "python" / "quickstart.py")],
+                          capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, JAX_PLATFORMS="cpu"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "kiln.rewrite under jax.jit" in proc.stdout and "us" in proc.stdout
