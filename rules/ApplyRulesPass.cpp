@@ -69,6 +69,14 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
 
   LogicalResult initialize(MLIRContext *ctx) override {
     const PluginRules &plugins = PluginRules::global();
+    // Bounds are positive: 0 would apply nothing and report success, a
+    // negative one would let rules that never converge run forever.
+    if (maxIterations <= 0)
+      return emitError(UnknownLoc::get(ctx))
+             << "--rule-max-iterations must be positive (got " << int(maxIterations) << ")";
+    if (maxRewrites <= 0)
+      return emitError(UnknownLoc::get(ctx))
+             << "--rule-max-rewrites must be positive (got " << int64_t(maxRewrites) << ")";
     rules = std::make_shared<RuleSet>(ctx);
     // The tool's --rules, the plugins' rule files, then the pass's own.
     std::vector<std::string> paths(ruleFiles.begin(), ruleFiles.end());
@@ -116,29 +124,56 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
     config.setListener(&rt);
     config.setMaxIterations(iterations);
     config.setMaxNumRewrites(maxRewrites);
+    // The rules may add at most 4 ops per op of the input, plus 10000: a
+    // rule that grows the IR forever (neg -> neg(neg(neg))) stops there.
+    int64_t numOps = 0;
+    op->walk([&](Operation *) { ++numOps; });
+    rt.growth = 0;
+    rt.grew = false;
+    rt.maxGrowth = 4 * numOps + 10000;
+    rt.clearLog();
     bool converged = succeeded(applyPatternsGreedily(op, patterns, config));
     if (!rt.brokenBy.empty())
       return failure();
+    if (rt.grew) {
+      // The rules that fired are the ones that grew it.
+      std::map<std::string, unsigned> counts;
+      for (const std::string &n : rt.log)
+        ++counts[n];
+      InFlightDiagnostic diag = emitError(rt.haveFirstLoc ? rt.firstLoc : op->getLoc())
+                                << "rewrite rules grew the IR by more than " << rt.maxGrowth
+                                << " ops (from " << numOps << ")";
+      if (phase)
+        diag << " in phase " << phase;
+      diag << "; rules that fired:";
+      for (auto &[name, n] : counts)
+        diag << " '" << name << "' (" << n << "x, first at " << rt.firstAt[name] << ")";
+      rt.grew = false;
+      return failure();
+    }
     if (converged)
       return success();
     // One more bounded round: the rules that still fire are the culprits.
-    rt.log.clear();
+    rt.clearLog();
     config.setMaxIterations(1);
-    config.setMaxNumRewrites(1000);
+    config.setMaxNumRewrites(std::min<int64_t>(int64_t(maxRewrites), 1000));
     (void)applyPatternsGreedily(op, patterns, config);
     std::map<std::string, unsigned> counts;
     for (const std::string &n : rt.log)
       ++counts[n];
-    InFlightDiagnostic diag = op->emitError() << "rewrite rules did not converge after "
-                                              << iterations << " iterations";
+    // At the first rule's location, without the op (a module would be
+    // printed whole).
+    InFlightDiagnostic diag = emitError(rt.haveFirstLoc ? rt.firstLoc : op->getLoc())
+                              << "rewrite rules did not converge after " << iterations
+                              << " iterations (at most " << int64_t(maxRewrites) << " rewrites)";
     if (phase)
       diag << " in phase " << phase;
     if (counts.empty()) {
       diag << " (no rule fired in one more round; folding keeps changing the IR)";
     } else {
-      diag << "; rules that kept firing:";
+      diag << "; rules still firing in one more round:";
       for (auto &[name, n] : counts)
-        diag << " '" << name << "' (" << n << "x)";
+        diag << " '" << name << "' (" << n << "x, first at " << rt.firstAt[name] << ")";
     }
     return failure();
   }

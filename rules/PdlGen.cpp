@@ -344,8 +344,12 @@ private:
       bool bound = (a->kind == Expr::Capture && !a->variadic && caps.count(a->name) &&
                     caps[a->name].kind == CapKind::Value) ||
                    (a->kind == Expr::Ref && matchNodes.count(a->name) && !rwSsa.count(a->name));
-      if (!bound)
+      if (!bound) {
+        // Types known only while rewriting: the planned rewriter runs it.
+        if (!(a->kind == Expr::Capture && a->variadic))
+          out.planned = true;
         return;
+      }
     }
     Site &check = addSite(Site::InferCheck, nullptr, -1);
     check.opName = e.name;
@@ -472,6 +476,10 @@ private:
       if (failed)
         return "";
       typeClause = " -> (" + t + " : !pdl.type)";
+      // A given type must agree with inference: checked by the planned
+      // rewriter before the IR changes.
+      if (reg->hasInterface<InferTypeOpInterface>())
+        out.planned = true;
     } else if (reg->hasInterface<InferTypeOpInterface>()) {
       // PDL's built-in inference ignores op properties (and crashes on ops
       // that keep attributes there): infer with a native function instead.

@@ -659,6 +659,9 @@ struct RegionRewrite {
   Operation *root;
   Env env;
   std::string why;
+  /// The failure is the rule's fault (a type it gives that inference
+  /// contradicts, a replacement of another type), not a mismatch.
+  bool ruleError = false;
 
   ScanOp scan;
   kiln::ScanExtension ext;
@@ -854,8 +857,12 @@ struct RegionRewrite {
       if (!t || !t->asType())
         return failV("the result type of '" + e.name + "' cannot be computed");
       types.push_back(t->asType());
-      if (inferred && !llvm::equal(*inferred, types))
-        return failV("the given result type of '" + e.name + "' differs from the inferred one");
+      if (inferred && !llvm::equal(*inferred, types)) {
+        ruleError = true;
+        return failV("the result type given to '" + e.name + "' (" +
+                     Val::ofType(types[0]).str_() + ") differs from the inferred one (" +
+                     Val::ofType((*inferred)[0]).str_() + ")");
+      }
     } else if (inferred) {
       types = *inferred;
     } else {
@@ -1118,7 +1125,7 @@ struct RegionRewrite {
                       std::to_string(target ? target->getNumResults() : 0) +
                       " result(s), the rewrite gives " + std::to_string(values.size()));
         for (auto [r, v] : llvm::zip(target->getResults(), values))
-          if (r.getType() != v.getType())
+          if (r.getType() != v.getType() && (ruleError = true))
             return fail("the replacement of '" + n.name + "' has type " +
                         Val::ofType(v.getType()).str_() + ", not " +
                         Val::ofType(r.getType()).str_());
@@ -1284,15 +1291,20 @@ struct RegionRulePattern : public RewritePattern {
         runtime(runtime) {}
 
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
-    if (!runtime.brokenBy.empty())
+    if (!runtime.mayMatch())
       return failure();
     Env env;
     if (!matchRule(rule, op, rewriter, env))
       return failure();
     RegionRewrite rw(rewriter, rule.rule, op, std::move(env));
     bool ok = rw.plan() && (rw.removal.empty() || rw.planRemoval());
-    if (!ok)
+    if (!ok) {
+      // A rewrite that cannot be typed as written is a mistake in the rule:
+      // say so once, naming it (the IR is untouched).
+      if (rw.ruleError && runtime.warned.insert(rule.rule.name).second)
+        emitWarning(op->getLoc()) << "rule '" << rule.rule.name << "' is not applied: " << rw.why;
       return rewriter.notifyMatchFailure(op, "rule '" + rule.rule.name + "': " + rw.why);
+    }
     runtime.begin(rule, op);
     rw.apply();
     return runtime.end(rule);

@@ -211,8 +211,9 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
     case Site::Guard:
       pm.registerConstraintFunction(
           site.pdlName, [this](PatternRewriter &, PDLResultList &, ArrayRef<PDLValue>) {
-            // After a verification failure nothing more matches.
-            return success(brokenBy.empty());
+            // After a verification failure, or once the rules grew the IR
+            // past its bound, nothing more matches.
+            return success(mayMatch());
           });
       break;
     case Site::Begin:
@@ -232,8 +233,19 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
   }
 }
 
+void RuleRuntime::logApplication(const std::string &name) {
+  ++applied[name];
+  log.push_back(name);
+  firstAt.try_emplace(name, formatLoc(currentLoc));
+  if (!haveFirstLoc) {
+    firstLoc = currentLoc;
+    haveFirstLoc = true;
+  }
+}
+
 void RuleRuntime::begin(const CompiledRule &rule, Operation *root) {
   current = &rule;
+  currentLoc = root->getLoc();
   touched.clear();
   before.clear();
   where.clear();
@@ -245,8 +257,7 @@ void RuleRuntime::begin(const CompiledRule &rule, Operation *root) {
 
 LogicalResult RuleRuntime::end(const CompiledRule &rule) {
   current = nullptr;
-  ++applied[rule.rule.name];
-  log.push_back(rule.rule.name);
+  logApplication(rule.rule.name);
   if (trace) {
     *os << "rule-trace: '" << rule.rule.name << "' at " << where << "\n";
     *os << "  before: " << before << "\n";
@@ -258,13 +269,16 @@ LogicalResult RuleRuntime::end(const CompiledRule &rule) {
   touched.clear();
   if (verify && scope && failed(mlir::verify(scope))) {
     brokenBy = rule.rule.name;
-    emitError(scope->getLoc()) << "rule '" << rule.rule.name
-                               << "' produced invalid IR (see the verifier error above)";
+    emitError(currentLoc) << "rule '" << rule.rule.name
+                          << "' produced invalid IR (see the verifier error above)";
   }
   return success();
 }
 
-void RuleRuntime::notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) {
+void RuleRuntime::notifyOperationInserted(Operation *op, OpBuilder::InsertPoint previous) {
+  // A new op (not one moved from elsewhere) counts towards the growth bound.
+  if (!previous.isSet() && maxGrowth >= 0 && ++growth > maxGrowth)
+    grew = true;
   if (current && !llvm::is_contained(touched, op))
     touched.push_back(op);
 }
@@ -273,9 +287,12 @@ void RuleRuntime::notifyOperationModified(Operation *op) {
     touched.push_back(op);
 }
 void RuleRuntime::notifyOperationErased(Operation *op) {
+  --growth;
   llvm::erase(touched, op);
 }
 void RuleRuntime::notifyPatternBegin(const Pattern &pattern, Operation *op) {
+  if (!pattern.getDebugName().empty())
+    currentLoc = op->getLoc();
   if (!pattern.getDebugName().empty() && trace) {
     before = print(op);
     where = formatLoc(op->getLoc());
@@ -288,8 +305,7 @@ void RuleRuntime::notifyPatternEnd(const Pattern &pattern, LogicalResult status)
   StringRef name = pattern.getDebugName();
   if (failed(status) || name.empty())
     return;
-  ++applied[name.str()];
-  log.push_back(name.str());
+  logApplication(name.str());
   if (trace)
     *os << "rule-trace: '" << name << "' (C++ pattern) at " << where << "\n  before: " << before
         << "\n";
@@ -313,7 +329,7 @@ struct NativeCallPattern : public RewritePattern {
         runtime(runtime) {}
 
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
-    if (!runtime.brokenBy.empty())
+    if (!runtime.mayMatch())
       return failure();
     Env env;
     if (!matchRule(rule, op, rewriter, env))

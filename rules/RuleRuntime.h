@@ -16,6 +16,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <map>
+#include <set>
 
 namespace mlir {
 class PDLPatternModule;
@@ -36,6 +37,24 @@ public:
   std::vector<std::string> log;
   /// The rule after which verification failed ("" if none).
   std::string brokenBy;
+  /// Where each rule first fired since the last clear of `log` (file:line:col).
+  std::map<std::string, std::string> firstAt;
+  /// The location of the first application logged since the last clear.
+  mlir::Location firstLoc = mlir::UnknownLoc();
+  bool haveFirstLoc = false;
+  /// IR growth: ops inserted minus ops erased while rules run; past
+  /// `maxGrowth` (>= 0) every rule stops matching and `grew` is set.
+  int64_t growth = 0, maxGrowth = -1;
+  bool grew = false;
+  /// Whether rules may still match (no verification failure, no growth stop).
+  bool mayMatch() const { return brokenBy.empty() && !grew; }
+  /// Rules already warned about (one warning per rule).
+  std::set<std::string> warned;
+  void clearLog() {
+    log.clear();
+    firstAt.clear();
+    haveFirstLoc = false;
+  }
 
   /// Registers the native functions of `rule`'s sites on `pm`.
   void registerSites(const CompiledRule &rule, mlir::PDLPatternModule &pm);
@@ -54,6 +73,8 @@ public:
 private:
   const CompiledRule *current = nullptr;
   std::string before, where;
+  mlir::Location currentLoc = mlir::UnknownLoc();
+  void logApplication(const std::string &name);
   std::vector<mlir::Operation *> touched;
 };
 

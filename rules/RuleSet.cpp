@@ -173,7 +173,7 @@ bool RuleSet::isEnabled(const Rule &rule) const {
 std::string RuleSet::getPDL(std::optional<int> phase) const {
   std::string out = "module {\n";
   for (auto &r : rules)
-    if (isEnabled(r->rule) && !r->rule.rewriteCall && !r->rule.isRegion() &&
+    if (isEnabled(r->rule) && !r->rule.rewriteCall && !r->isCpp() &&
         (!phase || r->rule.phase == *phase))
       out += r->pdl;
   return out + "}\n";
@@ -188,6 +188,10 @@ std::string RuleSet::describe() const {
     else if (isEnabled(r->rule) && r->rule.isRegion())
       out += "// rule '" + r->rule.name +
              "' is a region rule: a C++ pattern with Kiln's matcher and region rewriter\n";
+    else if (isEnabled(r->rule) && r->planned)
+      out += "// rule '" + r->rule.name +
+             "' creates ops whose types are known only while rewriting (or given with ->): a C++ "
+             "pattern with Kiln's matcher and planned rewriter (a PDL rewrite may not fail)\n";
   return out;
 }
 
@@ -210,11 +214,11 @@ LogicalResult RuleSet::populate(RewritePatternSet &patterns, std::optional<int> 
   auto inPhase = [&](const CompiledRule &r) {
     return isEnabled(r.rule) && (!phase || r.rule.phase == *phase);
   };
-  auto isPdl = [](const CompiledRule &r) { return !r.rule.rewriteCall && !r.rule.isRegion(); };
+  auto isPdl = [](const CompiledRule &r) { return !r.rule.rewriteCall && !r.isCpp(); };
   for (auto &r : rules) {
     if (inPhase(*r) && r->rule.rewriteCall)
       patterns.add(makeNativeCallPattern(*r, *runtime, ctx));
-    if (inPhase(*r) && r->rule.isRegion())
+    if (inPhase(*r) && !r->rule.rewriteCall && r->isCpp())
       patterns.add(makeRegionRulePattern(*r, *runtime, ctx));
   }
   if (llvm::none_of(rules, [&](auto &r) { return inPhase(*r) && isPdl(*r); }))

@@ -48,6 +48,13 @@ struct CompiledRule {
   std::vector<Site> sites;
   std::string pdl; ///< its pdl.pattern ops (several with any_order)
   bool enabled = true;
+  /// The rewrite creates an op reading another new op, whose result types
+  /// can only be inferred while rewriting (a failing PDL rewrite aborts
+  /// with "Native PDL Rewrite failed"), or gives a result type that must be
+  /// checked against inference: run by the plan-then-apply rewriter of
+  /// region rules (RegionRules.cpp), which cannot fail halfway.
+  bool planned = false;
+  bool isCpp() const { return rule.isRegion() || planned; }
 };
 
 class RuleRuntime;

@@ -1,6 +1,12 @@
-// RUN: not kiln-opt %s --rules=%S/Inputs/breaks-ir.yaml --rule-verify 2>&1 | FileCheck %s
-// CHECK: error: 'lax.neg' op
-// CHECK: error: rule 'transpose-to-neg' produced invalid IR
+// RUN: not kiln-opt %s --rules=%S/Inputs/breaks-ir-value.yaml --rule-verify 2>&1 | FileCheck %s
+// CHECK: error: type of return operand 0
+// CHECK: verify.mlir:{{[0-9]+}}:8: error: rule 'transpose-to-operand' produced invalid IR
+//
+// A rule whose `-> T` contradicts inference (neg keeps its operand's type) is
+// not applied, with a warning naming it, instead of breaking the IR:
+// RUN: kiln-opt %s --rules=%S/Inputs/breaks-ir.yaml 2>&1 | FileCheck %s --check-prefix=TYPED
+// TYPED: warning: rule 'transpose-to-neg' is not applied: the result type given to 'lax.neg' (tensor<{{.*}}>) differs from the inferred one (tensor<{{.*}}>)
+// TYPED-NOT: error
 // CHECK-NOT: LLVM ERROR
 // After the first broken rewrite nothing more matches (regression: the
 // second transpose below used to abort with "Native PDL Rewrite failed";
