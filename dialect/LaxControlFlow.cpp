@@ -482,8 +482,11 @@ struct InlineSelectedBranch : OpRewritePattern<CondOp> {
       return rewriter.notifyMatchFailure(op, "the index is not an integer constant");
     Block &block = op.getBranchBlock(*branch);
     auto yield = cast<YieldOp>(block.getTerminator());
-    SmallVector<Value> results(yield.getValues());
     rewriter.inlineBlockBefore(&block, op, op.getBranchOperands());
+    // Read the yielded values after inlining: a yielded block argument is
+    // now the cond's operand (reading them before left a dangling argument:
+    // a segfault the differential tests found).
+    SmallVector<Value> results(yield.getValues());
     rewriter.replaceOp(op, results);
     rewriter.eraseOp(yield);
     return success();

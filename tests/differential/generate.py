@@ -246,6 +246,14 @@ class Gen:
             float_in = any(self.dtypes.get(n) in FLOATS for n in names)
             if not (op == "convert_element_type" and v.dt in FLOATS) and float_in:
                 return 2
+        if m == 1 and op == "convert_element_type" and v.dt in FLOATS:
+            # Widening an approximate float: the error model judges the
+            # result by the wider type's epsilon, but its error is the
+            # narrower one's (the model's shadows do not carry the type).
+            src = [self.dtypes.get(n) for n in names if self.dtypes.get(n) in FLOATS]
+            rank = {"bf16": 0, "f16": 1, "f32": 2, "f64": 3}
+            if src and rank[src[0]] < rank[v.dt]:
+                return 2
         if v.dt in FLOATS and (m == 1 or op in self.APPROX):
             return 1
         return m
