@@ -144,9 +144,11 @@ std::string describeModel(const interp::ErrorModel &model) {
 /// --check (the JIT's `results` against the interpreter's) and --expect
 /// (`results` against `expected`, when given). False after an error message
 /// if a comparison fails or the interpreter cannot run.
+/// With --rules/--passes, `module` is the original program (before them):
+/// --check then checks the rewrite too, and also under --interpret.
 bool compare(ModuleOp module, StringRef entry, ArrayRef<Tensor> args, ArrayRef<Tensor> results,
-             const FailureOr<SmallVector<Tensor>> &expected) {
-  bool checking = check && !interpretFlag, expecting = succeeded(expected);
+             const FailureOr<SmallVector<Tensor>> &expected, bool isOriginal) {
+  bool checking = check && (!interpretFlag || isOriginal), expecting = succeeded(expected);
   if (!checking && !expecting)
     return true;
   interp::ErrorModel model;
@@ -165,11 +167,15 @@ bool compare(ModuleOp module, StringRef entry, ArrayRef<Tensor> args, ArrayRef<T
     FailureOr<SmallVector<Tensor>> reference = interp::interpret(module, entry, args);
     if (failed(reference))
       return false;
-    llvm::outs() << "check against the reference interpreter (" << describeModel(model) << "):\n";
+    llvm::outs() << "check against the reference interpreter"
+                 << (isOriginal ? " on the original program (before --rules/--passes)" : "")
+                 << " (" << describeModel(model) << "):\n";
     interp::Comparison c = interp::compareOutputs(results, *reference, magRef, model);
     c.print(llvm::outs(), "reference");
     if (!c.ok()) {
-      llvm::errs() << "kiln-run: error: the JIT's results differ from the interpreter's: "
+      llvm::errs() << "kiln-run: error: the " << (interpretFlag ? "rewritten program's" : "JIT's")
+                   << " results differ from the interpreter's"
+                   << (isOriginal ? " on the original program" : "") << ": "
                    << c.firstProblem("reference") << "\n";
       ok = false;
     }
@@ -210,7 +216,14 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = run::loadProgram(inputFile, sourceMgr, &context, jaxprInputTypes);
-  if (!module || failed(rewrite(*module, context)))
+  if (!module)
+    return 1;
+  // --check compares with the program as it was read: the rules and passes
+  // are checked too (comparing the rewritten program with itself would not).
+  OwningOpRef<ModuleOp> original;
+  if (check && (!rulePaths.empty() || !passes.empty() || !rules::PluginRules::global().empty()))
+    original = module->clone();
+  if (failed(rewrite(*module, context)))
     return 1;
   FailureOr<std::string> entry = run::chooseEntry(*module, entryName);
   if (failed(entry))
@@ -278,7 +291,7 @@ int main(int argc, char **argv) {
   run::printSummary(llvm::outs(), results);
   if (!outputsDir.empty() && failed(run::writeOutputs(outputsDir, results)))
     return 1;
-  if (!compare(*module, *entry, *args, results, expected))
+  if (!compare(original ? *original : *module, *entry, *args, results, expected, bool(original)))
     return 1;
   return 0;
 }
