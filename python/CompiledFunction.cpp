@@ -236,6 +236,15 @@ nb::object CompiledFunction::callFree(void *const *free) const {
   return run(buffers.data());
 }
 
+void CompiledFunction::callInto(void *const *free, void *const *outs) const {
+  size_t nFree = numFreeInputs(), nIn = exe_->inputs().size();
+  llvm::SmallVector<void *, 32> buffers(nIn + outDims_.size());
+  placeBound(buffers.data());
+  std::copy(free, free + nFree, buffers.begin() + numLeading_);
+  std::copy(outs, outs + outDims_.size(), buffers.begin() + nIn);
+  exe_->callRaw(buffers.data());
+}
+
 nb::object CompiledFunction::call(nb::handle argsHandle) const {
   nb::sequence args = nb::borrow<nb::sequence>(argsHandle);
   size_t n = nb::len(args), nBound = numLeading_, nFree = numFreeInputs();
@@ -307,6 +316,9 @@ void bindCompiledFunction(nb::module_ &m) {
                        l.append(describe(s));
                      return l;
                    })
+      .def_prop_ro("address",
+                   [](const CompiledFunction &f) { return reinterpret_cast<intptr_t>(&f); },
+                   "The object's address: kiln.kernel's `executable` attribute")
       .def_prop_ro("cache", [](const CompiledFunction &f) {
         return f.executable().cacheOutcome().describe();
       });

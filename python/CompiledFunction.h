@@ -42,6 +42,9 @@ public:
   /// data pointers of the free inputs, in order, already of the inputs'
   /// types and row-major.
   nb::object callFree(void *const *free) const;
+  /// Runs on caller-owned buffers: the free inputs' data, then the outputs'
+  /// (XLA's, for kiln.kernel). No Python objects; the GIL is not needed.
+  void callInto(void *const *free, void *const *outs) const;
 
   /// Python scalar `value` stored as element kind `kind` at `out` (8
   /// bytes); false when it does not fit exactly (an int out of range).

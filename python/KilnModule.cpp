@@ -15,6 +15,7 @@ namespace nb = nanobind;
 
 namespace kiln::python {
 void bindJitFunction(nb::module_ &m);
+void bindFfiCall(nb::module_ &m);
 
 void initNumpy() {
   if (_import_array() < 0)
@@ -65,4 +66,5 @@ NB_MODULE(_kiln, m) {
   bindProgram(m);
   bindCompiledFunction(m);
   bindJitFunction(m);
+  bindFfiCall(m);
 }

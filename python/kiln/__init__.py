@@ -6,6 +6,9 @@
 - ``kiln.rewrite(f, rules=...)``: ``f`` with the rules applied, evaluated by
   JAX's own primitives: it composes with jax.jit, jax.grad, jax.vmap,
   shardings, on every backend JAX has.
+- ``kiln.kernel(f)``: ``f`` compiled by Kiln and called by XLA as an FFI
+  custom call (CPU), so that a kernel Kiln does better runs inside a jax.jit
+  program.
 - ``kiln.Rules``: rule files, rule text and plugins; ``Rules.verify()``.
 - ``kiln.Error`` and its subclasses carry the diagnostics as Kiln's tools
   print them (``file:line:col: error: ...``).
@@ -15,6 +18,7 @@ See docs/python.md.
 
 from ._kiln import CompileError, Error, JaxprImportError, Program, RuleError
 from ._jit import Compiled, Jitted, Lowered, jit
+from ._kernel import Kernel, kernel
 from ._rewrite import rewrite
 from ._rules import Rules
 
@@ -23,11 +27,13 @@ __all__ = [
     "Compiled",
     "Error",
     "JaxprImportError",
+    "Kernel",
     "Jitted",
     "Lowered",
     "Program",
     "RuleError",
     "Rules",
     "jit",
+    "kernel",
     "rewrite",
 ]

@@ -51,6 +51,9 @@ def load_plugin(path: str) -> None:
 
 def default_cache_dir() -> str: ...
 
+def ffi_handler() -> object:
+    """The XLA FFI handler of kiln.kernel (a PyCapsule for jax.ffi.register_ffi_target)"""
+
 class CompiledFunction:
     """A lax function compiled for the CPU (kiln::Executable)"""
 
@@ -71,6 +74,10 @@ class CompiledFunction:
 
     @property
     def output_types(self) -> list: ...
+
+    @property
+    def address(self) -> int:
+        """The object's address: kiln.kernel's `executable` attribute"""
 
     @property
     def cache(self) -> str: ...
