@@ -33,7 +33,10 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
@@ -142,41 +145,70 @@ std::optional<TensorSpec> specOf(Type t) {
       std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end()), *kind};
 }
 
-/// Identity of the binary that holds `address` (path, size, modification
-/// time): a rebuilt Kiln changes it, so stale cache entries are not reused
-/// even when the version number stays the same.
+/// Identity of the binary that holds `address` (real path, size, inode,
+/// modification time): a rebuilt Kiln changes it, so stale cache entries are
+/// not reused even when the version number stays the same. The path is that
+/// of the loaded file, made absolute and free of links (dladdr names the
+/// main program as argv[0] did, a bare name when run through PATH); empty
+/// when the file cannot be found, and then nothing is cached.
 std::string binaryIdentity(const void *address) {
   Dl_info info;
-  if (!dladdr(address, &info) || !info.dli_fname)
-    return "?";
-  std::string id = info.dli_fname;
+  if (!dladdr(address, &info) || !info.dli_fname || !*info.dli_fname)
+    return "";
+  std::string path = info.dli_fname;
+  if (path.find('/') == std::string::npos)
+    path = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  llvm::SmallString<256> real;
   struct stat st;
-  if (stat(info.dli_fname, &st) == 0)
-    id += ":" + std::to_string(st.st_size) + ":" +
-          std::to_string(st.st_mtim.tv_sec) + "." +
-          std::to_string(st.st_mtim.tv_nsec);
-  return id;
+  if (path.empty() || llvm::sys::fs::real_path(path, real) ||
+      stat(real.c_str(), &st) != 0)
+    return "";
+  return std::string(real) + ":" + std::to_string(st.st_size) + ":" +
+         std::to_string(st.st_ino) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
+/// Kiln's libraries that make the code: the compiler and the lowering.
+std::string kilnBuildIdentity() {
+  std::string compiler = binaryIdentity(reinterpret_cast<const void *>(&binaryIdentity));
+  std::string lowering =
+      binaryIdentity(reinterpret_cast<const void *>(&buildKilnLinalgToLLVMPipeline));
+  return compiler.empty() || lowering.empty() ? "" : compiler + " " + lowering;
+}
+
+/// Why cached code might not be what this process would compile, beyond
+/// what the key names: an LLVM option set on the command line (LLVM's own
+/// options, --disable-lsr, --unroll-threshold=0, ..., live in its general
+/// category; those of Kiln's tools in their own) changes the generated code
+/// in ways the key cannot name. Empty when there is none.
+std::string llvmOptionsThatChangeCode() {
+  std::string names;
+  for (auto &[name, option] : llvm::cl::getRegisteredOptions()) {
+    if (!option->getNumOccurrences() || option->isPositional() || option->isSink())
+      continue;
+    if (!llvm::is_contained(option->Categories, &llvm::cl::getGeneralCategory()))
+      continue;
+    names += (names.empty() ? "--" : ", --") + name.str();
+  }
+  return names;
 }
 
 /// Everything the compiled object depends on, as text (hashed into the
 /// cache key): the module after rewrites (without locations), the entry,
 /// the options that change code, Kiln's build, LLVM and the host CPU.
 std::string cacheKeyText(ModuleOp module, const std::string &entry,
-                         const CompileOptions &options, const std::string &gpuChip) {
+                         const CompileOptions &options, const std::string &gpuChip,
+                         const std::string &buildIdentity) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "kiln-cache-v1\nentry " << entry << "\nopt " << options.optLevel
+  os << "kiln-cache-v2\nentry " << entry << "\nopt " << options.optLevel
      << "\ngemm " << options.useRuntimeGemm << " "
      << options.runtimeGemmMinMacs << "\nasync " << options.loadAsyncRuntime
      << "\ntarget " << (options.target == Target::Gpu ? "gpu " + gpuChip : "cpu")
      << "\nparallel-scans " << options.parallelScans << " "
      << options.scanVectorBits << " " << options.scanLaneGroups << "\napproximate-math "
      << options.approximateMath << "\nfp-contract " << options.fpContract
-     << "\nllvm " << LLVM_VERSION_STRING << "\nkiln "
-     << binaryIdentity(reinterpret_cast<const void *>(&cacheKeyText)) << " "
-     << binaryIdentity(
-            reinterpret_cast<const void *>(&buildKilnLinalgToLLVMPipeline))
-     << "\nhost " << hostTargetDescription() << "\n";
+     << "\nllvm " << LLVM_VERSION_STRING << "\nkiln " << buildIdentity << "\nhost " << hostTargetDescription() << "\n";
   module.print(os, OpPrintingFlags().useLocalScope());
   return text;
 }
@@ -309,6 +341,8 @@ const char *CacheOutcome::kindName() const {
 
 std::string CacheOutcome::describe() const {
   std::string text = kindName();
+  if (kind == Off && !offReason.empty())
+    text += " (" + offReason + ")";
   if (kind != Off)
     text += " " + entry;
   if (kind == Rebuilt)
@@ -449,11 +483,34 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   std::optional<CompileCache> cache;
   std::string key;
   if (!options_.cacheDir.empty() && !options_.keepLoweredIR && !options_.printIRAfterAll) {
-    cache.emplace(options_.cacheDir);
-    key = CompileCache::digest(cacheKeyText(*clone, entry, options_, gpuChip));
+    std::string build = kilnBuildIdentity();
+    std::string options = llvmOptionsThatChangeCode();
+    std::string why;
+    if (build.empty()) {
+      impl->cache.offReason = "cannot identify Kiln's build (its libraries' files)";
+    } else if (!options.empty()) {
+      impl->cache.offReason = "LLVM options that change the code are set: " + options;
+    } else {
+      cache.emplace(options_.cacheDir);
+      key = CompileCache::digest(cacheKeyText(*clone, entry, options_, gpuChip, build));
+      impl->cache.entry = cache->entryPath(key);
+      switch (cache->open(why)) {
+      case CompileCache::Status::Ready:
+        break;
+      case CompileCache::Status::Unwritable:
+        impl->cache.kind = CacheOutcome::Miss;
+        impl->cache.notStored = why;
+        cache.reset();
+        break;
+      case CompileCache::Status::Untrusted:
+        impl->cache.offReason = why;
+        cache.reset();
+        break;
+      }
+    }
     std::string object;
-    impl->cache.entry = cache->entryPath(key);
-    switch (cache->load(key, object, impl->cache.invalid)) {
+    switch (!cache ? CompileCache::Lookup::Miss
+                   : cache->load(key, object, impl->cache.invalid)) {
     case CompileCache::Lookup::Hit: {
       impl->cache.kind = CacheOutcome::Hit;
       std::string why;
@@ -465,7 +522,8 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
       impl->cache.kind = CacheOutcome::Rebuilt;
       break;
     case CompileCache::Lookup::Miss:
-      impl->cache.kind = CacheOutcome::Miss;
+      if (cache)
+        impl->cache.kind = CacheOutcome::Miss;
       break;
     }
   }

@@ -113,9 +113,13 @@ struct CacheOutcome {
   std::string entry;     ///< the entry's file (all but Off)
   std::string invalid;   ///< Rebuilt: why the old entry was not used
   std::string notStored; ///< Miss, Rebuilt: why the new entry was not written
+  /// Off although a cache directory was given: why (an untrusted directory,
+  /// an LLVM option that changes code, an unknown build).
+  std::string offReason;
   /// "off", "hit", "miss" or "rebuilt".
   const char *kindName() const;
-  /// "off", "hit PATH", "miss PATH" or "rebuilt PATH: INVALID", then
+  /// "off" (with " (WHY)" when offReason is set), "hit PATH", "miss PATH"
+  /// or "rebuilt PATH: INVALID", then
   /// " (not stored: WHY)" when the entry could not be written.
   std::string describe() const;
 };

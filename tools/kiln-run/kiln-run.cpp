@@ -266,6 +266,9 @@ int main(int argc, char **argv) {
       llvm::errs() << "kiln-run: error: " << error << "\n";
       return 1;
     }
+    if (jit.cache.kind == CacheOutcome::Off && !jit.cache.offReason.empty())
+      llvm::errs() << "kiln-run: warning: compile cache not used: " << jit.cache.offReason
+                   << "\n";
     if (jit.cache.kind == CacheOutcome::Rebuilt)
       llvm::errs() << "kiln-run: warning: compile cache entry " << jit.cache.entry << ": "
                    << jit.cache.invalid << "; recompiled it\n";
