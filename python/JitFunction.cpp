@@ -6,6 +6,10 @@
 //  - an exact numpy array: same dtype, shape, aligned and C-contiguous (its
 //    data is passed as is);
 //  - a Python float, int or bool for a rank-0 input (converted in place);
+//  - an object of the type seen before that exports a C-contiguous buffer of
+//    the input's shape and element size (JAX's CPU arrays: the buffer
+//    protocol waits for the array and gives its memory, no copy), with the
+//    same `weak_type` as the traced one;
 //  - a pinned pytree: the very object seen before (identity), immutable
 //    (frozen dataclasses such as equinox modules, tuples, of JAX arrays —
 //    _jit.py decides), whose leaves were converted once when it was pinned.
@@ -32,11 +36,16 @@ namespace {
 /// What the fast path checks of one positional argument, and which free
 /// inputs of the compiled function it fills.
 struct ArgSignature {
-  enum Kind { Array, Float, Int, Bool, Pinned } kind = Array;
+  enum Kind { Array, Float, Int, Bool, Pinned, Buffer } kind = Array;
   size_t firstInput = 0;
   // Array:
   int typenum = 0;
   llvm::SmallVector<npy_intp, 4> dims;
+  // Buffer: the exporting type, the element size, and `weak_type` (JAX
+  // traces weakly typed arrays differently).
+  PyTypeObject *type = nullptr;
+  Py_ssize_t itemsize = 0;
+  bool weakType = false;
   // Pinned: the object (held, so that its identity stays its own), and the
   // data of its leaves' arrays (held in `leaves`).
   nb::object pinned;
@@ -62,10 +71,75 @@ struct ArgSignature {
       return PyBool_Check(a);
     case Pinned:
       return a == pinned.ptr();
+    case Buffer:
+      return Py_TYPE(a) == type && weakTypeOf(a) == int(weakType);
     }
     return false;
   }
+
+  /// `a.weak_type` as 0 or 1 (-1: no such attribute).
+  static int weakTypeOf(PyObject *a) {
+    static PyObject *name = PyUnicode_InternFromString("weak_type");
+    PyObject *w = PyObject_GetAttr(a, name);
+    if (!w) {
+      PyErr_Clear();
+      return -1;
+    }
+    int v = PyObject_IsTrue(w);
+    Py_DECREF(w);
+    return v;
+  }
+
+  /// Takes `a`'s buffer into `view` when it is C-contiguous with `dims` and
+  /// `itemsize`; false (nothing held) otherwise.
+  bool takeBuffer(PyObject *a, Py_buffer &view) const {
+    if (PyObject_GetBuffer(a, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+      PyErr_Clear();
+      return false;
+    }
+    bool ok = view.itemsize == itemsize && view.ndim == int(dims.size()) &&
+              (view.ndim == 0 || std::equal(dims.begin(), dims.end(), view.shape));
+    if (!ok)
+      PyBuffer_Release(&view);
+    return ok;
+  }
 };
+
+/// Buffers taken during one call, released when it ends.
+struct HeldBuffers {
+  llvm::SmallVector<Py_buffer, 4> views;
+  ~HeldBuffers() {
+    for (Py_buffer &v : views)
+      PyBuffer_Release(&v);
+  }
+};
+
+/// Whether buffer format `format` (struct module syntax) holds elements of
+/// `kind`: the same class (float, signed, unsigned, bool); sizes are
+/// compared apart.
+bool formatFits(const char *format, ElementKind kind) {
+  if (!format)
+    return false;
+  while (*format == '@' || *format == '=' || *format == '<')
+    ++format;
+  char c = *format;
+  switch (kind) {
+  case ElementKind::F32:
+  case ElementKind::F64:
+  case ElementKind::F16:
+    return c == 'f' || c == 'd' || c == 'e';
+  case ElementKind::I8:
+  case ElementKind::I32:
+  case ElementKind::I64:
+    return c == 'b' || c == 'h' || c == 'i' || c == 'l' || c == 'q';
+  case ElementKind::U32:
+    return c == 'B' || c == 'H' || c == 'I' || c == 'L' || c == 'Q';
+  case ElementKind::Bool:
+    return c == '?';
+  default:
+    return false; // bf16: no standard format code
+  }
+}
 
 struct FastEntry {
   llvm::SmallVector<ArgSignature, 4> signature;
@@ -74,7 +148,7 @@ struct FastEntry {
   /// Fills `free` (and `scalars`, the storage of converted scalars) from
   /// `args`; false when a scalar does not fit its input (an int out of
   /// i32's range: the fallback reports it, as jax.jit does).
-  bool gather(PyObject *args, void **free, int64_t *scalars) const {
+  bool gather(PyObject *args, void **free, int64_t *scalars, HeldBuffers &held) const {
     for (size_t i = 0; i < signature.size(); ++i) {
       const ArgSignature &s = signature[i];
       PyObject *a = PyTuple_GET_ITEM(args, Py_ssize_t(i));
@@ -82,6 +156,14 @@ struct FastEntry {
       case ArgSignature::Array:
         free[s.firstInput] = PyArray_DATA(reinterpret_cast<PyArrayObject *>(a));
         break;
+      case ArgSignature::Buffer: {
+        Py_buffer view;
+        if (!s.takeBuffer(a, view))
+          return false;
+        held.views.push_back(view);
+        free[s.firstInput] = view.buf;
+        break;
+      }
       case ArgSignature::Pinned:
         std::copy(s.leafData.begin(), s.leafData.end(), free + s.firstInput);
         break;
@@ -115,7 +197,8 @@ public:
         size_t nFree = e.compiled->numFreeInputs();
         llvm::SmallVector<void *, 32> free(nFree);
         llvm::SmallVector<int64_t, 16> scalars(nFree);
-        if (e.gather(tuple, free.data(), scalars.data()))
+        HeldBuffers held;
+        if (e.gather(tuple, free.data(), scalars.data(), held))
           return e.compiled->callFree(free.data());
       }
     }
@@ -138,8 +221,8 @@ public:
 
   /// Registers `args` (positional, a tuple) as a fast signature of
   /// `compiled`. `pinned[i]` is None for an argument passed as is (an exact,
-  /// aligned, C-contiguous ndarray of the input's dtype and shape, or a
-  /// Python scalar for a rank-0 input), or the list of arrays argument i
+  /// aligned, C-contiguous ndarray of the input's dtype and shape, a Python
+  /// scalar for a rank-0 input, or an object exporting such a buffer), or the list of arrays argument i
   /// flattens to (already of the inputs' dtypes): the argument is then
   /// matched by identity. Returns whether it registered.
   bool addFastPath(nb::tuple args, std::shared_ptr<CompiledFunction> compiled,
@@ -195,6 +278,22 @@ public:
         s.kind = PyBool_Check(a)    ? ArgSignature::Bool
                  : PyFloat_Check(a) ? ArgSignature::Float
                                     : ArgSignature::Int;
+      } else if (PyObject_CheckBuffer(a)) {
+        s.kind = ArgSignature::Buffer;
+        s.type = Py_TYPE(a);
+        s.itemsize = Py_ssize_t(elementSize(spec.kind));
+        s.dims.assign(spec.shape.begin(), spec.shape.end());
+        int weak = ArgSignature::weakTypeOf(a);
+        s.weakType = weak == 1;
+        Py_buffer view;
+        if (!s.takeBuffer(a, view))
+          return false;
+        bool fits = formatFits(view.format, spec.kind);
+        PyBuffer_Release(&view);
+        if (!fits)
+          return false;
+        // The type is held by its objects; keep it alive for the check.
+        s.pinned = nb::borrow(reinterpret_cast<PyObject *>(s.type));
       } else {
         return false;
       }

@@ -234,8 +234,8 @@ class Jitted(_kiln.JitFunction):
         dtypes = compiled.function.input_dtypes
         pinned, at = [], 0
         for i, a in enumerate(args):
-            if type(a) is np.ndarray or isinstance(a, (bool, int, float)):
-                pinned.append(None)
+            if type(a) is np.ndarray or isinstance(a, (bool, int, float, _jax_array_type())):
+                pinned.append(None)  # passed as it comes (JAX arrays: their buffer)
                 at += 1
                 continue
             if type(a) in (dict, list):

@@ -216,3 +216,24 @@ def test_mutable_parameters_are_read_on_every_call(cache_dir):
         close(f(params, x), params["w"] * x + params["b"])
         params["b"] = params["b"] + 1.0  # replaced in place in the dict
     assert f._num_fast_paths == 0
+
+
+def test_jax_arrays_take_the_fast_path(cache_dir):
+    """JAX's CPU arrays are read through the buffer protocol (no copy), each
+    call's own data; a weakly typed array is a different signature."""
+    f = kiln.jit(lambda x, y: x * 2.0 + y, cache_dir=cache_dir)
+    r = np.random.default_rng(3)
+    x = jnp.asarray(r.standard_normal((3, 4)).astype(np.float32))
+    y = jnp.asarray(r.standard_normal((3, 4)).astype(np.float32))
+    close(f(x, y), x * 2.0 + y)
+    assert f._num_fast_paths == 1
+    for _ in range(3):
+        x = x + 1.0
+        close(f(x, y), x * 2.0 + y)
+    assert f._num_fast_paths == 1
+    weak = jnp.asarray(1.5)  # weak_type=True
+    g = kiln.jit(lambda s, v: s * v, cache_dir=cache_dir)
+    v = jnp.ones(3, jnp.float32)
+    close(g(weak, v), weak * v)
+    close(g(jnp.asarray(np.float32(2.0)), v), 2.0 * v)
+    assert g._num_fast_paths == 2
