@@ -288,12 +288,18 @@ struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
           // reassoc/contract: the sum order of a contraction is unspecified
           // in JAX/XLA; the flags let LLVM vectorize the reduction and fuse
           // multiply-adds.
+          // Only the accumulation is reassociable: reassoc on the multiply
+          // let LLVM fold it with a fused producer ((a + a) * 0.5 became a,
+          // which gave 65504 where f16 overflows to inf; the differential
+          // tests found it).
           auto fm = arith::FastMathFlagsAttr::get(
               b.getContext(),
               arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);
+          auto mulFm = arith::FastMathFlagsAttr::get(
+              b.getContext(), arith::FastMathFlags::contract);
           if (isa<FloatType>(elt))
             r = arith::AddFOp::create(
-                b, l, args[2], arith::MulFOp::create(b, l, x, y, fm), fm);
+                b, l, args[2], arith::MulFOp::create(b, l, x, y, mulFm), fm);
           else
             r = arith::AddIOp::create(b, l, args[2],
                                       arith::MulIOp::create(b, l, x, y));
