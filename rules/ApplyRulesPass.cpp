@@ -124,6 +124,10 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
     config.setListener(&rt);
     config.setMaxIterations(iterations);
     config.setMaxNumRewrites(maxRewrites);
+    // Constants stay where they are: the driver's constant CSE would move
+    // them to the top of the function (out of scan bodies) even where no
+    // rule fires.
+    config.enableConstantCSE(false);
     // The rules may add at most 4 ops per op of the input, plus 10000: a
     // rule that grows the IR forever (neg -> neg(neg(neg))) stops there.
     int64_t numOps = 0;

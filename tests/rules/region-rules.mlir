@@ -30,12 +30,12 @@
 // CHECK: lax.add %{{.*}}, %{{.*}} : tensor<3xi32>
 // CHECK-NOT: lax.reduce_sum
 
-// Sunk: the splat becomes a slice-sized splat, y a new xs.
+// Sunk: the splat becomes a slice-sized splat in the body, y a new xs.
 // CHECK-LABEL: func.func @sink
-// CHECK: %[[TWO:.*]] = lax.constant dense<2.000000e+00> : tensor<4xf32>
 // CHECK: lax.scan length = 6 carry() xs(%arg0, %arg1) : (tensor<6x4xf32>, tensor<6x4xf32>) -> tensor<6x4xf32>
 // CHECK: ^bb0(%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>):
 // CHECK: %[[E:.*]] = lax.exp %[[X]]
+// CHECK: %[[TWO:.*]] = lax.constant dense<2.000000e+00> : tensor<4xf32>
 // CHECK: %[[A:.*]] = lax.mul %[[E]], %[[TWO]] : tensor<4xf32>
 // CHECK: lax.sub %[[Y]], %[[A]] : tensor<4xf32>
 
