@@ -187,13 +187,14 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
     RuleRuntime &rt = rules->getRuntime();
     rt.scope = op;
     rt.brokenBy.clear();
-    for (auto &[phase, patterns] : phases)
-      if (failed(runPhase(phase, *patterns, maxIterations)))
-        return signalPassFailure();
+    // Explained on the input, before any rule rewrites it.
     if (!explain.empty()) {
       const CompiledRule *r = rules->lookup(explain);
       explainRule(*r, rules->isEnabled(r->rule), op);
     }
+    for (auto &[phase, patterns] : phases)
+      if (failed(runPhase(phase, *patterns, maxIterations)))
+        return signalPassFailure();
     if (stats) {
       llvm::errs() << "rule-stats:\n";
       std::map<std::string, unsigned> all = rt.applied;

@@ -55,11 +55,16 @@ struct Explainer {
         return it->second.op == def ? true : fail(desc + " is not the op bound to " + want);
       return matchOp(*nodes[a.name], def, a.name);
     }
-    return matchOp(a, def, "");
+    return matchOp(a, def, "", desc);
   }
 
-  bool matchOp(const Expr &e, Operation *op, const std::string &name) {
-    std::string self = name.empty() ? "'" + e.name + "'" : "node '" + name + "'";
+  /// `what` names a nested (unnamed) op by where it is: "operand #0 of node
+  /// 'root'".
+  bool matchOp(const Expr &e, Operation *op, const std::string &name,
+               const std::string &what = "") {
+    std::string self = !name.empty() ? "node '" + name + "'"
+                       : !what.empty() ? what
+                                       : "'" + e.name + "'";
     if (e.name != "_" && op->getName().getStringRef() != e.name)
       return fail(self + " expects '" + e.name + "' but found '" +
                   op->getName().getStringRef().str() + "'");
@@ -187,9 +192,11 @@ bool kiln::rules::matchRule(const CompiledRule &compiled, Operation *op, Rewrite
 void kiln::rules::explainRule(const CompiledRule &compiled, bool enabled, Operation *scope) {
   const Rule &rule = compiled.rule;
   IRRewriter rewriter(scope->getContext());
+  unsigned candidates = 0;
   scope->walk([&](Operation *op) {
     if (compiled.rootOpName != "_" && op->getName().getStringRef() != compiled.rootOpName)
       return;
+    ++candidates;
     Env env;
     std::string why;
     if (!matchRule(compiled, op, rewriter, env, &why))
@@ -201,4 +208,7 @@ void kiln::rules::explainRule(const CompiledRule &compiled, bool enabled, Operat
     else
       op->emitRemark() << "rule '" << rule.name << "' matches";
   });
+  if (!candidates)
+    emitRemark(scope->getLoc()) << "rule '" << rule.name << "' does not match: no '"
+                                << compiled.rootOpName << "' op (its root) in the input";
 }
