@@ -14,8 +14,13 @@
 // Sound because the generic's add carries `reassoc` (kiln-lax-to-linalg
 // sets it on contractions: their sum order is unspecified in JAX/XLA, as
 // it is already once LLVM vectorizes the loop): the tree adds the same
-// products into each row in another order. Every other generic is left as
-// it is.
+// products into each row in another order.
+//
+// The other orientation, y[i] += sum_k x[k] * W[k, i] (x @ W with W
+// row-major: flax's Dense of batch 1), strides through W's columns when
+// left to the loop nest; here L consecutive outputs accumulate in one
+// vector over k (VectorizeVecmat), in the loop's own order. Every other
+// generic is left as it is.
 //
 //===----------------------------------------------------------------------===//
 #include "lowering/Passes.h"
@@ -53,7 +58,10 @@ bool contiguousRows(MemRefType type) {
   return strides.back() == 1;
 }
 
-std::optional<Matvec> matchMatvec(linalg::GenericOp op) {
+/// Matches a matvec generic; `transposed`: W is indexed [k, i] (a vector
+/// times a row-major matrix, x @ W: what flax's Dense of batch 1 lowers to)
+/// rather than [i, k].
+std::optional<Matvec> matchMatvec(linalg::GenericOp op, bool transposed) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       op.getNumLoops() != 2 || op.getIteratorTypesArray() !=
                                    SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
@@ -62,7 +70,8 @@ std::optional<Matvec> matchMatvec(linalg::GenericOp op) {
   MLIRContext *ctx = op.getContext();
   AffineExpr i = getAffineDimExpr(0, ctx), k = getAffineDimExpr(1, ctx);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps[0] != AffineMap::get(2, 0, {i, k}, ctx) || maps[1] != AffineMap::get(2, 0, {k}, ctx) ||
+  AffineMap wMap = transposed ? AffineMap::get(2, 0, {k, i}, ctx) : AffineMap::get(2, 0, {i, k}, ctx);
+  if (maps[0] != wMap || maps[1] != AffineMap::get(2, 0, {k}, ctx) ||
       maps[2] != AffineMap::get(2, 0, {i}, ctx))
     return std::nullopt;
   // The body: %p = mulf %w, %x; %s = addf %acc, %p (either order); yield %s.
@@ -79,8 +88,10 @@ std::optional<Matvec> matchMatvec(linalg::GenericOp op) {
                (mul.getLhs() == xArg && mul.getRhs() == wArg);
   bool addOk = (add.getLhs() == acc && add.getRhs() == mul.getResult()) ||
                (add.getRhs() == acc && add.getLhs() == mul.getResult());
+  // The transposed form keeps each row's order of additions (below): it
+  // needs no reassociation.
   if (!mulOk || !addOk ||
-      !arith::bitEnumContainsAll(add.getFastmath(), arith::FastMathFlags::reassoc))
+      (!transposed && !arith::bitEnumContainsAll(add.getFastmath(), arith::FastMathFlags::reassoc)))
     return std::nullopt;
   Value w = op.getDpsInputs()[0], x = op.getDpsInputs()[1], y = op.getDpsInits()[0];
   auto wType = cast<MemRefType>(w.getType());
@@ -88,6 +99,8 @@ std::optional<Matvec> matchMatvec(linalg::GenericOp op) {
       !contiguousRows(cast<MemRefType>(y.getType())) ||
       !(wType.getElementType().isF32() || wType.getElementType().isF64()))
     return std::nullopt;
+  if (transposed)
+    return Matvec{w, x, y, wType.getDimSize(1), wType.getDimSize(0), add.getFastmathAttr()};
   return Matvec{w, x, y, wType.getDimSize(0), wType.getDimSize(1), add.getFastmathAttr()};
 }
 
@@ -142,7 +155,7 @@ struct VectorizeMatvec : OpRewritePattern<linalg::GenericOp> {
       : OpRewritePattern(ctx), vectorBits(vectorBits), maxMacs(maxMacs) {}
 
   LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
-    std::optional<Matvec> m = matchMatvec(op);
+    std::optional<Matvec> m = matchMatvec(op, /*transposed=*/false);
     if (!m)
       return rewriter.notifyMatchFailure(op, "not a small row-major matvec");
     Type elementType = cast<MemRefType>(m->w.getType()).getElementType();
@@ -201,11 +214,56 @@ struct VectorizeMatvec : OpRewritePattern<linalg::GenericOp> {
   int64_t vectorBits, maxMacs;
 };
 
+/// y[i] += sum_k x[k] * W[k, i], W row-major: L consecutive outputs at a
+/// time, each an accumulator vector that starts at y and adds x[k] * W[k,
+/// i..i+L) for k = 0, 1, ...: contiguous loads of W's rows, no horizontal
+/// sums. Exact: every y[i] adds the same products in the same order (k
+/// increasing) as the generic's loop does.
+struct VectorizeVecmat : OpRewritePattern<linalg::GenericOp> {
+  VectorizeVecmat(MLIRContext *ctx, int64_t vectorBits, int64_t maxMacs)
+      : OpRewritePattern(ctx), vectorBits(vectorBits), maxMacs(maxMacs) {}
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
+    std::optional<Matvec> m = matchMatvec(op, /*transposed=*/true);
+    if (!m)
+      return rewriter.notifyMatchFailure(op, "not a small vector-matrix product");
+    Type elementType = cast<MemRefType>(m->w.getType()).getElementType();
+    int64_t lanes = vectorBits / elementType.getIntOrFloatBitWidth();
+    if (lanes < 2 || m->rows % lanes != 0 || m->rows * m->depth > maxMacs)
+      return rewriter.notifyMatchFailure(op, "shape does not fill whole vectors");
+    Location loc = op.getLoc();
+    auto vectorType = VectorType::get({lanes}, elementType);
+    auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v); };
+    Value c0 = index(0), c1 = index(1), depth = index(m->depth), step = index(lanes);
+    scf::ForOp::create(
+        rewriter, loc, c0, index(m->rows), step, ValueRange{},
+        [&](OpBuilder &b, Location l, Value first, ValueRange) {
+          Value init = vector::LoadOp::create(b, l, vectorType, m->y, first);
+          auto loop = scf::ForOp::create(
+              b, l, c0, depth, c1, ValueRange{init},
+              [&](OpBuilder &lb, Location ll, Value k, ValueRange acc) {
+                Value xk = memref::LoadOp::create(lb, ll, m->x, ValueRange{k});
+                Value xs = vector::BroadcastOp::create(lb, ll, vectorType, xk);
+                Value ws = vector::LoadOp::create(lb, ll, vectorType, m->w, ValueRange{k, first});
+                Value product = arith::MulFOp::create(lb, ll, ws, xs, m->flags);
+                scf::YieldOp::create(
+                    lb, ll, ValueRange{arith::AddFOp::create(lb, ll, acc[0], product, m->flags)});
+              });
+          vector::StoreOp::create(b, l, loop.getResult(0), m->y, first);
+          scf::YieldOp::create(b, l);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  int64_t vectorBits, maxMacs;
+};
+
 struct VectorizeMatvecPass : kiln::impl::VectorizeMatvecBase<VectorizeMatvecPass> {
   using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<VectorizeMatvec>(&getContext(), vectorBits, maxMacs);
+    patterns.add<VectorizeMatvec, VectorizeVecmat>(&getContext(), vectorBits, maxMacs);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

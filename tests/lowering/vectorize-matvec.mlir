@@ -47,12 +47,12 @@ func.func @matvec(%w: memref<6x8xf32>, %x: memref<8xf32>, %y: memref<6xf32>) {
 // -----
 
 // Left alone: without `reassoc` the sum must stay in order; K not a whole
-// number of vectors; fewer rows than a vector; W read column-major.
+// number of vectors; fewer rows than a vector. (W read column-major is the
+// vector-matrix product below.)
 // CHECK-LABEL: func.func @not_matvecs
-// CHECK-COUNT-4: linalg.generic
+// CHECK-COUNT-3: linalg.generic
 // CHECK-NOT: vector.shuffle
 #w = affine_map<(i, k) -> (i, k)>
-#wt = affine_map<(i, k) -> (k, i)>
 #x = affine_map<(i, k) -> (k)>
 #y = affine_map<(i, k) -> (i)>
 func.func @not_matvecs(%w: memref<8x8xf32>, %v: memref<8x6xf32>, %u: memref<2x8xf32>,
@@ -78,11 +78,54 @@ func.func @not_matvecs(%w: memref<8x8xf32>, %v: memref<8x6xf32>, %u: memref<2x8x
     %s = arith.addf %acc, %p fastmath<reassoc> : f32
     linalg.yield %s : f32
   }
-  linalg.generic {indexing_maps = [#wt, #x, #y], iterator_types = ["parallel", "reduction"]}
-      ins(%w, %x : memref<8x8xf32>, memref<8xf32>) outs(%y : memref<8xf32>) {
+  return
+}
+
+// -----
+
+// x @ W with W row-major [K = 3, N = 8]: 4 outputs at a time, each vector
+// accumulating x[k] * W[k, block] for k = 0, 1, 2 from y's value — the
+// loop's own order, so no reassoc is needed (the add here has none).
+// CHECK-LABEL: func.func @vecmat
+// CHECK: scf.for %[[FIRST:.*]] = %c0 to %c8 step %c4 {
+// CHECK:   %[[Y:.*]] = vector.load %arg2[%[[FIRST]]] : memref<8xf32>, vector<4xf32>
+// CHECK:   %[[SUM:.*]] = scf.for %[[K:.*]] = %c0 to %c3 step %c1 iter_args(%[[ACC:.*]] = %[[Y]]) -> (vector<4xf32>) {
+// CHECK:     %[[XK:.*]] = memref.load %arg1[%[[K]]] : memref<3xf32>
+// CHECK:     %[[XS:.*]] = vector.broadcast %[[XK]] : f32 to vector<4xf32>
+// CHECK:     %[[WS:.*]] = vector.load %arg0[%[[K]], %[[FIRST]]] : memref<3x8xf32>, vector<4xf32>
+// CHECK:     %[[P:.*]] = arith.mulf %[[WS]], %[[XS]] : vector<4xf32>
+// CHECK:     %[[N:.*]] = arith.addf %[[ACC]], %[[P]] : vector<4xf32>
+// CHECK:     scf.yield %[[N]]
+// CHECK:   vector.store %[[SUM]], %arg2[%[[FIRST]]]
+// CHECK-NOT: linalg.generic
+#wt = affine_map<(i, k) -> (k, i)>
+#xk = affine_map<(i, k) -> (k)>
+#yi = affine_map<(i, k) -> (i)>
+func.func @vecmat(%w: memref<3x8xf32>, %x: memref<3xf32>, %y: memref<8xf32>) {
+  linalg.generic {indexing_maps = [#wt, #xk, #yi], iterator_types = ["parallel", "reduction"]}
+      ins(%w, %x : memref<3x8xf32>, memref<3xf32>) outs(%y : memref<8xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
-    %p = arith.mulf %a, %b fastmath<reassoc> : f32
-    %s = arith.addf %acc, %p fastmath<reassoc> : f32
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// N = 6 is not a whole number of 4-lane vectors: left to the loop nest.
+// CHECK-LABEL: func.func @vecmat_ragged
+// CHECK: linalg.generic
+#wt = affine_map<(i, k) -> (k, i)>
+#xk = affine_map<(i, k) -> (k)>
+#yi = affine_map<(i, k) -> (i)>
+func.func @vecmat_ragged(%w: memref<3x6xf32>, %x: memref<3xf32>, %y: memref<6xf32>) {
+  linalg.generic {indexing_maps = [#wt, #xk, #yi], iterator_types = ["parallel", "reduction"]}
+      ins(%w, %x : memref<3x6xf32>, memref<3xf32>) outs(%y : memref<6xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
   return
