@@ -441,6 +441,13 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
   r.addFunction("num_results", {A::Op}, [](auto a) -> std::optional<Val> {
     return Val::ofInt(a[0].asOp()->getNumResults());
   }, "the number of results of an op");
+  r.addFunction("product", {A::IntList}, [](auto a) -> std::optional<Val> {
+    int64_t p = 1;
+    for (int64_t d : L(a[0]))
+      if (__builtin_mul_overflow(p, d, &p))
+        return std::nullopt;
+    return Val::ofInt(p);
+  }, "product(l): the product of a list (1 for []), e.g. product(shape($x)); fails on overflow");
   r.addFunction("fill", {A::Int, A::Int}, [](auto a) -> std::optional<Val> {
     int64_t n = *a[0].asInt();
     if (n < 0 || n > 4096)
