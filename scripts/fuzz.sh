@@ -1,18 +1,40 @@
 #!/usr/bin/env bash
 # Builds Kiln's libFuzzer targets with clang-22 (ASan+UBSan+libFuzzer) and runs
-# each for a bounded time, seeded with examples/ and the lit inputs.
-#   scripts/fuzz.sh [--with-tests] [seconds-per-target]   (default 60)
+# each for a bounded time, seeded with the kept corpus (tests/fuzz/corpus/),
+# examples/, the lit inputs and the kept regressions.
+#   scripts/fuzz.sh [--with-tests] [--update-corpus] [seconds-per-target]  (default 60)
+#   scripts/fuzz.sh --hours N      a long campaign: N hours per target, then
+#                                  the corpus is merged back (--update-corpus)
 # --with-tests also builds the whole test suite in that sanitized build and
 # runs it first (ctest): the ASan+UBSan stage of scripts/test.sh.
+# Each run uses a new seed, printed ("fuzz: seed N"): KILN_FUZZ_SEED=N replays
+# it. --update-corpus merges what the run found into tests/fuzz/corpus/<target>/
+# (libFuzzer's -merge=1 keeps only inputs that add coverage; inputs larger
+# than KILN_FUZZ_CORPUS_MAX_BYTES, 1200 by default, stay out of the repository).
 # A crash leaves its input in build-fuzz/findings/<target>/ and fails the run;
 # fix it and keep the input as tests/fuzz/regressions/<kind>-<what>.<ext>
 # (kind: jaxpr, rewrites or rules): ctest runs it again in the sanitized build.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 with_tests=0
-if [ "${1:-}" = "--with-tests" ]; then with_tests=1; shift; fi
-seconds="${1:-60}"
+update_corpus=0
+seconds=60
+while (($#)); do
+  case "$1" in
+    --with-tests) with_tests=1 ;;
+    --update-corpus) update_corpus=1 ;;
+    --hours) seconds=$(( ${2:?--hours needs a number} * 3600 )); update_corpus=1; shift ;;
+    --hours=*) seconds=$(( ${1#--hours=} * 3600 )); update_corpus=1 ;;
+    -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
+    *) seconds="$1" ;;
+  esac
+  shift
+done
 build="${KILN_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+# A new seed per run (so CI does not re-explore the same inputs every time),
+# printed so that a finding can be replayed.
+seed="${KILN_FUZZ_SEED:-$(( ($(date +%s) ^ $$ ^ RANDOM) % 2147483647 + 1 ))}"
+echo "fuzz: seed $seed (replay with KILN_FUZZ_SEED=$seed)"
 
 need=()
 for p in clang-22 libclang-rt-22-dev; do
@@ -49,6 +71,7 @@ fi
 
 seed_corpus() { # target -> corpus dir seeded from the repository
   local dir="$build/corpus/$1"; mkdir -p "$dir"
+  if [ -d "$root/tests/fuzz/corpus/$1" ]; then cp "$root/tests/fuzz/corpus/$1"/* "$dir" 2>/dev/null || true; fi
   case "$1" in
     kiln-fuzz-jaxpr) find "$root/examples" "$root/tests/importer" -name '*.jaxpr' -exec cp {} "$dir" \; ;;
     kiln-fuzz-rewrites) find "$root/examples" "$root/tests/dialect" "$root/tests/transforms" -name '*.mlir' -exec cp {} "$dir" \; ;;
@@ -61,17 +84,30 @@ seed_corpus() { # target -> corpus dir seeded from the repository
 status=0
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+max_len() { # structured inputs (jaxpr, MLIR, YAML) need room: a program, not a token
+  case "$1" in
+    kiln-fuzz-rules) echo 32768 ;;
+    *) echo 65536 ;;
+  esac
+}
 for t in "${targets[@]}"; do
   corpus="$(seed_corpus "$t")"
   findings="$build/findings/$t"; mkdir -p "$findings"
-  echo "fuzz: $t for ${seconds}s (corpus $(ls "$corpus" | wc -l) files)"
-  # A fixed seed (KILN_FUZZ_SEED) keeps CI reproducible: new findings come
-  # from new code, not from luck; fuzz longer locally with another seed.
-  if ! "$build/bin/$t" "$corpus" -seed="${KILN_FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
-       -max_len=16384 -artifact_prefix="$findings/" -print_final_stats=1 2>"$build/$t.log"; then
-    echo "fuzz: $t FOUND A CRASH (see $findings and $build/$t.log)"; tail -30 "$build/$t.log"; status=1
+  echo "fuzz: $t for ${seconds}s, seed $seed, max_len $(max_len "$t") (corpus $(ls "$corpus" | wc -l) files)"
+  if ! "$build/bin/$t" "$corpus" -seed="$seed" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 \
+       -max_len="$(max_len "$t")" -artifact_prefix="$findings/" -print_final_stats=1 2>"$build/$t.log"; then
+    echo "fuzz: $t FOUND A CRASH with seed $seed (see $findings and $build/$t.log)"; tail -30 "$build/$t.log"; status=1
   fi
   grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$build/$t.log" | sed "s/^/fuzz: $t /"
+  if ((update_corpus)); then
+    # Keep the small inputs that add coverage over what the repository has.
+    kept="$root/tests/fuzz/corpus/$t"; mkdir -p "$kept"
+    small="$build/corpus-small/$t"; rm -rf "$small"; mkdir -p "$small"
+    # Only what the fuzzer made (named by its SHA-1): the seeds are in the repository already.
+    find "$corpus" -regextype posix-extended -type f -regex '.*/[0-9a-f]{40}' -size -"${KILN_FUZZ_CORPUS_MAX_BYTES:-1200}"c -exec cp {} "$small" \;
+    "$build/bin/$t" -merge=1 "$kept" "$small" -timeout=20 -rss_limit_mb=4096 2>"$build/$t.merge.log" || true
+    echo "fuzz: $t corpus $kept: $(ls "$kept" | wc -l) files, $(du -sh "$kept" | cut -f1)"
+  fi
 done
 if ((status)) && [ "${KILN_FUZZ_REPORT_ONLY:-0}" = 1 ]; then
   echo "fuzz: findings above are reported, not fatal (KILN_FUZZ_REPORT_ONLY=1); fix them and add them to tests/fuzz/regressions/"

@@ -47,7 +47,8 @@ llvm::LogicalResult kiln::addPassPipeline(mlir::OpPassManager &pm, llvm::StringR
   return mlir::parsePassPipeline(text, pm, errors);
 }
 
-llvm::LogicalResult kiln::checkMlirNesting(llvm::StringRef text, llvm::StringRef bufferName) {
+llvm::LogicalResult kiln::checkMlirNesting(llvm::StringRef text, llvm::StringRef bufferName,
+                                           llvm::raw_ostream *errors) {
   unsigned depth = 0, line = 1;
   size_t lineStart = 0;
   for (size_t i = 0, e = text.size(); i < e; ++i) {
@@ -76,7 +77,8 @@ llvm::LogicalResult kiln::checkMlirNesting(llvm::StringRef text, llvm::StringRef
       if (c == '<' && i + 1 < e && text[i + 1] == '=')
         break; // `<=` in an affine constraint
       if (++depth > kMaxMlirNesting) {
-        llvm::errs() << bufferName << ":" << line << ":" << (i - lineStart + 1)
+        if (errors)
+          *errors << bufferName << ":" << line << ":" << (i - lineStart + 1)
                      << ": error: nesting deeper than " << kMaxMlirNesting
                      << " levels of brackets ('(', '[', '{', '<'), more than Kiln's "
                         "tools accept\n";

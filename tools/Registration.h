@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/LogicalResult.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace llvm {
 class raw_ostream;
@@ -40,10 +41,14 @@ inline constexpr unsigned kMaxMlirNesting = 512;
 
 /// Scans MLIR text (skipping strings and comments) for brackets nested
 /// deeper than kMaxMlirNesting; on finding them reports
-/// "file:line:col: error: nesting deeper than ..." on llvm::errs(), at the
-/// bracket one level too deep, and fails. Every tool calls it on an .mlir
-/// input before MLIR's parser sees it.
-llvm::LogicalResult checkMlirNesting(llvm::StringRef text, llvm::StringRef bufferName);
+/// "file:line:col: error: nesting deeper than ..." on `errors` (by default
+/// llvm::errs(); null: nowhere), at the bracket one level too deep, and
+/// fails. Every tool calls it on an .mlir input before MLIR's parser sees it.
+llvm::LogicalResult checkMlirNesting(llvm::StringRef text, llvm::StringRef bufferName,
+                                     llvm::raw_ostream *errors);
+inline llvm::LogicalResult checkMlirNesting(llvm::StringRef text, llvm::StringRef bufferName) {
+  return checkMlirNesting(text, bufferName, &llvm::errs());
+}
 } // namespace kiln
 
 #endif // KILN_TOOLS_REGISTRATION_H

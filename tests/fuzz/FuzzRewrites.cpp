@@ -26,6 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   kiln::fuzz::IgnoreDiagnostics ignore(*context);
   // The MLIR lexer expects a NUL-terminated buffer: copy into a std::string.
   std::string text(reinterpret_cast<const char *>(data), size);
+  // As Kiln's tools do: deeply nested text would overflow MLIR's parser.
+  if (failed(kiln::checkMlirNesting(text, "<fuzz>", nullptr)))
+    return 0;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, context);
   if (!module || failed(mlir::verify(*module)))
