@@ -72,27 +72,77 @@ class Traced:
     name: str
 
 
-def trace(fun: Callable, static_argnums: Sequence[int], args: tuple, kwargs: dict) -> tuple[Traced, list]:
-    """Traces `fun` on `args`/`kwargs` as jax.jit would: static arguments
-    fixed, the rest flattened into leaves. Returns the trace and the leaves."""
+def _is_array_leaf(x) -> bool:
+    """Leaves traced as arrays: arrays and Python numbers (as jax.jit). Any
+    other leaf (a function or a string inside an equinox module) is static,
+    part of the signature, as equinox's filter_jit treats it."""
+    return isinstance(x, (_jax_array_type(), np.ndarray, np.generic) + _SCALARS)
+
+
+def _static_key(x) -> Any:
+    try:
+        hash(x)
+        return x
+    except TypeError:
+        return ("id", id(x))
+
+
+@dataclass
+class Flat:
+    """Arguments flattened as kiln.jit traces them: the array leaves
+    (`leaves`, what the compiled code takes) and what rebuilds the rest."""
+    args: tuple
+    static: frozenset
+    in_tree: Any
+    mask: tuple          # per leaf of in_tree: True for array leaves
+    others: tuple        # the non-array leaves, in order
+    leaves: list
+    key: Any
+
+
+def flatten(args: tuple, kwargs: dict, static_argnums: Sequence[int]) -> Flat:
     jax = _jax()
-    static = set(i if i >= 0 else len(args) + i for i in static_argnums)
+    static = frozenset(i if i >= 0 else len(args) + i for i in static_argnums)
     dyn = tuple(a for i, a in enumerate(args) if i not in static)
-    leaves, in_tree = jax.tree_util.tree_flatten((dyn, kwargs))
+    all_leaves, in_tree = jax.tree_util.tree_flatten((dyn, kwargs))
+    mask = tuple(_is_array_leaf(x) for x in all_leaves)
+    leaves = [x for x, m in zip(all_leaves, mask) if m]
+    others = tuple(x for x, m in zip(all_leaves, mask) if not m)
+    key = (in_tree, tuple(_static_key(args[i]) for i in sorted(static)),
+           tuple(_static_key(x) for x in others), tuple(_leaf_key(x) for x in leaves))
+    return Flat(args, static, in_tree, mask, others, leaves, key)
+
+
+def trace(fun: Callable, flat: Flat, leaves: Sequence[Any] | None = None) -> Traced:
+    """Traces `fun` as jax.jit would, on `flat`'s array leaves (or on
+    `leaves`: abstract values of the same types): static arguments and
+    non-array leaves fixed."""
+    jax = _jax()
     out_store = {}
 
-    def flat_fun(*flat):
-        d, kw = jax.tree_util.tree_unflatten(in_tree, flat)
+    def flat_fun(*arrays):
+        it_arrays, it_others = iter(arrays), iter(flat.others)
+        all_leaves = [next(it_arrays) if m else next(it_others) for m in flat.mask]
+        d, kw = jax.tree_util.tree_unflatten(flat.in_tree, all_leaves)
         it = iter(d)
-        full = [args[i] if i in static else next(it) for i in range(len(args))]
+        full = [flat.args[i] if i in flat.static else next(it) for i in range(len(flat.args))]
         out = fun(*full, **kw)
         out_leaves, out_tree = jax.tree_util.tree_flatten(out)
         out_store["tree"] = out_tree
         return out_leaves
 
-    closed = jax.make_jaxpr(flat_fun)(*leaves)
+    closed = jax.make_jaxpr(flat_fun)(*(flat.leaves if leaves is None else leaves))
     name = getattr(fun, "__name__", "fun")
-    return Traced(closed, normalize_jaxpr_text(str(closed)), out_store["tree"], name), leaves
+    return Traced(closed, normalize_jaxpr_text(str(closed)), out_store["tree"], name)
+
+
+def abstract_leaves(leaves: Sequence[Any]) -> list:
+    """ShapeDtypeStructs of `leaves` (which may be another transformation's
+    tracers), weak types kept."""
+    jax = _jax()
+    return [jax.ShapeDtypeStruct(jax.numpy.shape(x), jax.numpy.result_type(x),
+                                 weak_type=bool(getattr(jax.typeof(x), "weak_type", False)))
+            for x in leaves]
 
 
 def import_traced(t: Traced) -> _kiln.Program:
@@ -199,22 +249,14 @@ class Jitted(_kiln.JitFunction):
         self._cache: dict[Any, Compiled] = {}
         functools.update_wrapper(self, fun, updated=())
 
-    def _key(self, args: tuple, kwargs: dict):
-        jax = _jax()
-        static = set(i if i >= 0 else len(args) + i for i in self._static_argnums)
-        dyn = tuple(a for i, a in enumerate(args) if i not in static)
-        leaves, in_tree = jax.tree_util.tree_flatten((dyn, kwargs))
-        static_vals = tuple(args[i] for i in sorted(static))
-        return (in_tree, static_vals, tuple(_leaf_key(x) for x in leaves)), leaves
-
     def _compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, list]:
-        key, leaves = self._key(args, kwargs)
-        compiled = self._cache.get(key)
+        flat = flatten(args, kwargs, self._static_argnums)
+        compiled = self._cache.get(flat.key)
         if compiled is None:
-            traced, _ = trace(self._fun, self._static_argnums, args, kwargs)
+            traced = trace(self._fun, flat)
             compiled = Compiled.build(traced, import_traced(traced), self._options)
-            self._cache[key] = compiled
-        return compiled, leaves
+            self._cache[flat.key] = compiled
+        return compiled, flat.leaves
 
     def _call_slow(self, *args, **kwargs):
         compiled, leaves = self._compiled(args, kwargs)
@@ -266,8 +308,9 @@ class Jitted(_kiln.JitFunction):
         return view
 
     def lower(self, *args, **kwargs) -> Lowered:
-        traced, leaves = trace(self._fun, self._static_argnums, args, kwargs)
-        return Lowered(traced, import_traced(traced), self._options, leaves)
+        flat = flatten(args, kwargs, self._static_argnums)
+        traced = trace(self._fun, flat)
+        return Lowered(traced, import_traced(traced), self._options, flat.leaves)
 
     def clear_cache(self) -> None:
         self._cache.clear()
@@ -317,9 +360,12 @@ def _pinnable_leaves(arg) -> list | None:
     leaves, treedef = jax.tree_util.tree_flatten(arg)
     if not leaves or not _immutable_nodes(treedef):
         return None
-    if not all(isinstance(x, (jax.Array, bool, int, float)) for x in leaves):
+    # Array leaves must be JAX arrays or numbers (immutable); the others are
+    # static, part of the signature already.
+    arrays = [x for x in leaves if _is_array_leaf(x)]
+    if not all(isinstance(x, (jax.Array,) + _SCALARS) for x in arrays):
         return None
-    return leaves
+    return arrays
 
 
 def jit(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), optimize: bool = True,

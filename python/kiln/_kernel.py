@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import _kiln
-from ._jit import DEFAULT_CACHE, Compiled, Options, _jax, _leaf_key, import_traced, trace
+from ._jit import DEFAULT_CACHE, Compiled, Options, _jax, abstract_leaves, flatten, import_traced, trace
 from ._rules import as_rules
 
 TARGET = "kiln_call"
@@ -47,21 +47,18 @@ class Kernel:
     def __call__(self, *args):
         jax = _jax()
         _register()
-        leaves, in_tree = jax.tree_util.tree_flatten(args)
-        key = (in_tree, tuple(_leaf_key(x) for x in leaves))
-        entry = self._cache.get(key)
+        flat = flatten(args, {}, ())
+        leaves = flat.leaves
+        entry = self._cache.get(flat.key)
         if entry is None:
-            abstract = [jax.ShapeDtypeStruct(jax.numpy.shape(x), jax.numpy.result_type(x),
-                                             weak_type=bool(getattr(jax.typeof(x), "weak_type", False)))
-                        for x in leaves]
-            traced, _ = trace(self._fun, (), jax.tree_util.tree_unflatten(in_tree, abstract), {})
+            traced = trace(self._fun, flat, abstract_leaves(leaves))
             compiled = Compiled.build(traced, import_traced(traced), self._options)
             _KEPT.append(compiled)
             in_avals = traced.closed.in_avals
             outs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in traced.closed.out_avals]
             call = jax.ffi.ffi_call(TARGET, outs, vmap_method="sequential")
             entry = (compiled, in_avals, call, traced.out_tree)
-            self._cache[key] = entry
+            self._cache[flat.key] = entry
         compiled, in_avals, call, out_tree = entry
         operands = [jax.numpy.asarray(x, dtype=a.dtype) for x, a in zip(leaves, in_avals)]
         outs = call(*operands, executable=np.int64(compiled.function.address))

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 from . import _kiln
 from ._jaxpr import hoisted_consts
-from ._jit import Options, _jax, _leaf_key, import_traced, rewrite_program, trace
+from ._jit import Options, _jax, abstract_leaves, flatten, import_traced, rewrite_program, trace
 from ._rules import as_rules
 from ._to_jax import Evaluator
 
@@ -33,26 +33,16 @@ class Rewritten:
         functools.update_wrapper(self, fun, updated=())
 
     def _entry(self, args: tuple, kwargs: dict):
-        jax = _jax()
-        static = set(i if i >= 0 else len(args) + i for i in self._static_argnums)
-        dyn = tuple(a for i, a in enumerate(args) if i not in static)
-        leaves, in_tree = jax.tree_util.tree_flatten((dyn, kwargs))
-        key = (in_tree, tuple(args[i] for i in sorted(static)), tuple(_leaf_key(x) for x in leaves))
-        entry = self._cache.get(key)
+        flat = flatten(args, kwargs, self._static_argnums)
+        entry = self._cache.get(flat.key)
         if entry is None:
             # Trace on abstract values: the arguments may be another
             # transformation's tracers (jit, grad, vmap).
-            abstract = [jax.ShapeDtypeStruct(jax.numpy.shape(x), jax.numpy.result_type(x),
-                                             weak_type=bool(getattr(jax.typeof(x), "weak_type", False)))
-                        for x in leaves]
-            a_dyn, a_kw = jax.tree_util.tree_unflatten(in_tree, abstract)
-            it = iter(a_dyn)
-            a_args = tuple(args[i] if i in static else next(it) for i in range(len(args)))
-            traced, _ = trace(self._fun, self._static_argnums, a_args, a_kw)
+            traced = trace(self._fun, flat, abstract_leaves(flat.leaves))
             program, _ = rewrite_program(import_traced(traced), self._options)
             entry = (traced, program, Evaluator(program.export()))
-            self._cache[key] = entry
-        return entry, leaves
+            self._cache[flat.key] = entry
+        return entry, flat.leaves
 
     def __call__(self, *args, **kwargs):
         (traced, _, evaluator), leaves = self._entry(args, kwargs)

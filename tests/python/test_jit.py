@@ -86,8 +86,10 @@ def test_pytrees_keywords_static(cache_dir):
     f = kiln.jit(g, static_argnums=(), cache_dir=cache_dir)
     params = {"w": np.ones((3, 4), np.float32), "b": np.arange(3, dtype=np.float32)}
     x = np.linspace(0, 1, 4, dtype=np.float32)
-    with pytest.raises(Exception):
-        f(params, x, scale=2.0, mode="dict")  # mode is not static: JAX cannot trace a str
+    # A str leaf is not an array: static, part of the signature (jax.jit
+    # would refuse it; equinox's filter_jit takes it so).
+    close(f(params, x, scale=2.0, mode="dict"), g(params, x, scale=2.0, mode="dict"))
+    close(f(params, x, scale=2.0, mode="tuple"), g(params, x, scale=2.0, mode="tuple"))
     f = kiln.jit(lambda params, x, mode, scale: g(params, x, scale=scale, mode=mode),
                  static_argnums=2, cache_dir=cache_dir)
     close(f(params, x, "dict", 2.0), g(params, x, scale=2.0, mode="dict"))
@@ -237,3 +239,19 @@ def test_jax_arrays_take_the_fast_path(cache_dir):
     close(g(weak, v), weak * v)
     close(g(jnp.asarray(np.float32(2.0)), v), 2.0 * v)
     assert g._num_fast_paths == 2
+
+
+def test_non_array_leaves_are_static(cache_dir):
+    """An equinox model with functions among its leaves (eqx.nn.MLP's
+    activations): jax.jit refuses it, kiln.jit treats those leaves as static
+    (as eqx.filter_jit does)."""
+    import equinox as eqx
+    model = eqx.nn.MLP(4, 2, 16, 2, key=jax.random.key(0))
+    f = kiln.jit(lambda x, m: m(x), cache_dir=cache_dir)
+    x = np.linspace(-1, 1, 4, dtype=np.float32)
+    want = eqx.filter_jit(lambda x, m: m(x))(x, model)
+    close(f(x, model), want)
+    close(f(x, model), want)
+    assert f._num_fast_paths == 1
+    other = eqx.nn.MLP(4, 2, 16, 2, activation=jax.nn.tanh, key=jax.random.key(0))
+    close(f(x, other), eqx.filter_jit(lambda x, m: m(x))(x, other))
