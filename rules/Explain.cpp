@@ -20,10 +20,13 @@ using namespace mlir;
 namespace {
 struct Explainer {
   const Rule &rule;
-  std::map<std::string, ExprP> nodes;
+  const std::map<std::string, ExprP> *nodes = nullptr;
   RewriterBase &rewriter;
   Env env;
   std::string why;
+  /// Whether failure messages are wanted (--rule-explain), or only the
+  /// answer (patterns: the expression text is not rendered).
+  bool wantWhy = true;
 
   bool fail(const std::string &msg) {
     why = msg;
@@ -42,18 +45,20 @@ struct Explainer {
                 it->second.str_() + " and " + v.str_() + ")");
   }
 
-  bool matchOperandDef(const Expr &a, Value v, const std::string &desc) {
+  // Messages are built only on failure (this matcher also runs region and
+  // native-call rules on every candidate op).
+  bool matchOperandDef(const Expr &a, Value v, llvm::function_ref<std::string()> desc) {
     Operation *def = v.getDefiningOp();
-    std::string want = a.kind == Expr::Ref ? "node '" + a.name + "'" : "'" + a.name + "'";
+    auto want = [&] { return a.kind == Expr::Ref ? "node '" + a.name + "'" : "'" + a.name + "'"; };
     if (!def)
-      return fail(desc + " is a block argument, not " + want);
+      return fail(desc() + " is a block argument, not " + want());
     if (a.kind == Expr::Ref) {
       if (cast<OpResult>(v).getResultNumber() != unsigned(a.resultIndex))
-        return fail(desc + " is not result #" + std::to_string(a.resultIndex) + " of " + want);
+        return fail(desc() + " is not result #" + std::to_string(a.resultIndex) + " of " + want());
       auto it = env.find(a.name);
       if (it != env.end())
-        return it->second.op == def ? true : fail(desc + " is not the op bound to " + want);
-      return matchOp(*nodes[a.name], def, a.name);
+        return it->second.op == def ? true : fail(desc() + " is not the op bound to " + want());
+      return matchOp(*nodes->at(a.name), def, a.name);
     }
     return matchOp(a, def, "", desc);
   }
@@ -61,21 +66,21 @@ struct Explainer {
   /// `what` names a nested (unnamed) op by where it is: "operand #0 of node
   /// 'root'".
   bool matchOp(const Expr &e, Operation *op, const std::string &name,
-               const std::string &what = "") {
-    std::string self = !name.empty() ? "node '" + name + "'"
-                       : !what.empty() ? what
-                                       : "'" + e.name + "'";
+               llvm::function_ref<std::string()> what = nullptr) {
+    auto self = [&]() -> std::string {
+      return !name.empty() ? "node '" + name + "'" : what ? what() : "'" + e.name + "'";
+    };
     if (e.name != "_" && op->getName().getStringRef() != e.name)
-      return fail(self + " expects '" + e.name + "' but found '" +
+      return fail(self() + " expects '" + e.name + "' but found '" +
                   op->getName().getStringRef().str() + "'");
     bool variadic = llvm::any_of(e.args, [](const ExprP &a) { return a->variadic; });
     if (!variadic && op->getNumOperands() != e.args.size())
-      return fail(self + " expects " + std::to_string(e.args.size()) + " operand(s), found " +
+      return fail(self() + " expects " + std::to_string(e.args.size()) + " operand(s), found " +
                   std::to_string(op->getNumOperands()));
     for (size_t i = 0; i < e.args.size() && i < op->getNumOperands(); ++i) {
       const Expr &a = *e.args[i];
       Value v = op->getOperand(i);
-      std::string desc = "operand #" + std::to_string(i) + " of " + self;
+      auto desc = [&] { return "operand #" + std::to_string(i) + " of " + self(); };
       if (a.kind == Expr::Capture) {
         if (a.variadic) {
           // `$xs...` takes the remaining operands.
@@ -97,7 +102,7 @@ struct Explainer {
     for (auto &[attrName, v] : e.attrs) {
       Attribute attr = op->getAttr(attrName);
       if (!attr)
-        return fail(self + " has no attribute '" + attrName + "'");
+        return fail(self() + " has no attribute '" + attrName + "'");
       if (v->kind == Expr::Capture) {
         if (!bindValue("$" + v->name, Val::ofAttr(attr)))
           return false;
@@ -105,15 +110,15 @@ struct Explainer {
         std::string err;
         auto want = evaluate(*v, env, rewriter, &err);
         if (!want)
-          return fail("attribute '" + attrName + "' of " + self + ": " + err);
+          return fail("attribute '" + attrName + "' of " + self() + ": " + err);
         if (!valEquals(Val::ofAttr(attr), *want))
-          return fail("attribute '" + attrName + "' of " + self + " is " +
+          return fail("attribute '" + attrName + "' of " + self() + " is " +
                       Val::ofAttr(attr).str_() + ", the rule wants " + want->str_());
       }
     }
     if (e.type) {
       if (op->getNumResults() != 1)
-        return fail(self + " has " + std::to_string(op->getNumResults()) +
+        return fail(self() + " has " + std::to_string(op->getNumResults()) +
                     " results; a result type needs exactly one");
       Type t = op->getResult(0).getType();
       if (e.type->kind == Expr::Capture) {
@@ -122,7 +127,7 @@ struct Explainer {
       } else {
         Val want = parseLiteral(op->getContext(), e.type->name);
         if (want.asType() != t)
-          return fail(self + " has result type " + Val::ofType(t).str_() + ", the rule wants " +
+          return fail(self() + " has result type " + Val::ofType(t).str_() + ", the rule wants " +
                       e.type->name);
       }
     }
@@ -140,14 +145,14 @@ struct Explainer {
     // computed means no match).
     for (const Node &n : rule.loop) {
       std::string err;
-      auto v = evaluate(*n.expr, env, rewriter, &err);
+      auto v = evaluate(*n.expr, env, rewriter, wantWhy ? &err : nullptr);
       if (!v)
         return fail("loop binding '" + n.name + "' cannot be computed: " + err);
       env[n.name] = *v;
     }
     for (size_t i = 0; i < rule.where.size(); ++i) {
       std::string err;
-      auto v = evaluate(*rule.where[i], env, rewriter, &err);
+      auto v = evaluate(*rule.where[i], env, rewriter, wantWhy ? &err : nullptr);
       if (!v || !v->asBool().value_or(false))
         return fail("where #" + std::to_string(i + 1) + " `" + printExpr(*rule.where[i]) +
                     "` " + (v ? "is false" : "cannot be evaluated: " + err));
@@ -165,21 +170,28 @@ bool kiln::rules::matchRule(const CompiledRule &compiled, Operation *op, Rewrite
       *why = "the root expects '" + compiled.rootOpName + "'";
     return false;
   }
-  Explainer ex{rule, {}, rewriter, {}, {}};
-  std::map<std::string, ExprP> original;
-  for (const Node &n : rule.match)
-    original[n.name] = n.expr;
+  if (compiled.matchVariants.empty()) {
+    std::map<std::string, ExprP> original;
+    for (const Node &n : rule.match)
+      original[n.name] = n.expr;
+    unsigned variants = 1u << rule.anyOrder.size();
+    for (unsigned v = 0; v < variants; ++v) {
+      std::map<std::string, ExprP> nodes = original;
+      for (size_t i = 0; i < rule.anyOrder.size(); ++i)
+        if (v & (1u << i)) {
+          auto e = std::make_shared<Expr>(*original[rule.anyOrder[i]]);
+          std::swap(e->args[0], e->args[1]);
+          nodes[rule.anyOrder[i]] = e;
+        }
+      compiled.matchVariants.push_back(std::move(nodes));
+    }
+  }
+  Explainer ex{rule, nullptr, rewriter, {}, {}};
+  ex.wantWhy = why != nullptr;
   const std::string &rootName = compiled.rootNode;
-  unsigned variants = 1u << rule.anyOrder.size();
-  for (unsigned v = 0; v < variants; ++v) {
-    ex.nodes = original;
-    for (size_t i = 0; i < rule.anyOrder.size(); ++i)
-      if (v & (1u << i)) {
-        auto e = std::make_shared<Expr>(*original[rule.anyOrder[i]]);
-        std::swap(e->args[0], e->args[1]);
-        ex.nodes[rule.anyOrder[i]] = e;
-      }
-    if (ex.explain(ex.nodes[rootName], rootName, op)) {
+  for (unsigned v = 0; v < compiled.matchVariants.size(); ++v) {
+    ex.nodes = &compiled.matchVariants[v];
+    if (ex.explain(ex.nodes->at(rootName), rootName, op)) {
       env = std::move(ex.env);
       return true;
     }

@@ -55,6 +55,9 @@ struct CompiledRule {
   /// region rules (RegionRules.cpp), which cannot fail halfway.
   bool planned = false;
   bool isCpp() const { return rule.isRegion() || planned; }
+  /// Kiln's matcher: node name -> expression, per any_order variant (built
+  /// on first use).
+  mutable std::vector<std::map<std::string, ExprP>> matchVariants;
 };
 
 class RuleRuntime;
