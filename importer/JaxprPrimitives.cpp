@@ -324,6 +324,36 @@ EmitResult PrimitiveEmitter::finish(Operation *op) {
   return SmallVector<Value>(op->getResults());
 }
 
+// The lists of a `<callee>(key=(...), ...)` dimension_numbers parameter:
+// `required` keys must be present, `optional` ones default to ().
+FailureOr<llvm::StringMap<SmallVector<int64_t>>>
+kiln::jaxpr::dimensionNumbers(PrimitiveEmitter &e, StringRef callee,
+                               ArrayRef<StringRef> required, ArrayRef<StringRef> optional) {
+  const Param *p = e.builder.requireParam(e.eqn, "dimension_numbers");
+  if (!p)
+    return failure();
+  const ParamValue &v = p->value;
+  if (v.kind != ParamValue::Kind::Call || v.text != callee)
+    return e.builder.emitError(v.loc) << "dimension_numbers of '" << e.primitive()
+                                      << "' must be " << callee << "(...)";
+  llvm::StringMap<SmallVector<int64_t>> lists;
+  for (const ParamValue &item : v.items) {
+    if (!llvm::is_contained(required, item.key) && !llvm::is_contained(optional, item.key))
+      return e.builder.emitError(item.loc)
+             << "unknown field '" << item.key << "' of " << callee;
+    FailureOr<SmallVector<int64_t>> list = e.builder.intList(item, item.key);
+    if (failed(list))
+      return failure();
+    lists[item.key] = *list;
+  }
+  for (StringRef key : required)
+    if (!lists.count(key))
+      return e.builder.emitError(v.loc) << callee << " needs '" << key << "'";
+  for (StringRef key : optional)
+    lists.try_emplace(key);
+  return lists;
+}
+
 void kiln::jaxpr::addPrimitives(PrimitiveTable &table,
                                 std::initializer_list<PrimitiveEntry> entries) {
   for (const PrimitiveEntry &entry : entries)
@@ -338,6 +368,7 @@ static PrimitiveTable buildPrimitiveTable() {
   registerComparisonPrimitives(table);
   registerReductionPrimitives(table);
   registerShapePrimitives(table);
+  registerConvolutionPrimitives(table);
   registerContractionPrimitives(table);
   registerControlFlowPrimitives(table);
   registerIndexingPrimitives(table);

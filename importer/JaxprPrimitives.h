@@ -8,6 +8,7 @@
 //   registerReductionPrimitives     reduce_*, argmax, argmin      JaxprReductions.cpp
 //   registerShapePrimitives         reshape, slice, iota, ...     JaxprShapeOps.cpp
 //   registerContractionPrimitives   dot_general                   JaxprContraction.cpp
+//   registerConvolutionPrimitives   conv_general_dilated          JaxprConvolution.cpp
 //   registerControlFlowPrimitives   pjit, custom_jvp_call, scan,  JaxprControlFlow.cpp
 //                                   while, cond, copy, ...
 //   registerIndexingPrimitives      gather, scatter               JaxprIndexing.cpp
@@ -84,11 +85,19 @@ void registerComparisonPrimitives(PrimitiveTable &table);
 void registerReductionPrimitives(PrimitiveTable &table);
 void registerShapePrimitives(PrimitiveTable &table);
 void registerContractionPrimitives(PrimitiveTable &table);
+void registerConvolutionPrimitives(PrimitiveTable &table);
 void registerControlFlowPrimitives(PrimitiveTable &table);
 void registerIndexingPrimitives(PrimitiveTable &table);
 void registerRandomPrimitives(PrimitiveTable &table);
 
 //===--- Shared handler shapes ----------------------------------------------===//
+
+/// The lists of a `<callee>(key=(...), ...)` dimension_numbers parameter
+/// (GatherDimensionNumbers, ConvDimensionNumbers, ...): `required` keys must
+/// be present, `optional` ones default to ().
+mlir::FailureOr<llvm::StringMap<llvm::SmallVector<int64_t>>>
+dimensionNumbers(PrimitiveEmitter &e, llvm::StringRef callee,
+                 llvm::ArrayRef<llvm::StringRef> required, llvm::ArrayRef<llvm::StringRef> optional);
 
 /// An op built from one operand and an axes parameter named `axesParam`
 /// (reductions, transpose, squeeze, expand_dims).

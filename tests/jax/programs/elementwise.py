@@ -153,6 +153,22 @@ def conv2d_nhwc(x, k):
     return jax.lax.conv_general_dilated(x, k, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
 
+@program("conv2d_nchw_strided_dilated",
+         args=lambda: (normal(2, 3, 11, 9, seed=147), normal(5, 3, 3, 2, seed=148, scale=0.3)),
+         note="NCHW/OIHW, stride (2, 1), rhs dilation (2, 3), explicit asymmetric padding")
+def conv2d_nchw_strided_dilated(x, k):
+    return jax.lax.conv_general_dilated(x, k, (2, 1), ((1, 2), (0, 3)), rhs_dilation=(2, 3),
+                                        dimension_numbers=("NCHW", "OIHW", "NCHW"))
+
+
+@program("conv1d_cnn_layer", args=lambda: (normal(4, 16, 2, seed=149), normal(5, 2, 6, seed=150, scale=0.4),
+                                           normal(6, seed=151)),
+         note="1-D convolution (NWC/WIO, VALID) + bias + relu, as a CNN layer")
+def conv1d_cnn_layer(x, k, b):
+    y = jax.lax.conv_general_dilated(x, k, (1,), "VALID", dimension_numbers=("NWC", "WIO", "NWC"))
+    return jax.nn.relu(y + b)
+
+
 @program("outer_kron_tri", args=lambda: (normal(4, seed=144), normal(3, seed=145), normal(4, 4, seed=146)))
 def outer_kron_tri(a, b, m):
     return jnp.outer(a, b), jnp.kron(a[:2], b), jnp.triu(m, 1), jnp.trace(m), jnp.diag(m)
