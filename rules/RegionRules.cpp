@@ -26,6 +26,7 @@
 #include "rules/RuleParser.h"
 #include "rules/RuleRuntime.h"
 
+#include "dialect/LaxControlFlowOps.h"
 #include "dialect/LaxOps.h"
 #include "transforms/ScanUtils.h"
 
@@ -42,6 +43,7 @@
 using namespace kiln::rules;
 using namespace mlir;
 using kiln::lax::ScanOp;
+using kiln::lax::WhileOp;
 using A = ArgKind;
 
 //===----------------------------------------------------------------------===//
@@ -131,8 +133,62 @@ unsigned depsOf(Value v, ScanOp scan, llvm::DenseMap<Value, unsigned> &memo) {
 
 /// The deps of a value or of all operands of an op; std::nullopt when it is
 /// not inside a scan body.
+/// The same for a value in a region of a lax.while: its consts are consts,
+/// its carries carries (values from outside are invariant).
+unsigned whileDepsOf(Value v, WhileOp loop, llvm::DenseMap<Value, unsigned> &memo) {
+  Region *r = v.getParentRegion();
+  if (!r || !loop->isAncestor(r->getParentOp()))
+    return 0;
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  memo[v] = 0;
+  unsigned deps = 0;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Block *b = arg.getOwner();
+    if (b == &loop.getBodyBlock())
+      deps = arg.getArgNumber() < loop.getNumBodyConsts() ? DepConst : DepCarry;
+    else if (b == &loop.getCondBlock())
+      deps = arg.getArgNumber() < loop.getNumCondConsts() ? DepConst : DepCarry;
+    else if (Operation *owner = b->getParentOp())
+      for (Value o : owner->getOperands())
+        deps |= whileDepsOf(o, loop, memo);
+  } else {
+    Operation *def = v.getDefiningOp();
+    def->walk([&](Operation *inner) {
+      for (Value o : inner->getOperands()) {
+        Operation *owner = o.getParentBlock() ? o.getParentBlock()->getParentOp() : nullptr;
+        if (inner == def || !owner || !def->isAncestor(owner))
+          deps |= whileDepsOf(o, loop, memo);
+      }
+    });
+  }
+  memo[v] = deps;
+  return deps;
+}
+
+WhileOp parentWhileOf(Operation *op) {
+  return op && op->getBlock() ? dyn_cast_or_null<WhileOp>(op->getParentOp()) : WhileOp();
+}
+
 std::optional<unsigned> depsOfVal(const Val &x) {
   llvm::DenseMap<Value, unsigned> memo;
+  // In a lax.while: consts and carries (no xs).
+  Operation *at = x.kind == Val::Op ? x.op
+                  : x.asValue() && x.asValue().getParentBlock()
+                      ? x.asValue().getParentBlock()->getParentOp()
+                      : nullptr;
+  if (x.kind != Val::Op && at && !isa<WhileOp>(at))
+    at = nullptr;
+  if (WhileOp loop = x.kind == Val::Op ? parentWhileOf(x.op) : dyn_cast_or_null<WhileOp>(at)) {
+    if (x.kind != Val::Op)
+      return whileDepsOf(x.asValue(), loop, memo);
+    unsigned d = 0;
+    x.op->walk([&](Operation *inner) {
+      for (Value o : inner->getOperands())
+        d |= whileDepsOf(o, loop, memo);
+    });
+    return d;
+  }
   if (x.kind == Val::Op) {
     ScanOp scan = parentScanOf(x.op);
     if (!scan)
@@ -275,6 +331,14 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
     ScanOp s = a[0].kind == Val::Op ? parentScanOf(a[0].op) : parentScanOf(a[0].asValue());
     return s ? std::optional<Val>(Val::ofOp(s)) : std::nullopt;
   }, "the lax.scan whose body directly holds an op or value");
+  r.addFunction("parent_while", {A::Any}, [](auto a) -> std::optional<Val> {
+    Operation *op = a[0].kind == Val::Op ? a[0].op
+                    : a[0].asValue() && a[0].asValue().getParentBlock()
+                        ? a[0].asValue().getParentBlock()->getParentOp()
+                        : nullptr;
+    WhileOp w = a[0].kind == Val::Op ? parentWhileOf(op) : dyn_cast_or_null<WhileOp>(op);
+    return w ? std::optional<Val>(Val::ofOp(w)) : std::nullopt;
+  }, "the lax.while whose body or cond region directly holds an op or value");
   r.addConstraint("is_ys", {A::Value}, [](auto a) { return roleArgs(a, true).has_value(); },
                   "the value is a ys (stacked output) of a lax.scan");
   r.addConstraint("is_final_carry", {A::Value},
@@ -914,6 +978,8 @@ struct RegionRewrite {
       Operation *op = v ? v->asOp() : nullptr;
       if (!op)
         return failV("hoist takes an op");
+      if (WhileOp w = parentWhileOf(op))
+        return hoistFromWhile(op, w);
       if (!setScan(parentScanOf(op)))
         return {};
       if (op->getNumResults() != 1 || op->getNumRegions() || !isPure(op))
@@ -1008,6 +1074,38 @@ struct RegionRewrite {
                          ext.ysAxes.size() - 1);
     }
     return failV("unknown action '" + n + "'");
+  }
+
+  /// Ops to insert right before another op (the while a hoisted op leaves).
+  llvm::DenseMap<Operation *, Operation *> anchorOf;
+
+  /// hoist(op) for an op in a region of a lax.while. Sound as for scan: a
+  /// pure op whose operands are the region's consts or values from outside
+  /// computes the same value at every iteration; lax ops do not trap, so
+  /// computing it when the loop runs zero times changes nothing. The body
+  /// then reads it directly (while regions may use values from above).
+  Value hoistFromWhile(Operation *op, WhileOp w) {
+    if (op->getNumResults() != 1 || op->getNumRegions() || !isPure(op))
+      return failV("only a pure single-result op without regions can be hoisted");
+    Block *block = op->getBlock();
+    bool inBody = block == &w.getBodyBlock();
+    unsigned numConsts = inBody ? w.getNumBodyConsts() : w.getNumCondConsts();
+    ValueRange consts = inBody ? ValueRange(w.getBodyConsts()) : ValueRange(w.getCondConsts());
+    IRMapping map;
+    for (Value o : op->getOperands()) {
+      if (auto arg = dyn_cast<BlockArgument>(o); arg && arg.getOwner() == block) {
+        if (arg.getArgNumber() >= numConsts)
+          return failV("an operand is a carry");
+        map.map(o, consts[arg.getArgNumber()]);
+      } else if (w->isAncestor(o.getParentBlock()->getParentOp())) {
+        return failV("an operand is computed in the loop");
+      }
+    }
+    Operation *clone = op->clone(map);
+    created.emplace_back(clone, Place::Free);
+    placeOfOp[clone] = Place::Free;
+    anchorOf[clone] = w;
+    return clone->getResult(0);
   }
 
   /// An elementwise op reading ys of `scan` is computed per slice in the body.
@@ -1209,6 +1307,11 @@ struct RegionRewrite {
                 x = r;
         }
     }
+    for (auto &[op, place] : created)
+      if (auto it = anchorOf.find(op); it != anchorOf.end() && !op->getBlock()) {
+        rewriter.setInsertionPoint(it->second);
+        rewriter.insert(op);
+      }
     rewriter.setInsertionPoint(root);
     for (auto &[op, place] : created)
       if (!op->getBlock())

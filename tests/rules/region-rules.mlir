@@ -64,7 +64,18 @@
 // CHECK: lax.scan length = 6 carry(%arg1) xs(%arg2) : (tensor<4xf32>, tensor<6x4xf32>) -> tensor<4xf32>
 // CHECK-NOT: lax.sin
 
+// In a while: exp(k) * 2 is computed once before the loop; the body reads it.
+// CHECK-LABEL: func.func @while_hoist
+// CHECK: %[[TWO:.*]] = lax.constant dense<2.000000e+00> : tensor<4xf32>
+// CHECK: %[[E:.*]] = lax.exp %arg0 : tensor<4xf32>
+// CHECK: %[[E2:.*]] = lax.mul %[[E]], %[[TWO]] : tensor<4xf32>
+// CHECK: lax.while cond_consts(%arg2) body_consts(%arg0)
+// CHECK: } body {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<4xf32>, %[[V:.*]]: tensor<4xf32>, %{{.*}}: tensor<i32>):
+// CHECK-NEXT: lax.mul %[[V]], %[[E2]] : tensor<4xf32>
+
 // STATS: hoist-loop-invariant: 2
+// STATS: hoist-loop-invariant-from-while: 2
 // STATS: last-ys-is-final-carry: 2
 // STATS: reduce_max-any-of-ys-to-carry: 1
 // STATS: reduce_min-any-of-ys-into-scan-body: 1

@@ -110,3 +110,26 @@ func.func @unused(%c0: tensor<4xf32>, %c1: tensor<4xf32>, %xs: tensor<6x4xf32>) 
   }
   return %b : tensor<4xf32>
 }
+
+// In a while loop: exp(k) and exp(k) * 2 depend only on the body const k and
+// a value from outside; computed once before the loop.
+func.func @while_hoist(%k: tensor<4xf32>, %x0: tensor<4xf32>, %limit: tensor<i32>) -> tensor<4xf32> {
+  %zero = lax.constant dense<0> : tensor<i32>
+  %two = lax.constant dense<2.0> : tensor<4xf32>
+  %x, %n = lax.while cond_consts(%limit) body_consts(%k) carry(%x0, %zero)
+      : (tensor<i32>, tensor<4xf32>, tensor<4xf32>, tensor<i32>) -> (tensor<4xf32>, tensor<i32>)
+  cond {
+  ^bb0(%l: tensor<i32>, %v: tensor<4xf32>, %i: tensor<i32>):
+    %t = lax.compare LT, %i, %l : tensor<i32>
+    lax.yield %t : tensor<i1>
+  } body {
+  ^bb0(%kc: tensor<4xf32>, %v: tensor<4xf32>, %i: tensor<i32>):
+    %e = lax.exp %kc : tensor<4xf32>
+    %e2 = lax.mul %e, %two : tensor<4xf32>
+    %v2 = lax.mul %v, %e2 : tensor<4xf32>
+    %one = lax.constant dense<1> : tensor<i32>
+    %i2 = lax.add %i, %one : tensor<i32>
+    lax.yield %v2, %i2 : tensor<4xf32>, tensor<i32>
+  }
+  return %x : tensor<4xf32>
+}
