@@ -1392,15 +1392,54 @@ struct RegionRewrite {
   }
 };
 
+/// A cheap necessary condition for a rule whose first `loop` binding is a
+/// role function of the root (`parent_scan(root)`, `parent_while(root)`,
+/// `ys_operand(root)`): when it does not hold, that binding fails, so the
+/// rule cannot match. Rules rooted at any op (`_`) are tried on every op;
+/// this keeps them as cheap as a rule rooted at one op name.
+enum class Prefilter { None, InScan, InWhile, ReadsScan };
+Prefilter prefilterOf(const CompiledRule &rule) {
+  if (rule.rule.loop.empty())
+    return Prefilter::None;
+  const Expr &e = *rule.rule.loop.front().expr;
+  if (e.kind != Expr::Call || e.args.size() != 1 || e.args[0]->kind != Expr::Ref ||
+      e.args[0]->name != rule.rootNode || e.args[0]->resultIndex != 0)
+    return Prefilter::None;
+  if (e.name == "parent_scan")
+    return Prefilter::InScan;
+  if (e.name == "parent_while")
+    return Prefilter::InWhile;
+  if (e.name == "ys_operand")
+    return Prefilter::ReadsScan;
+  return Prefilter::None;
+}
+
 struct RegionRulePattern : public RewritePattern {
   RegionRulePattern(const CompiledRule &rule, RuleRuntime &runtime, MLIRContext *ctx)
-      : RewritePattern(rule.rootOpName, rule.rule.benefit, ctx), rule(rule), runtime(runtime) {}
+      : RewritePattern(rule.rootOpName, rule.rule.benefit, ctx), rule(rule), runtime(runtime),
+        prefilter(prefilterOf(rule)) {}
   struct AnyOp {};
   RegionRulePattern(const CompiledRule &rule, RuleRuntime &runtime, MLIRContext *ctx, AnyOp)
       : RewritePattern(MatchAnyOpTypeTag(), rule.rule.benefit, ctx), rule(rule),
-        runtime(runtime) {}
+        runtime(runtime), prefilter(prefilterOf(rule)) {}
 
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    switch (prefilter) {
+    case Prefilter::None:
+      break;
+    case Prefilter::InScan:
+      if (!isa_and_nonnull<ScanOp>(op->getParentOp()))
+        return failure();
+      break;
+    case Prefilter::InWhile:
+      if (!isa_and_nonnull<WhileOp>(op->getParentOp()))
+        return failure();
+      break;
+    case Prefilter::ReadsScan:
+      if (llvm::none_of(op->getOperands(), [](Value v) { return bool(v.getDefiningOp<ScanOp>()); }))
+        return failure();
+      break;
+    }
     if (!runtime.mayMatch())
       return failure();
     Env env;
@@ -1421,6 +1460,7 @@ struct RegionRulePattern : public RewritePattern {
   }
   const CompiledRule &rule;
   RuleRuntime &runtime;
+  Prefilter prefilter;
 };
 } // namespace
 
