@@ -1,9 +1,9 @@
-// Region rules (rules/library/scan.yaml) on hand-written scans; the expected
+// Region rules (rules/library/scan-pushup.yaml, loops.yaml) on hand-written scans; the expected
 // IR below is derived by hand from the rules' meaning. Their soundness is
 // checked against the interpreter on the original programs in
 // verify-rules.test (LIBRARY).
-// RUN: kiln-opt %S/Inputs/scan-corpus.mlir --rules=%kiln_src/rules/library/scan.yaml | FileCheck %s
-// RUN: kiln-opt %S/Inputs/scan-corpus.mlir --rules=%kiln_src/rules/library/scan.yaml --rule-stats -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
+// RUN: kiln-opt %S/Inputs/scan-corpus.mlir --rules=%kiln_src/rules/library/scan-pushup.yaml --rules=%kiln_src/rules/library/loops.yaml | FileCheck %s
+// RUN: kiln-opt %S/Inputs/scan-corpus.mlir --rules=%kiln_src/rules/library/scan-pushup.yaml --rules=%kiln_src/rules/library/loops.yaml --rule-stats -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS
 
 // max over a reverse scan's ys: a carry from -inf, combined with each slice.
 // CHECK-LABEL: func.func @max_reverse

@@ -1,5 +1,5 @@
 // Seed 002's push-up as YAML region rules alone (examples/rules/scan_pushup.yaml
-// includes rules/library/scan.yaml): the same IR as the built-in pass.
+// includes rules/library/scan-pushup.yaml): the same IR as the built-in pass.
 // RUN: kiln-opt %examples/seeds/seed002_mse_before.mlir --rules=%examples/rules/scan_pushup.yaml --rule-tags=+reassociates-float --kiln-apply-rules --canonicalize | FileCheck %s --check-prefix=REASSOC
 // RUN: kiln-opt %examples/seeds/seed002_mse_before.mlir --rules=%examples/rules/scan_pushup.yaml --kiln-apply-rules --canonicalize | FileCheck %s --check-prefix=EXACT
 // RUN: kiln-opt %examples/seeds/seed002_mse_before.mlir --rules=%examples/rules/scan_pushup.yaml --rule-tags=+reassociates-float --rule-stats -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATS

@@ -1,4 +1,4 @@
-// Programs for the region rules of rules/library/scan.yaml
+// Programs for the region rules of rules/library/scan-pushup.yaml and loops.yaml
 // (tests/rules/region-rules.mlir, tests/rules/verify-rules.test).
 
 // A max over a reverse scan's ys: a carry starting at -inf.
