@@ -304,6 +304,8 @@ LogicalResult addRawEntry(ModuleOp module, ArrayRef<TensorSpec> specs) {
 
 } // namespace
 
+std::string compileCacheBuildIdentity() { return kilnBuildIdentity(); }
+
 struct Executable::Impl {
   std::unique_ptr<LoadedObject> code;
   /// Target::Gpu: the runtime that moves buffers to and from the device.

@@ -159,6 +159,13 @@ private:
   void (*fn_)(void *const *) = nullptr;
 };
 
+/// Kiln's build as the compile cache's key names it: the real path (no
+/// links, no `..`), size, inode and modification time of the libraries that
+/// hold the compiler and the lowering, so that another build (a rebuilt
+/// Kiln, an ASan build) never reuses this one's entries. Empty when those
+/// files cannot be found; nothing is cached then.
+std::string compileCacheBuildIdentity();
+
 class Compiler {
 public:
   explicit Compiler(CompileOptions options = {});

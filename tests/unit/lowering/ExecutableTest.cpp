@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <thread>
 
 #include <unistd.h>
@@ -143,6 +144,25 @@ TEST(Executable, CompileCacheHit) {
       << fourth->cacheOutcome().describe();
   expectMlpCorrectFromThreads(*fourth);
   std::filesystem::remove_all(o.cacheDir);
+}
+
+/// The cache key names Kiln's libraries by their real paths, not as the
+/// loader or argv[0] spelled them (`bin/../lib/...`, a bare name when run
+/// through PATH): otherwise two builds could share entries.
+TEST(Executable, CacheBuildIdentityIsRealPath) {
+  std::string id = compileCacheBuildIdentity();
+  ASSERT_FALSE(id.empty());
+  std::istringstream parts(id);
+  std::string part;
+  int count = 0;
+  while (parts >> part) {
+    ++count;
+    std::string path = part.substr(0, part.find(':'));
+    ASSERT_FALSE(path.empty());
+    EXPECT_EQ(path[0], '/') << id;
+    EXPECT_EQ(std::filesystem::canonical(path).string(), path) << id;
+  }
+  EXPECT_EQ(count, 2) << id;
 }
 
 /// a * b + c where the rounded product loses what c cancels: (1 + 2^-30)
