@@ -420,7 +420,7 @@ def compile_times(bench):
         cold, warm, call, xla_cold, xla_warm, xla_error = [], [], [], [], [], None
         for i in range(samples):
             cache = bench.tmp / f"compile-cache-{k}-{i}"
-            cache.mkdir()
+            cache.mkdir(mode=0o700)  # the compile cache uses only private directories
             first, second = kiln_run(path, extra, cache), kiln_run(path, extra, cache)
             cold.append(first and first["compile_s"])
             call.append(first and first["median_s"])
