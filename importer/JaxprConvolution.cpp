@@ -27,13 +27,6 @@ using llvm::SmallVector;
 
 namespace {
 
-/// `op` finished (types inferred, verified): its one result.
-FailureOr<Value> finished(PrimitiveEmitter &e, Operation *op) {
-  if (failed(e.builder.finishOp(op)))
-    return failure();
-  return op->getResult(0);
-}
-
 EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
   EmitResult operands = e.operands(2, 2);
   FailureOr<llvm::StringMap<SmallVector<int64_t>>> specs =
@@ -101,8 +94,8 @@ EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
   lhsPerm.push_back(lhsSpec[1]);
   rhsPerm.push_back(rhsSpec[1]);
   rhsPerm.push_back(rhsSpec[0]);
-  FailureOr<Value> input = finished(e, TransposeOp::create(e.b, e.loc, e.placeholder, lhs, lhsPerm));
-  FailureOr<Value> kernel = finished(e, TransposeOp::create(e.b, e.loc, e.placeholder, rhs, rhsPerm));
+  FailureOr<Value> input = e.built(TransposeOp::create(e.b, e.loc, e.placeholder, lhs, lhsPerm));
+  FailureOr<Value> kernel = e.built(TransposeOp::create(e.b, e.loc, e.placeholder, rhs, rhsPerm));
   if (failed(input) || failed(kernel))
     return failure();
   auto inType = cast<RankedTensorType>(input->getType());
@@ -125,13 +118,13 @@ EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
       SmallVector<int64_t> shape(cast<RankedTensorType>(padded.getType()).getShape());
       shape[1 + i] = amount;
       FailureOr<Value> block =
-          finished(e, BroadcastInDimOp::create(e.b, e.loc, zero, shape, ArrayRef<int64_t>{}));
+          e.built(BroadcastInDimOp::create(e.b, e.loc, zero, shape, ArrayRef<int64_t>{}));
       if (failed(block))
         return failure();
       SmallVector<Value> parts = side ? SmallVector<Value>{padded, *block}
                                       : SmallVector<Value>{*block, padded};
       FailureOr<Value> joined =
-          finished(e, ConcatenateOp::create(e.b, e.loc, e.placeholder, parts, 1 + i));
+          e.built(ConcatenateOp::create(e.b, e.loc, e.placeholder, parts, 1 + i));
       if (failed(joined))
         return failure();
       padded = *joined;
@@ -163,7 +156,7 @@ EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
       step[1 + i] = (*strides)[i];
     }
     FailureOr<Value> patch =
-        finished(e, SliceOp::create(e.b, e.loc, e.placeholder, padded, start, limit, step));
+        e.built(SliceOp::create(e.b, e.loc, e.placeholder, padded, start, limit, step));
     if (failed(patch))
       return failure();
     patches.push_back(*patch);
@@ -176,18 +169,16 @@ EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
   FailureOr<Value> columns =
       patches.size() == 1
           ? FailureOr<Value>(patches[0])
-          : finished(e, ConcatenateOp::create(e.b, e.loc, e.placeholder, patches, rank - 1));
+          : e.built(ConcatenateOp::create(e.b, e.loc, e.placeholder, patches, rank - 1));
   int64_t features = kType.getDimSize(spatial + 1);
-  FailureOr<Value> weights = finished(
-      e, ReshapeOp::create(e.b, e.loc,
+  FailureOr<Value> weights = e.built(ReshapeOp::create(e.b, e.loc,
                            RankedTensorType::get({windowSize * channels, features},
                                                  kType.getElementType()),
                            *kernel));
   if (failed(columns) || failed(weights))
     return failure();
   TypeAttr preferredAttr = *preferred ? TypeAttr::get(*preferred) : TypeAttr();
-  FailureOr<Value> product = finished(
-      e, DotGeneralOp::create(e.b, e.loc, e.placeholder, *columns, *weights,
+  FailureOr<Value> product = e.built(DotGeneralOp::create(e.b, e.loc, e.placeholder, *columns, *weights,
                               SmallVector<int64_t>{rank - 1}, SmallVector<int64_t>{0},
                               SmallVector<int64_t>{}, SmallVector<int64_t>{}, preferredAttr));
   if (failed(product))

@@ -324,6 +324,12 @@ EmitResult PrimitiveEmitter::finish(Operation *op) {
   return SmallVector<Value>(op->getResults());
 }
 
+FailureOr<Value> PrimitiveEmitter::built(Operation *op) {
+  if (failed(builder.finishOp(op)))
+    return failure();
+  return op->getResult(0);
+}
+
 // The lists of a `<callee>(key=(...), ...)` dimension_numbers parameter:
 // `required` keys must be present, `optional` ones default to ().
 FailureOr<llvm::StringMap<SmallVector<int64_t>>>
@@ -369,6 +375,7 @@ static PrimitiveTable buildPrimitiveTable() {
   registerReductionPrimitives(table);
   registerShapePrimitives(table);
   registerConvolutionPrimitives(table);
+  registerSortPrimitives(table);
   registerContractionPrimitives(table);
   registerControlFlowPrimitives(table);
   registerIndexingPrimitives(table);

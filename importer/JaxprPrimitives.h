@@ -9,6 +9,7 @@
 //   registerShapePrimitives         reshape, slice, iota, ...     JaxprShapeOps.cpp
 //   registerContractionPrimitives   dot_general                   JaxprContraction.cpp
 //   registerConvolutionPrimitives   conv_general_dilated          JaxprConvolution.cpp
+//   registerSortPrimitives          sort, top_k                   JaxprSort.cpp
 //   registerControlFlowPrimitives   pjit, custom_jvp_call, scan,  JaxprControlFlow.cpp
 //                                   while, cond, copy, ...
 //   registerIndexingPrimitives      gather, scatter               JaxprIndexing.cpp
@@ -62,6 +63,8 @@ struct PrimitiveEmitter {
   }
   /// Infers the op's result types and verifies it; its results.
   EmitResult finish(mlir::Operation *op);
+  /// The same for an intermediate op with one result: that result.
+  mlir::FailureOr<mlir::Value> built(mlir::Operation *op);
 };
 
 /// Emits the op(s) of one primitive.
@@ -86,6 +89,7 @@ void registerReductionPrimitives(PrimitiveTable &table);
 void registerShapePrimitives(PrimitiveTable &table);
 void registerContractionPrimitives(PrimitiveTable &table);
 void registerConvolutionPrimitives(PrimitiveTable &table);
+void registerSortPrimitives(PrimitiveTable &table);
 void registerControlFlowPrimitives(PrimitiveTable &table);
 void registerIndexingPrimitives(PrimitiveTable &table);
 void registerRandomPrimitives(PrimitiveTable &table);

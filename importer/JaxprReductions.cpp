@@ -42,25 +42,18 @@ EmitResult emitArgReduce(PrimitiveEmitter &e) {
   return e.finish(OpTy::create(e.b, e.loc, resultType, (*x)[0], *axes));
 }
 
-/// Builds a result op at `e`'s location and gives it its inferred type.
-FailureOr<Value> build(PrimitiveEmitter &e, Operation *op) {
-  if (failed(e.builder.finishOp(op)))
-    return failure();
-  return op->getResult(0);
-}
-
 /// `x` (bool) reduced over `axes` by and/or: as i32, a min/max, then != 0.
 FailureOr<Value> reduceBool(PrimitiveEmitter &e, Value x, ArrayRef<int64_t> axes,
                             bool isAnd) {
   auto type = cast<RankedTensorType>(x.getType());
   Value wide = ConvertElementTypeOp::create(e.b, e.loc, type.clone(e.b.getI32Type()), x);
   FailureOr<Value> reduced =
-      isAnd ? build(e, ReduceMinOp::create(e.b, e.loc, e.placeholder, wide, axes))
-            : build(e, ReduceMaxOp::create(e.b, e.loc, e.placeholder, wide, axes));
+      isAnd ? e.built(ReduceMinOp::create(e.b, e.loc, e.placeholder, wide, axes))
+            : e.built(ReduceMaxOp::create(e.b, e.loc, e.placeholder, wide, axes));
   if (failed(reduced))
     return failure();
   auto reducedType = cast<RankedTensorType>(reduced->getType());
-  return build(e, ConvertElementTypeOp::create(e.b, e.loc, reducedType.clone(e.b.getI1Type()),
+  return e.built(ConvertElementTypeOp::create(e.b, e.loc, reducedType.clone(e.b.getI1Type()),
                                                *reduced));
 }
 
@@ -95,7 +88,7 @@ EmitResult emitUnvmapReduce(PrimitiveEmitter &e) {
     return SmallVector<Value>{v};
   FailureOr<Value> r =
       isAny ? reduceBool(e, v, all, /*isAnd=*/false)
-            : build(e, ReduceMaxOp::create(e.b, e.loc, e.placeholder, v, all));
+            : e.built(ReduceMaxOp::create(e.b, e.loc, e.placeholder, v, all));
   if (failed(r))
     return failure();
   return SmallVector<Value>{*r};

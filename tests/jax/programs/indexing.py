@@ -83,6 +83,22 @@ def sort_argsort_topk(x):
     return jnp.sort(x, axis=-1), jnp.argsort(x, axis=0), values, indices
 
 
+def _sort_hard_args():
+    x = np.array([[3.0, -0.0, np.nan, 0.0, -np.inf, 3.0, -np.nan, 1.5],
+                  [2.0, 2.0, -1.0, np.inf, 0.0, -0.0, 7.0, -1.0]], dtype=np.float32)
+    ints = np.array([[5, -3, 5, 0], [2, 2, -7, 9], [5, -3, 1, 0]], dtype=np.int32)
+    return x, ints, x.astype(np.float16)
+
+
+@program("sort_hard_values", args=_sort_hard_args,
+         note="NaN (both signs), +-0, infinities and ties: sort, argsort, top_k, lexicographic keys, f16")
+def sort_hard_values(x, ints, h):
+    top, where = lax.top_k(x, 5)
+    by_two = lax.sort((ints[0], ints[1], ints[2]), num_keys=2)
+    return (jnp.sort(x, axis=1), jnp.argsort(x, axis=1), top, where, jnp.sort(ints, axis=0),
+            by_two, jnp.sort(h, axis=1), jnp.argsort(-x, axis=1, stable=True))
+
+
 @program("masked_mean", args=lambda: (normal(8, 10, seed=105), integers(8, seed=106, low=1, high=11)))
 def masked_mean(x, lengths):
     mask = jnp.arange(x.shape[1])[None, :] < lengths[:, None]
