@@ -224,9 +224,84 @@ EmitResult emitScatter(PrimitiveEmitter &e) {
 
 } // namespace
 
+namespace {
+
+/// equinox's maybe_set[i_static=None i_treedef=PyTreeDef(*) kwargs=()] pred
+/// xs x i (its checkpointed while loops' buffer writes): outside vmap its
+/// implementation is xs.at[i].set(x), whatever pred (equinox's
+/// select_if_vmap is x there). .at[i].set wraps a negative i once and drops
+/// an update still out of bounds; here: i' = i < 0 ? i + n : i, the update
+/// as a dynamic_update_slice at (i', 0, ...) (which would clamp), kept only
+/// where 0 <= i' < n.
+EmitResult emitMaybeSet(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(4, 4);
+  if (failed(x))
+    return failure();
+  for (StringRef name : {"i_static", "kwargs"}) {
+    const Param *p = e.eqn.findParam(name);
+    bool empty = !p || p->value.text == "None" ||
+                 (p->value.kind == ParamValue::Kind::List && p->value.items.empty());
+    if (!empty)
+      return e.builder.emitError(p->value.loc)
+             << "unsupported 'maybe_set' with " << name << " (only a single dynamic index)";
+  }
+  const Param *treedef = e.eqn.findParam("i_treedef");
+  if (treedef && treedef->value.spelling.str().find("PyTreeDef(*)") == std::string::npos)
+    return e.builder.emitError(treedef->value.loc)
+           << "unsupported 'maybe_set' index structure (only a single dynamic index)";
+  Value xs = (*x)[1], value = (*x)[2], index = (*x)[3];
+  auto xsType = cast<RankedTensorType>(xs.getType());
+  auto valueType = cast<RankedTensorType>(value.getType());
+  auto indexType = cast<RankedTensorType>(index.getType());
+  if (xsType.getRank() < 1 || valueType.getShape() != xsType.getShape().drop_front() ||
+      indexType.getRank() != 0 || !isa<IntegerType>(indexType.getElementType()))
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'maybe_set' expects xs, an element of xs and a scalar integer index";
+  Type indexElement = indexType.getElementType();
+  unsigned width = indexElement.getIntOrFloatBitWidth();
+  auto scalar = [&](int64_t v) {
+    return ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(indexType, APInt(width, v, true)));
+  };
+  Value zero = scalar(0), n = scalar(xsType.getDimSize(0));
+  FailureOr<Value> negative =
+      e.built(CompareOp::create(e.b, e.loc, e.placeholder, ComparisonDirection::LT, index, zero));
+  FailureOr<Value> wrapped = e.built(AddOp::create(e.b, e.loc, e.placeholder, index, n));
+  if (failed(negative) || failed(wrapped))
+    return failure();
+  FailureOr<Value> i = e.built(
+      SelectNOp::create(e.b, e.loc, e.placeholder, *negative, ValueRange{index, *wrapped}));
+  if (failed(i))
+    return failure();
+  FailureOr<Value> low =
+      e.built(CompareOp::create(e.b, e.loc, e.placeholder, ComparisonDirection::GE, *i, zero));
+  FailureOr<Value> high =
+      e.built(CompareOp::create(e.b, e.loc, e.placeholder, ComparisonDirection::LT, *i, n));
+  if (failed(low) || failed(high))
+    return failure();
+  FailureOr<Value> inBounds = e.built(AndOp::create(e.b, e.loc, e.placeholder, *low, *high));
+  SmallVector<int64_t> rowShape{1};
+  rowShape.append(valueType.getShape().begin(), valueType.getShape().end());
+  Value row = ReshapeOp::create(e.b, e.loc, valueType.clone(rowShape), value);
+  SmallVector<Value> starts{*i};
+  for (int64_t d = 1; d < xsType.getRank(); ++d)
+    starts.push_back(zero);
+  FailureOr<Value> updated = e.built(
+      DynamicUpdateSliceOp::create(e.b, e.loc, e.placeholder, xs, row, starts));
+  if (failed(inBounds) || failed(updated))
+    return failure();
+  FailureOr<Value> keep = e.built(BroadcastInDimOp::create(e.b, e.loc, *inBounds,
+                                                           xsType.getShape(), ArrayRef<int64_t>{}));
+  if (failed(keep))
+    return failure();
+  return e.finish(SelectNOp::create(e.b, e.loc, e.placeholder, *keep, ValueRange{xs, *updated}));
+}
+
+} // namespace
+
 void kiln::jaxpr::registerIndexingPrimitives(PrimitiveTable &table) {
   addPrimitives(table, {
       {"gather", emitGather},
+      {"maybe_set", emitMaybeSet},
       {"scatter", emitScatter},
       {"scatter-add", emitScatter},
       {"scatter-sub", emitScatter},
