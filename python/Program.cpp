@@ -182,24 +182,18 @@ nb::object attrToPython(Attribute attr) {
     return typeToPython(t.getValue());
   if (auto s = dyn_cast<FlatSymbolRefAttr>(attr))
     return nb::str(s.getValue().data(), s.getValue().size());
-  if (auto a = dyn_cast<DenseI64ArrayAttr>(attr)) {
+  auto list = [](auto values) {
     nb::list l;
-    for (int64_t v : a.asArrayRef())
+    for (auto v : values)
       l.append(v);
-    return std::move(l);
-  }
-  if (auto a = dyn_cast<DenseI32ArrayAttr>(attr)) {
-    nb::list l;
-    for (int32_t v : a.asArrayRef())
-      l.append(v);
-    return std::move(l);
-  }
-  if (auto a = dyn_cast<DenseBoolArrayAttr>(attr)) {
-    nb::list l;
-    for (bool v : a.asArrayRef())
-      l.append(v);
-    return std::move(l);
-  }
+    return l;
+  };
+  if (auto a = dyn_cast<DenseI64ArrayAttr>(attr))
+    return list(a.asArrayRef());
+  if (auto a = dyn_cast<DenseI32ArrayAttr>(attr))
+    return list(a.asArrayRef());
+  if (auto a = dyn_cast<DenseBoolArrayAttr>(attr))
+    return list(a.asArrayRef());
   if (auto a = dyn_cast<ArrayAttr>(attr)) {
     nb::list l;
     for (Attribute e : a)
