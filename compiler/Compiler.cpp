@@ -354,8 +354,7 @@ std::string CacheOutcome::describe() const {
   return text;
 }
 
-bool Executable::call(const std::vector<BufferView> &inputs,
-                      const std::vector<BufferView> &outputs,
+bool Executable::call(llvm::ArrayRef<BufferView> inputs, llvm::ArrayRef<BufferView> outputs,
                       std::string *error) const {
   auto fail = [&](const std::string &msg) {
     if (error)
@@ -369,7 +368,7 @@ bool Executable::call(const std::vector<BufferView> &inputs,
                 " outputs");
   auto check = [&](const BufferView &v, const TensorSpec &s, const char *what,
                    size_t i) {
-    if (v.shape != s.shape || v.kind != s.kind || (!v.data && s.numElements()))
+    if (!llvm::equal(v.shape, s.shape) || v.kind != s.kind || (!v.data && s.numElements()))
       return fail(
           std::string(what) + " " + std::to_string(i) +
           ": shape, element kind or data pointer differs from the signature");

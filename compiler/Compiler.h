@@ -16,6 +16,8 @@
 
 #include "lowering/CpuCostModel.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -39,10 +41,11 @@ const char *elementKindName(ElementKind kind);
 /// none for a type the compiled code cannot take.
 std::optional<ElementKind> elementKindOf(mlir::Type type);
 
-/// A caller-owned row-major buffer.
+/// A caller-owned row-major buffer. `shape` points at the caller's (or a
+/// TensorSpec's) dimensions: building a view allocates nothing.
 struct BufferView {
   void *data = nullptr;
-  std::vector<int64_t> shape;
+  llvm::ArrayRef<int64_t> shape;
   ElementKind kind = ElementKind::F32;
 };
 
@@ -142,8 +145,7 @@ public:
   /// in host memory). Checks counts, shapes and element kinds; returns false
   /// and sets `error` on a mismatch, or when the GPU reports an error.
   /// Thread-safe.
-  bool call(const std::vector<BufferView> &inputs,
-            const std::vector<BufferView> &outputs,
+  bool call(llvm::ArrayRef<BufferView> inputs, llvm::ArrayRef<BufferView> outputs,
             std::string *error = nullptr) const;
 
   /// The fastest entry: `buffers` holds the data pointers of the inputs then

@@ -160,4 +160,15 @@ interp::Tensor tensorOf(RankedTensorType type, const std::vector<char> &bytes) {
   return t;
 }
 
+std::vector<BufferView> viewsOf(llvm::ArrayRef<interp::Tensor> tensors,
+                                std::vector<std::vector<char>> &storage) {
+  storage.clear();
+  for (const interp::Tensor &t : tensors)
+    storage.push_back(bytesOf(t));
+  std::vector<BufferView> views;
+  for (auto [t, bytes] : llvm::zip(tensors, storage))
+    views.push_back({bytes.data(), t.shape(), *elementKindOf(t.getElementType())});
+  return views;
+}
+
 } // namespace kiln

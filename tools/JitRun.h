@@ -58,6 +58,10 @@ std::string formatTimings(const JitRunResult &result);
 std::vector<char> bytesOf(const interp::Tensor &t);
 /// The tensor of type `type` whose elements `bytes` holds in that layout.
 interp::Tensor tensorOf(mlir::RankedTensorType type, const std::vector<char> &bytes);
+/// Views of `tensors` for Executable::call: their bytes (bytesOf) kept in
+/// `storage`, their shapes those of their types.
+std::vector<BufferView> viewsOf(llvm::ArrayRef<interp::Tensor> tensors,
+                                std::vector<std::vector<char>> &storage);
 
 } // namespace kiln
 

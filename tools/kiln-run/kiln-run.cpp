@@ -247,12 +247,7 @@ int main(int argc, char **argv) {
     results = std::move(*out);
   } else {
     std::vector<std::vector<char>> argBytes;
-    std::vector<BufferView> views;
-    for (const Tensor &t : *args) {
-      argBytes.push_back(bytesOf(t));
-      views.push_back({argBytes.back().data(), std::vector<int64_t>(t.shape().begin(), t.shape().end()),
-                       *elementKindOf(t.getElementType())});
-    }
+    std::vector<BufferView> views = viewsOf(*args, argBytes);
     JitRunResult jit;
     std::string error;
     CompileOptions compileOptions;

@@ -41,13 +41,7 @@ void compareWithInterpreter(const std::string &src, const std::string &entry,
   auto reference = interp::interpret(*module, entry, *inputs);
   ASSERT_TRUE(succeeded(reference));
   std::vector<std::vector<char>> argBytes;
-  std::vector<BufferView> views;
-  for (const Tensor &t : *inputs) {
-    argBytes.push_back(bytesOf(t));
-    views.push_back({argBytes.back().data(),
-                     std::vector<int64_t>(t.shape().begin(), t.shape().end()),
-                     *elementKindOf(t.getElementType())});
-  }
+  std::vector<BufferView> views = viewsOf(*inputs, argBytes);
   for (auto [runtime, target] : {std::pair{true, Target::Cpu}, std::pair{false, Target::Cpu},
                                  std::pair{true, Target::Gpu}}) {
     SCOPED_TRACE(std::string(runtime ? "runtime GEMM" : "generated contractions") +

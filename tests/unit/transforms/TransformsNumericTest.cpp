@@ -115,12 +115,7 @@ protected:
   llvm::SmallVector<Tensor> jit(mlir::ModuleOp module, const std::string &entry,
                                 llvm::ArrayRef<Tensor> inputs) {
     std::vector<std::vector<char>> bytes;
-    std::vector<BufferView> views;
-    for (const Tensor &t : inputs)
-      bytes.push_back(bytesOf(t));
-    for (auto [t, b] : llvm::zip(inputs, bytes))
-      views.push_back({b.data(), std::vector<int64_t>(t.shape().begin(), t.shape().end()),
-                       *elementKindOf(t.getElementType())});
+    std::vector<BufferView> views = viewsOf(inputs, bytes);
     JitRunResult result;
     std::string error;
     if (!runJit(module, entry, views, 0, 0, result, &error)) {
