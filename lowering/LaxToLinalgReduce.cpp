@@ -19,10 +19,19 @@ enum class ReduceKind { Sum, Max, Min, Prod };
 
 /// The identity of the reduction (the value of an empty reduction in JAX);
 /// `uns`: the elements are unsigned.
+/// The identity of a sum: -0.0 for floats (-0 + x is x for every x, -0
+/// included; +0 + -0 is +0), as the reference interpreter starts its sums:
+/// a sum of one -0 term, or of products that all round to -0, is -0.
+Value sumIdentity(OpBuilder &b, Location loc, Type t) {
+  if (auto ft = dyn_cast<FloatType>(t))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(ft, -0.0));
+  return scalarConstant(b, loc, t, 0);
+}
+
 Value reductionInit(OpBuilder &b, Location loc, Type t, ReduceKind kind,
                     bool uns) {
   if (kind == ReduceKind::Sum)
-    return scalarConstant(b, loc, t, 0);
+    return sumIdentity(b, loc, t);
   if (kind == ReduceKind::Prod)
     return scalarConstant(b, loc, t, 1);
   bool max = kind == ReduceKind::Max;
@@ -265,7 +274,7 @@ struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
     for (int64_t d = 0; d < nc; ++d)
       iters[cBase + d] = utils::IteratorType::reduction;
     Value init = filledTensor(rewriter, loc, type,
-                              scalarConstant(rewriter, loc, elt, 0));
+                              sumIdentity(rewriter, loc, elt));
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type},
         ValueRange{adaptor.getLhs(), adaptor.getRhs()}, ValueRange{init}, maps,

@@ -724,6 +724,57 @@ class Gen:
                 self.op_rev(blk, y, [ax])
         return res[0] if res else None
 
+    def op_scan_accumulate(self, blk):
+        """A scan whose carry accumulates a reduction of an elementwise
+        function of its xs slice (what kiln-scan-to-reduction turns into
+        one reduction over the stacked xs)."""
+        if blk["depth"] >= 2:
+            return None
+        x = self.pick(blk["pool"], lambda u: len(u.shape) >= 1 and u.dt != "i1")
+        if x is None:
+            return None
+        ax = self.rng.randrange(len(x.shape))
+        length = x.shape[ax]
+        sl = [d for i, d in enumerate(x.shape) if i != ax]
+        axes = sorted(self.rng.sample(range(len(sl)), self.rng.randint(0, len(sl)))) if sl else []
+        cshape = [d for i, d in enumerate(sl) if i not in axes]
+        kind, comb = self.rng.choice([("reduce_sum", "add"), ("reduce_max", "max"),
+                                      ("reduce_min", "min"), ("reduce_prod", "mul")])
+        init = self.pick(blk["pool"], lambda u: u.shape == tuple(cshape) and u.dt == x.dt) or \
+            self.constant(blk, tuple(cshape), x.dt)
+        ca, xa = V(self.fresh("a"), cshape, x.dt), V(self.fresh("a"), sl, x.dt)
+        self.set_args_taint([ca, xa], [init, x], loop=True)
+        inner = {"lines": [], "indent": blk["indent"] + "  ", "pool": [xa], "depth": blk["depth"] + 1, "top": False}
+        f = xa
+        for _ in range(self.rng.randint(0, 2)):
+            if x.dt in FLOATS:
+                f = self.op_unary(inner) if self.rng.random() < 0.5 else self.op_binary(inner)
+            else:
+                f = self.op_binary(inner)
+            if f.shape != tuple(sl) or f.dt != x.dt:
+                f = xa
+        if axes:
+            r = self.fresh()
+            self.emit(inner, f"{r} = lax.{kind} {f.name} axes = {lst(axes)} : {f.ty} -> {ttype(cshape, x.dt)}")
+            f = self.add(inner, V(r, cshape, x.dt))
+        n = self.fresh()
+        self.emit(inner, f"{n} = lax.{comb} {ca.name}, {f.name} : {ca.ty}")
+        nxt = self.add(inner, V(n, cshape, x.dt))
+        res = V(self.fresh(), cshape, x.dt)
+        attrs = []
+        if self.rng.random() < 0.3:
+            attrs.append("reverse = true")
+        if ax:
+            attrs.append(f"xs_axes = array<i64: {ax}>")
+        attr = (" {" + ", ".join(attrs) + "}") if attrs else ""
+        self.emit(blk, f"{res.name} = lax.scan length = {length} carry({init.name}) xs({x.name}){attr} : "
+                       f"({init.ty}, {x.ty}) -> {res.ty} {{")
+        self.emit(blk, f"^bb0({ca.name}: {ca.ty}, {xa.name}: {xa.ty}):")
+        blk["lines"].extend(inner["lines"])
+        blk["lines"].append(inner["indent"] + f"lax.yield {nxt.name} : {nxt.ty}")
+        self.emit(blk, "}")
+        return self.add(blk, res)
+
     def op_broadcast_to(self, blk, length):
         v = self.pick(blk["pool"], lambda u: len(u.shape) <= 2 and numel(u.shape) * length <= MAX_ELEMS)
         if v is None:
@@ -878,7 +929,7 @@ class Gen:
            ("op_iota", 2), ("op_broadcast", 5), ("op_reshape", 4), ("op_transpose", 4),
            ("op_rev", 2), ("op_slice", 4), ("op_concat", 3), ("op_expand_squeeze", 2),
            ("op_dynamic", 3), ("op_reduce", 7), ("op_dot", 5), ("op_gather_scatter", 3),
-           ("op_scan", 5), ("op_while", 2), ("op_cond", 2), ("op_call", 2), ("constant", 2)]
+           ("op_scan", 5), ("op_scan_accumulate", 2), ("op_while", 2), ("op_cond", 2), ("op_call", 2), ("constant", 2)]
 
     def random_op(self, blk):
         names = [n for n, _ in self.OPS]
