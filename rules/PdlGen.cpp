@@ -460,6 +460,10 @@ private:
       }
       if (v->kind == Expr::Wildcard)
         return error(v->loc, "'_' cannot be used in a rewrite");
+      // An optional attribute copied (or left out): only the planned
+      // rewriter can leave an attribute out.
+      if (v->kind == Expr::Call && v->name == "copy_attr")
+        out.planned = true;
       Site &site = addSite(Site::Value, v, -1);
       if (failed)
         return "";

@@ -505,6 +505,13 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
   r.addFunction("num_results", {A::Op}, [](auto a) -> std::optional<Val> {
     return Val::ofInt(a[0].asOp()->getNumResults());
   }, "the number of results of an op");
+  r.addFunction("copy_attr", {A::Op, A::Any}, [](auto a) -> std::optional<Val> {
+    if (a[1].kind != Val::Str)
+      return std::nullopt;
+    Attribute attr = a[0].asOp()->getAttr(a[1].str);
+    return attr ? std::optional<Val>(Val::ofAttr(attr)) : std::nullopt;
+  }, "copy_attr(node, \"name\"): as a rewrite attribute value, the node's attribute, and "
+     "no attribute where the node has none (an optional attribute copied as it is)");
   r.addFunction("product", {A::IntList}, [](auto a) -> std::optional<Val> {
     int64_t p = 1;
     for (int64_t d : L(a[0]))
@@ -912,6 +919,15 @@ struct RegionRewrite {
           return {};
     NamedAttrList attrs;
     for (auto &[n, x] : e.attrs) {
+      // copy_attr(node, "name") of an attribute the node lacks: none.
+      if (x->kind == Expr::Call && x->name == "copy_attr" && x->args.size() == 2) {
+        auto node = eval(x->args[0]);
+        auto name = node ? eval(x->args[1]) : std::nullopt;
+        if (!name)
+          return {};
+        if (node->asOp() && name->kind == Val::Str && !node->asOp()->getAttr(name->str))
+          continue;
+      }
       auto v = eval(x);
       if (!v)
         return {};
