@@ -354,8 +354,16 @@ LogicalResult JaxprBuilder::importBody(const Jaxpr &jaxpr, ArrayRef<Value> const
 LogicalResult JaxprBuilder::emitEquation(const Equation &eqn, Scope &scope) {
   StringRef prim = eqn.primitive;
   PrimitiveHandler handler = lookupPrimitive(prim);
-  if (!handler)
-    return emitError(eqn.primitiveLoc) << "unsupported jaxpr primitive '" << prim << "'";
+  if (!handler) {
+    InFlightDiagnostic diag = emitError(eqn.primitiveLoc)
+                              << "unsupported jaxpr primitive '" << prim << "'";
+    // Callbacks run Python: nothing compiled can. equinox's runtime checks
+    // (eqx.error_if, used by diffrax) emit them only in their "raise" mode.
+    if (prim == "pure_callback" || prim == "io_callback")
+      diag << " (a call back into Python; equinox's runtime checks emit it unless traced "
+              "with EQX_ON_ERROR=nan)";
+    return diag;
+  }
   activeEquation = &eqn;
   PrimitiveEmitter emitter(*this, eqn, scope);
   FailureOr<SmallVector<Value>> results = handler(emitter);

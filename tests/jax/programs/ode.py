@@ -36,3 +36,30 @@ def diffrax_tsit5_fixed_step(y0):
                               saveat=diffrax.SaveAt(t1=True),
                               stepsize_controller=diffrax.ConstantStepSize(), max_steps=32)
     return sol.ys
+
+
+def _errors_as_nan(fn):
+    """`fn` traced with equinox's EQX_ON_ERROR=nan: its runtime checks
+    (eqx.error_if, which diffrax uses) give NaN instead of calling back into
+    Python to raise (a pure_callback, which no compiler can run). The mode
+    is equinox's own, read when the function is traced."""
+    import functools
+
+    import equinox._errors as eqx_errors
+
+    @functools.wraps(fn)
+    def wrapped(*args):
+        saved, eqx_errors.EQX_ON_ERROR = eqx_errors.EQX_ON_ERROR, "nan"
+        try:
+            return fn(*args)
+        finally:
+            eqx_errors.EQX_ON_ERROR = saved
+    return wrapped
+
+
+program("diffrax_euler_errors_as_nan", args=lambda: (normal(4, seed=150), jnp.float32(0.7)),
+        note="diffrax_euler_fixed_step traced with EQX_ON_ERROR=nan (no pure_callback)")(
+    _errors_as_nan(diffrax_euler_fixed_step))
+program("diffrax_tsit5_errors_as_nan", args=lambda: (jnp.array([1.0, 0.5], jnp.float32),), k=256.0,
+        note="diffrax_tsit5_fixed_step traced with EQX_ON_ERROR=nan (no pure_callback)")(
+    _errors_as_nan(diffrax_tsit5_fixed_step))
