@@ -33,6 +33,8 @@
 //===----------------------------------------------------------------------===//
 #include "dialect/LaxControlFlowOps.h"
 
+#include "dialect/LaxAsm.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -108,22 +110,6 @@ LogicalResult checkYielded(Operation *op, StringRef regionName, YieldOp yield,
   return success();
 }
 
-/// Parses `keyword(%a, %b)` if `keyword` is next; nothing otherwise.
-ParseResult parseOptionalGroup(OpAsmParser &parser, StringRef keyword,
-                               SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands) {
-  if (failed(parser.parseOptionalKeyword(keyword)))
-    return success();
-  return parser.parseOperandList(operands, OpAsmParser::Delimiter::Paren);
-}
-
-void printGroup(OpAsmPrinter &p, StringRef keyword, ValueRange values, bool always) {
-  if (values.empty() && !always)
-    return;
-  p << " " << keyword << "(";
-  p.printOperands(values);
-  p << ")";
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -176,28 +162,14 @@ OperandRange WhileOp::getNextCarries() {
 ParseResult WhileOp::parse(OpAsmParser &parser, OperationState &result) {
   Builder &b = parser.getBuilder();
   SmallVector<OpAsmParser::UnresolvedOperand> condConsts, bodyConsts, carries;
+  FunctionType type;
   if (parseOptionalGroup(parser, "cond_consts", condConsts) ||
       parseOptionalGroup(parser, "body_consts", bodyConsts) ||
       parser.parseKeyword("carry") ||
-      parser.parseOperandList(carries, OpAsmParser::Delimiter::Paren))
+      parser.parseOperandList(carries, OpAsmParser::Delimiter::Paren) ||
+      parseAttributesAndSignature(parser, result, {"num_cond_consts", "num_body_consts"},
+                                  {condConsts, bodyConsts, carries}, type))
     return failure();
-  SMLoc attrLoc = parser.getCurrentLocation();
-  if (parser.parseOptionalAttrDict(result.attributes))
-    return failure();
-  for (StringRef implied : {"num_cond_consts", "num_body_consts"})
-    if (result.attributes.get(implied))
-      return parser.emitError(attrLoc, "'") << implied
-             << "' is implied by the operand groups; do not spell it";
-  FunctionType type;
-  SMLoc typeLoc = parser.getCurrentLocation();
-  if (parser.parseColonType(type))
-    return failure();
-  SmallVector<OpAsmParser::UnresolvedOperand> all(condConsts);
-  llvm::append_range(all, bodyConsts);
-  llvm::append_range(all, carries);
-  if (parser.resolveOperands(all, type.getInputs(), typeLoc, result.operands))
-    return failure();
-  result.addTypes(type.getResults());
   result.attributes.set("num_cond_consts", b.getI64IntegerAttr(condConsts.size()));
   result.attributes.set("num_body_consts", b.getI64IntegerAttr(bodyConsts.size()));
 

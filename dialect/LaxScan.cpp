@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "dialect/LaxOps.h"
 
+#include "dialect/LaxAsm.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/BitVector.h"
@@ -91,31 +93,13 @@ ParseResult ScanOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parser.parseKeyword("length") || parser.parseEqual() ||
       parser.parseInteger(length))
     return failure();
-  if (succeeded(parser.parseOptionalKeyword("consts")) &&
-      parser.parseOperandList(consts, OpAsmParser::Delimiter::Paren))
-    return failure();
-  if (parser.parseKeyword("carry") ||
-      parser.parseOperandList(carries, OpAsmParser::Delimiter::Paren) ||
-      parser.parseKeyword("xs") ||
-      parser.parseOperandList(xs, OpAsmParser::Delimiter::Paren))
-    return failure();
-  SMLoc attrLoc = parser.getCurrentLocation();
-  if (parser.parseOptionalAttrDict(result.attributes))
-    return failure();
-  for (StringRef implied : {"length", "num_consts", "num_carry"})
-    if (result.attributes.get(implied))
-      return parser.emitError(attrLoc, "'") << implied
-             << "' is implied by the operand groups; do not spell it";
   FunctionType type;
-  SMLoc typeLoc = parser.getCurrentLocation();
-  if (parser.parseColonType(type))
+  if (parseOptionalGroup(parser, "consts", consts) || parser.parseKeyword("carry") ||
+      parser.parseOperandList(carries, OpAsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("xs") || parser.parseOperandList(xs, OpAsmParser::Delimiter::Paren) ||
+      parseAttributesAndSignature(parser, result, {"length", "num_consts", "num_carry"},
+                                  {consts, carries, xs}, type))
     return failure();
-  SmallVector<OpAsmParser::UnresolvedOperand> all(consts);
-  llvm::append_range(all, carries);
-  llvm::append_range(all, xs);
-  if (parser.resolveOperands(all, type.getInputs(), typeLoc, result.operands))
-    return failure();
-  result.addTypes(type.getResults());
 
   auto &attrs = result.attributes;
   attrs.set("length", b.getI64IntegerAttr(length));
@@ -138,16 +122,9 @@ ParseResult ScanOp::parse(OpAsmParser &parser, OperationState &result) {
 
 void ScanOp::print(OpAsmPrinter &p) {
   p << " length = " << getLength();
-  if (getNumConsts() > 0) {
-    p << " consts(";
-    p.printOperands(getConsts());
-    p << ")";
-  }
-  p << " carry(";
-  p.printOperands(getInits());
-  p << ") xs(";
-  p.printOperands(getXs());
-  p << ")";
+  printGroup(p, "consts", getConsts(), /*always=*/false);
+  printGroup(p, "carry", getInits(), /*always=*/true);
+  printGroup(p, "xs", getXs(), /*always=*/true);
   SmallVector<StringRef> elided = {"length", "num_consts", "num_carry"};
   if (!getReverse())
     elided.push_back("reverse");
