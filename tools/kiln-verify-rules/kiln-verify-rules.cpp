@@ -53,9 +53,15 @@ namespace cl = llvm::cl;
 using namespace mlir;
 using namespace kiln;
 
-static cl::list<std::string> corpus(cl::Positional, cl::desc("<corpus.mlir>..."), cl::OneOrMore);
-static cl::list<std::string> rulePaths("rules", cl::desc("YAML rule file or directory"), cl::OneOrMore);
-static cl::list<std::string> plugins("plugin", cl::desc("Load a Kiln plugin (repeatable)"));
+/// The tool's own options: --help shows these (LLVM's hundreds stay behind
+/// --help-hidden).
+static cl::OptionCategory verifyCategory("kiln-verify-rules options");
+static cl::list<std::string> corpus(cl::Positional, cl::desc("<corpus.mlir>..."), cl::OneOrMore,
+                                    cl::cat(verifyCategory));
+static cl::list<std::string> rulePaths("rules", cl::desc("YAML rule file or directory"),
+                                       cl::OneOrMore, cl::cat(verifyCategory));
+static cl::list<std::string> plugins("plugin", cl::desc("Load a Kiln plugin (repeatable)"),
+                                     cl::cat(verifyCategory));
 /// Bound of the fixpoint application of one rule to one function (per
 /// greedy iteration; at most 10 iterations).
 static constexpr int64_t kMaxRewrites = 1000;
@@ -64,12 +70,12 @@ static cl::opt<bool> positiveInputs(
     "positive-inputs",
     cl::desc("Check every rule on positive float inputs only (as a rule with `inputs: "
              "positive` is): for rules that assume it, e.g. exp(log(x)) -> x"),
-    cl::init(false));
+    cl::init(false), cl::cat(verifyCategory));
 
 static cl::opt<unsigned> seeds("seeds",
                                cl::desc("Random input sets per instance and kind of inputs "
                                         "(ordinary, then with hard values)"),
-                               cl::init(3));
+                               cl::init(3), cl::cat(verifyCategory));
 
 namespace {
 
@@ -377,6 +383,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   if (!registerKilnTool(registry, argc, argv, "kiln-verify-rules"))
     return 1;
+  cl::HideUnrelatedOptions(verifyCategory);
   cl::ParseCommandLineOptions(argc, argv, "Kiln: check rewrite rules with the interpreter\n");
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
