@@ -519,7 +519,8 @@ def rules_check(tools, files, out):
     st, text = tools.call(argv)
     if st == "ok":
         return None
-    return {"comparison": "rules", "kind": "crash" if st in ("crash", "timeout") else "unsound",
+    kind = "crash" if st in ("crash", "timeout") else "unsound" if "UNSOUND" in text else "error"
+    return {"comparison": "rules", "kind": kind,
             "detail": "\n".join(l for l in text.split("\n") if "ok (" not in l)[-3000:]}
 
 
