@@ -254,12 +254,13 @@ class Gen:
             rank = {"bf16": 0, "f16": 1, "f32": 2, "f64": 3}
             if src and rank[src[0]] < rank[v.dt]:
                 return 2
-        if v.dt in FLOATS and (op == "reduce_prod" or
-                               (op in ("reduce_sum", "dot_general") and v.dt in ("f16", "bf16"))):
+        if v.dt in FLOATS and (op in ("reduce_prod", "dot_general") or
+                               (op == "reduce_sum" and v.dt in ("f16", "bf16"))):
             # The interpreter multiplies (and sums) in double and rounds
             # once; the JIT in the element type, in another order: where one
             # overflows to inf (then NaN) and the other does not, no error
-            # model relates them. Products overflow easily, narrow sums too.
+            # model relates them. Products (a dot's too: 3.4e38 * 3.4e38)
+            # overflow easily, narrow sums too.
             return 2
         if v.dt in FLOATS and (m == 1 or op in self.APPROX):
             return 1
