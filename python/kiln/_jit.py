@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -292,19 +293,22 @@ class Jitted(_kiln.JitFunction):
 
     def _host_view(self, x):
         """A JAX array as a numpy array, converted once per array object
-        (JAX arrays are immutable; the entry holds the array, so its id
-        stays its own): parameters passed again and again (a dict of
-        weights) are not converted on every call."""
+        (JAX arrays are immutable): parameters passed again and again (a
+        dict of weights) are not converted on every call. The cache holds
+        the arrays weakly: an array nobody else holds leaves it."""
         if not isinstance(x, _jax_array_type()):
             return x
         views = self.__dict__.setdefault("_views", {})
         hit = views.get(id(x))
-        if hit is not None and hit[0] is x:
+        if hit is not None and hit[0]() is x:
             return hit[1]
-        if len(views) >= 1024:
-            views.clear()
+        key = id(x)
         view = np.asarray(x)
-        views[id(x)] = (x, view)
+        try:
+            ref = weakref.ref(x, lambda _, views=views, key=key: views.pop(key, None))
+        except TypeError:  # not weakly referenceable: convert every time
+            return view
+        views[key] = (ref, view)
         return view
 
     def lower(self, *args, **kwargs) -> Lowered:
