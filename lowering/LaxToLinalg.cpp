@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <functional>
+
 namespace kiln {
 #define GEN_PASS_DEF_LAXTOLINALG
 #include "lowering/Passes.h.inc"
@@ -23,11 +25,50 @@ namespace kiln {
 using namespace mlir;
 
 namespace {
+/// A call that closes a cycle of calls (a function calling itself, directly
+/// or not), or null. JAX programs have no recursion; compiled, a recursive
+/// call never returns (LLVM turns the self tail call into a loop: kiln-run
+/// hung). The interpreter reports it too (calls nested deeper than 256).
+func::CallOp findRecursion(ModuleOp module) {
+  llvm::DenseMap<StringRef, SmallVector<func::CallOp>> calls;
+  module.walk([&](func::CallOp call) {
+    if (auto f = call->getParentOfType<func::FuncOp>())
+      calls[f.getSymName()].push_back(call);
+  });
+  llvm::DenseMap<StringRef, int> state; // 1: on the stack, 2: done
+  std::function<func::CallOp(StringRef)> visit = [&](StringRef f) -> func::CallOp {
+    state[f] = 1;
+    for (func::CallOp call : calls.lookup(f)) {
+      StringRef callee = call.getCallee();
+      int s = state.lookup(callee);
+      if (s == 1)
+        return call;
+      if (s == 0)
+        if (func::CallOp found = visit(callee))
+          return found;
+    }
+    state[f] = 2;
+    return nullptr;
+  };
+  for (auto f : module.getOps<func::FuncOp>())
+    if (!state.lookup(f.getSymName()))
+      if (func::CallOp found = visit(f.getSymName()))
+        return found;
+  return nullptr;
+}
+
 struct LaxToLinalgPass : kiln::impl::LaxToLinalgBase<LaxToLinalgPass> {
   using LaxToLinalgBase::LaxToLinalgBase;
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    if (auto module = dyn_cast<ModuleOp>(getOperation().getOperation()))
+      if (func::CallOp call = findRecursion(module)) {
+        call.emitError() << "recursive call of @" << call.getCallee()
+                         << ": the CPU pipeline does not compile recursion "
+                            "(the call would never return)";
+        return signalPassFailure();
+      }
     RewritePatternSet patterns(ctx);
     kiln::lowering::populateElementwisePatterns(patterns);
     kiln::lowering::populateStructurePatterns(patterns);
