@@ -132,7 +132,14 @@ def check(tools, wd, prog_path, inputs, refs, comparison):
         return ("crash" if st in ("crash", "timeout") else "error"), out
     st, out2 = tools.call([tools.run, after, "--interpret", "--inputs", ",".join(inputs),
                            "--expect", ",".join(refs), "--check-k", str(k)])
-    return classify(st, out2), out + out2
+    kind = classify(st, out2)
+    if kind == "mismatch" and k > 0 and overflow_only(out2):
+        # A tagged (reassociating) rewrite may regroup a float sum or
+        # product so that it overflows to inf (then NaN) in one order and
+        # not in the other; the tag allows it (kiln-verify-rules keeps
+        # values near overflow away from inexact rules for the same reason).
+        return None, out + out2
+    return kind, out + out2
 
 
 UNSTABLE_RE = re.compile(r"^// jit-unstable-outputs: ([\d,]+)$", re.M)
@@ -155,6 +162,12 @@ def jit_view(text):
     mod.head = [l for l in mod.head if not UNSTABLE_RE.match(l)]
     mod.dce()
     return mod.text(), keep
+
+
+def overflow_only(out):
+    """Whether every differing output differs only in where inf or NaN is."""
+    lines = [l for l in out.split("\n") if "DIFFERS" in l and l.lstrip().startswith("output")]
+    return bool(lines) and all("(infinities must be" in l or "(NaN must be" in l for l in lines)
 
 
 def comparisons(jit=True):
