@@ -136,7 +136,9 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
     rt.grew = false;
     rt.maxGrowth = 4 * numOps + 10000;
     rt.clearLog();
+    rt.inferMemo.valid = false;
     bool converged = succeeded(applyPatternsGreedily(op, patterns, config));
+    rt.inferMemo.valid = false;
     if (!rt.brokenBy.empty())
       return failure();
     if (rt.grew) {
@@ -161,7 +163,9 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
     rt.clearLog();
     config.setMaxIterations(1);
     config.setMaxNumRewrites(std::min<int64_t>(int64_t(maxRewrites), 1000));
+    rt.inferMemo.valid = false;
     (void)applyPatternsGreedily(op, patterns, config);
+    rt.inferMemo.valid = false;
     std::map<std::string, unsigned> counts;
     for (const std::string &n : rt.log)
       ++counts[n];

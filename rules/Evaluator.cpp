@@ -5,6 +5,7 @@
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallString.h"
 
 #include <limits>
 
@@ -69,7 +70,11 @@ struct Evaluator {
     switch (e.kind) {
     case Expr::Capture:
     case Expr::Ref: {
-      auto it = env.find(e.kind == Expr::Capture ? "$" + e.name : e.name);
+      llvm::SmallString<32> key;
+      if (e.kind == Expr::Capture)
+        key = "$";
+      key += e.name;
+      auto it = env.find(key);
       if (it != env.end()) {
         // `s#1`: result 1 of the op bound to node s, as in operands.
         if (e.kind == Expr::Ref && e.resultIndex && it->second.kind == Val::Op) {
@@ -253,7 +258,7 @@ struct Evaluator {
     const NativeFunction *f = NativeRegistry::global().lookup(e.name);
     if (!f)
       return fail(e, "unknown native function");
-    std::vector<Val> args;
+    llvm::SmallVector<Val, 4> args;
     for (size_t i = 0; i < e.args.size(); ++i) {
       auto v = eval(*e.args[i]);
       if (!v)

@@ -7,6 +7,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallString.h"
 
 using namespace kiln::rules;
 using namespace mlir;
@@ -14,7 +15,7 @@ using namespace mlir;
 namespace {
 /// Converts PDL arguments to evaluator bindings by the site's names.
 Env bindings(const Site &site, ArrayRef<PDLValue> args) {
-  Env env;
+  Env env(site.argNames.size());
   for (size_t i = 0; i < site.argNames.size() && i < args.size(); ++i) {
     const PDLValue &a = args[i];
     Val v;
@@ -57,7 +58,7 @@ std::optional<SmallVector<Type>> kiln::rules::inferResultTypes(MLIRContext *ctx,
   if (!iface)
     return std::nullopt;
   ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
-  std::vector<std::max_align_t> storage(
+  llvm::SmallVector<std::max_align_t, 16> storage(
       (name->getOpPropertyByteSize() + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t) + 1);
   OpaqueProperties props(storage.data());
   name->initOpProperties(props, OpaqueProperties(nullptr));
@@ -76,8 +77,8 @@ std::optional<SmallVector<Type>> kiln::rules::inferResultTypes(MLIRContext *ctx,
 
 namespace {
 
-LogicalResult inferTypes(const Site &s, PatternRewriter &rw, PDLResultList &results,
-                         ArrayRef<PDLValue> args) {
+LogicalResult inferTypes(RuleRuntime &rt, const Site &s, PatternRewriter &rw,
+                         PDLResultList &results, ArrayRef<PDLValue> args) {
   MLIRContext *ctx = rw.getContext();
   SmallVector<Value> operands;
   for (unsigned i = 0; i < s.numOperands && i < args.size(); ++i) {
@@ -89,7 +90,7 @@ LogicalResult inferTypes(const Site &s, PatternRewriter &rw, PDLResultList &resu
   NamedAttrList attrs;
   for (unsigned i = 0; i < s.attrNames.size() && s.numOperands + i < args.size(); ++i)
     attrs.append(s.attrNames[i], args[s.numOperands + i].cast<Attribute>());
-  auto types = inferResultTypes(ctx, s.opName, operands, attrs.getDictionary(ctx));
+  auto types = rt.inferCached(ctx, s.opName, operands, attrs.getDictionary(ctx), false);
   if (!types)
     return failure();
   results.push_back(TypeRange(*types));
@@ -98,11 +99,16 @@ LogicalResult inferTypes(const Site &s, PatternRewriter &rw, PDLResultList &resu
 
 /// The InferCheck constraint: evaluates the operands and attributes from the
 /// match bindings and infers.
-LogicalResult checkInfer(const Site &s, PatternRewriter &rw, ArrayRef<PDLValue> args) {
+LogicalResult checkInfer(RuleRuntime &rt, const Site &s, PatternRewriter &rw,
+                         ArrayRef<PDLValue> args) {
   Env env = bindings(s, args);
   SmallVector<Value> operands;
   for (const ExprP &e : s.operandExprs) {
-    auto it = env.find(e->kind == Expr::Capture ? "$" + e->name : e->name);
+    llvm::SmallString<32> key;
+    if (e->kind == Expr::Capture)
+      key = "$";
+    key += e->name;
+    auto it = env.find(key);
     if (it == env.end())
       return failure();
     if (e->kind == Expr::Ref) {
@@ -123,7 +129,8 @@ LogicalResult checkInfer(const Site &s, PatternRewriter &rw, ArrayRef<PDLValue> 
     attrs.append(n, a);
   }
   return success(
-      inferResultTypes(rw.getContext(), s.opName, operands, attrs.getDictionary(rw.getContext()))
+      rt.inferCached(rw.getContext(), s.opName, operands, attrs.getDictionary(rw.getContext()),
+                     true)
           .has_value());
 }
 
@@ -191,8 +198,8 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
       break;
     case Site::InferCheck:
       pm.registerConstraintFunction(
-          site.pdlName, [s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
-            return checkInfer(*s, rw, args);
+          site.pdlName, [this, s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
+            return checkInfer(*this, *s, rw, args);
           });
       break;
     case Site::Call:
@@ -204,8 +211,8 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
     case Site::Infer:
       pm.registerRewriteFunction(
           site.pdlName,
-          [s](PatternRewriter &rw, PDLResultList &results, ArrayRef<PDLValue> args) {
-            return inferTypes(*s, rw, results, args);
+          [this, s](PatternRewriter &rw, PDLResultList &results, ArrayRef<PDLValue> args) {
+            return inferTypes(*this, *s, rw, results, args);
           });
       break;
     case Site::Guard:
@@ -233,10 +240,38 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
   }
 }
 
+std::optional<SmallVector<Type>> RuleRuntime::inferCached(MLIRContext *ctx, StringRef opName,
+                                                          ValueRange operands,
+                                                          DictionaryAttr dict, bool remember) {
+  InferMemo &m = inferMemo;
+  if (m.valid && m.dict == dict && m.opName == opName && m.operands.size() == operands.size()) {
+    bool same = true;
+    for (auto [i, v] : llvm::enumerate(operands))
+      same &= v == m.operands[i] && v.getType() == m.operandTypes[i];
+    if (same)
+      return m.results;
+  }
+  auto types = inferResultTypes(ctx, opName, operands, dict);
+  if (remember) {
+    m.valid = types.has_value();
+    if (m.valid) {
+      m.opName = opName.str();
+      m.operands.assign(operands.begin(), operands.end());
+      m.operandTypes.assign(operands.getTypes().begin(), operands.getTypes().end());
+      m.dict = dict;
+      m.results = *types;
+    }
+  }
+  return types;
+}
+
 void RuleRuntime::logApplication(const std::string &name) {
   ++applied[name];
   log.push_back(name);
-  firstAt.try_emplace(name, formatLoc(currentLoc));
+  // Formatted once per rule, not per application (a large module fires a
+  // rule tens of thousands of times).
+  if (!firstAt.count(name))
+    firstAt.emplace(name, formatLoc(currentLoc));
   if (!haveFirstLoc) {
     firstLoc = currentLoc;
     haveFirstLoc = true;
@@ -276,6 +311,7 @@ LogicalResult RuleRuntime::end(const CompiledRule &rule) {
 }
 
 void RuleRuntime::notifyOperationInserted(Operation *op, OpBuilder::InsertPoint previous) {
+  inferMemo.valid = false;
   // A new op (not one moved from elsewhere) counts towards the growth bound.
   if (!previous.isSet() && maxGrowth >= 0 && ++growth > maxGrowth)
     grew = true;
@@ -283,10 +319,12 @@ void RuleRuntime::notifyOperationInserted(Operation *op, OpBuilder::InsertPoint 
     touched.push_back(op);
 }
 void RuleRuntime::notifyOperationModified(Operation *op) {
+  inferMemo.valid = false;
   if (current && !llvm::is_contained(touched, op))
     touched.push_back(op);
 }
 void RuleRuntime::notifyOperationErased(Operation *op) {
+  inferMemo.valid = false;
   --growth;
   llvm::erase(touched, op);
 }

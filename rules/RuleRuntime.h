@@ -50,6 +50,23 @@ public:
   bool mayMatch() const { return brokenBy.empty() && !grew; }
   /// Rules already warned about (one warning per rule).
   std::set<std::string> warned;
+  /// The result types inferred by the last InferCheck constraint (at match
+  /// time), reused by the rewrite's Infer of the same op, operands and
+  /// attributes; any IR change in between drops it.
+  struct InferMemo {
+    bool valid = false;
+    std::string opName;
+    llvm::SmallVector<mlir::Value> operands;
+    llvm::SmallVector<mlir::Type> operandTypes;
+    mlir::DictionaryAttr dict;
+    llvm::SmallVector<mlir::Type> results;
+  } inferMemo;
+  /// inferResultTypes through `inferMemo`.
+  std::optional<llvm::SmallVector<mlir::Type>> inferCached(mlir::MLIRContext *ctx,
+                                                           llvm::StringRef opName,
+                                                           mlir::ValueRange operands,
+                                                           mlir::DictionaryAttr dict,
+                                                           bool remember);
   void clearLog() {
     log.clear();
     firstAt.clear();
