@@ -136,9 +136,9 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
     rt.grew = false;
     rt.maxGrowth = 4 * numOps + 10000;
     rt.clearLog();
-    rt.inferMemo.valid = false;
+    rt.clearMemos();
     bool converged = succeeded(applyPatternsGreedily(op, patterns, config));
-    rt.inferMemo.valid = false;
+    rt.clearMemos();
     if (!rt.brokenBy.empty())
       return failure();
     if (rt.grew) {
@@ -163,9 +163,9 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
     rt.clearLog();
     config.setMaxIterations(1);
     config.setMaxNumRewrites(std::min<int64_t>(int64_t(maxRewrites), 1000));
-    rt.inferMemo.valid = false;
+    rt.clearMemos();
     (void)applyPatternsGreedily(op, patterns, config);
-    rt.inferMemo.valid = false;
+    rt.clearMemos();
     std::map<std::string, unsigned> counts;
     for (const std::string &n : rt.log)
       ++counts[n];

@@ -168,7 +168,14 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
     case Site::Value:
       pm.registerRewriteFunction(
           site.pdlName,
-          [s](PatternRewriter &rw, PDLResultList &results, ArrayRef<PDLValue> args) {
+          [this, s](PatternRewriter &rw, PDLResultList &results, ArrayRef<PDLValue> args) {
+            if (const void *memo = lookupEval(*s, args)) {
+              if (s->resultIsType)
+                results.push_back(Type::getFromOpaquePointer(memo));
+              else
+                results.push_back(Attribute::getFromOpaquePointer(memo));
+              return success();
+            }
             auto v = evaluate(*s->expr, bindings(*s, args), rw);
             if (!v)
               return failure();
@@ -188,12 +195,15 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
       break;
     case Site::Check:
       pm.registerConstraintFunction(
-          site.pdlName, [s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
+          site.pdlName, [this, s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
             auto v = evaluate(*s->expr, bindings(*s, args), rw);
             if (!v)
               return failure();
-            return success(s->resultIsType ? bool(v->asType())
-                                           : bool(v->toAttribute(rw.getContext())));
+            const void *r = s->resultIsType ? v->asType().getAsOpaquePointer()
+                                            : v->toAttribute(rw.getContext()).getAsOpaquePointer();
+            if (r)
+              rememberEval(*s, args, r);
+            return success(r != nullptr);
           });
       break;
     case Site::InferCheck:
@@ -238,6 +248,43 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
       break;
     }
   }
+}
+
+/// Memo keys: the arguments' kinds and opaque pointers; ranges (whose
+/// storage may not outlive the call) are not remembered.
+static bool memoKey(ArrayRef<PDLValue> args, SmallVectorImpl<std::pair<int, const void *>> &key) {
+  for (const PDLValue &a : args) {
+    if (a.getKind() == PDLValue::Kind::ValueRange || a.getKind() == PDLValue::Kind::TypeRange)
+      return false;
+    key.emplace_back(int(a.getKind()), a.getAsOpaquePointer());
+  }
+  return true;
+}
+
+void RuleRuntime::rememberEval(const Site &s, ArrayRef<PDLValue> args, const void *result) {
+  EvalMemo m;
+  m.expr = s.expr.get();
+  if (!memoKey(args, m.args))
+    return;
+  m.result = result;
+  if (evalMemo.size() < 4) {
+    evalMemo.push_back(std::move(m));
+  } else {
+    evalMemo[evalMemoNext] = std::move(m);
+    evalMemoNext = (evalMemoNext + 1) % 4;
+  }
+}
+
+const void *RuleRuntime::lookupEval(const Site &s, ArrayRef<PDLValue> args) const {
+  if (evalMemo.empty())
+    return nullptr;
+  SmallVector<std::pair<int, const void *>, 4> key;
+  if (!memoKey(args, key))
+    return nullptr;
+  for (const EvalMemo &m : evalMemo)
+    if (m.expr == s.expr.get() && m.args == key)
+      return m.result;
+  return nullptr;
 }
 
 std::optional<SmallVector<Type>> RuleRuntime::inferCached(MLIRContext *ctx, StringRef opName,
@@ -311,7 +358,7 @@ LogicalResult RuleRuntime::end(const CompiledRule &rule) {
 }
 
 void RuleRuntime::notifyOperationInserted(Operation *op, OpBuilder::InsertPoint previous) {
-  inferMemo.valid = false;
+  clearMemos();
   // A new op (not one moved from elsewhere) counts towards the growth bound.
   if (!previous.isSet() && maxGrowth >= 0 && ++growth > maxGrowth)
     grew = true;
@@ -319,12 +366,12 @@ void RuleRuntime::notifyOperationInserted(Operation *op, OpBuilder::InsertPoint 
     touched.push_back(op);
 }
 void RuleRuntime::notifyOperationModified(Operation *op) {
-  inferMemo.valid = false;
+  clearMemos();
   if (current && !llvm::is_contained(touched, op))
     touched.push_back(op);
 }
 void RuleRuntime::notifyOperationErased(Operation *op) {
-  inferMemo.valid = false;
+  clearMemos();
   --growth;
   llvm::erase(touched, op);
 }

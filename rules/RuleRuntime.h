@@ -61,6 +61,22 @@ public:
     mlir::DictionaryAttr dict;
     llvm::SmallVector<mlir::Type> results;
   } inferMemo;
+  /// The attributes/types computed by the last Check constraints (at match
+  /// time), keyed by expression and arguments, reused by the rewrite's
+  /// Value sites of the same expression; any IR change drops them.
+  struct EvalMemo {
+    const Expr *expr = nullptr;
+    llvm::SmallVector<std::pair<int, const void *>, 4> args;
+    const void *result = nullptr; ///< an Attribute or a Type, opaque
+  };
+  llvm::SmallVector<EvalMemo, 4> evalMemo;
+  unsigned evalMemoNext = 0;
+  void rememberEval(const Site &s, llvm::ArrayRef<mlir::PDLValue> args, const void *result);
+  const void *lookupEval(const Site &s, llvm::ArrayRef<mlir::PDLValue> args) const;
+  void clearMemos() {
+    inferMemo.valid = false;
+    evalMemo.clear();
+  }
   /// inferResultTypes through `inferMemo`.
   std::optional<llvm::SmallVector<mlir::Type>> inferCached(mlir::MLIRContext *ctx,
                                                            llvm::StringRef opName,
