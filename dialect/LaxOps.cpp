@@ -11,6 +11,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace mlir;
 using namespace kiln::lax;
 
@@ -54,7 +56,19 @@ LogicalResult BitcastConvertTypeOp::verify() {
   return success();
 }
 
+/// Whether the element count of `shape` overflows int64 (a 4-element tensor
+/// reshaped to 4611686018427387905x4 wrapped to 4 elements and passed).
+static bool elementCountOverflows(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (d < 0 || llvm::MulOverflow(n, d, n))
+      return true;
+  return false;
+}
+
 LogicalResult IotaOp::verify() {
+  if (elementCountOverflows(getType().getShape()))
+    return emitOpError("result shape has more elements than int64 can count");
   int64_t rank = getType().getRank();
   if (getDimension() < 0 || getDimension() >= rank)
     return emitOpError("dimension ") << getDimension()
@@ -67,6 +81,8 @@ LogicalResult ReshapeOp::verify() {
   if (in.getElementType() != out.getElementType())
     return emitOpError("cannot change the element type from ")
            << in.getElementType() << " to " << out.getElementType();
+  if (elementCountOverflows(in.getShape()) || elementCountOverflows(out.getShape()))
+    return emitOpError("shape has more elements than int64 can count");
   if (in.getNumElements() != out.getNumElements())
     return emitOpError("operand has ") << in.getNumElements()
            << " elements but the result has " << out.getNumElements();

@@ -9,6 +9,8 @@
 
 #include "llvm/ADT/SmallBitVector.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace mlir;
 using namespace kiln::lax;
 
@@ -125,6 +127,15 @@ LogicalResult BroadcastInDimOp::inferReturnTypes(MLIRContext *ctx,
                              " entries but the operand has rank ", operand.getRank());
   if (failed(checkAxes(loc, dims, shape.size(), "broadcast_dimensions")))
     return failure();
+  {
+    // 4294967296x4294967296 wrapped to 0 elements: the interpreter returned
+    // 0 for its sum and the JIT segfaulted.
+    int64_t n = 1;
+    for (int64_t d : shape)
+      if (d < 0 || llvm::MulOverflow(n, d, n))
+        return emitOptionalError(loc, "shape ", shapeString(shape),
+                                 " has more elements than int64 can count");
+  }
   for (auto [i, d] : llvm::enumerate(dims)) {
     if (i > 0 && dims[i - 1] >= d)
       return emitOptionalError(loc, "broadcast_dimensions must be increasing, got ",
@@ -181,7 +192,10 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location
       return emitOptionalError(loc, "dimension ", i, ": expected 0 <= start (",
                                start[i], ") <= limit (", limit[i], ") <= size (",
                                operand.getDimSize(i), ")");
-    shape.push_back((limit[i] - start[i] + strides[i] - 1) / strides[i]);
+    // ceil((limit - start) / stride) without overflow (a stride of
+    // INT64_MAX made the old sum wrap and gave size 0).
+    int64_t extent = limit[i] - start[i];
+    shape.push_back(extent == 0 ? 0 : (extent - 1) / strides[i] + 1);
   }
   types.push_back(RankedTensorType::get(shape, operand.getElementType()));
   return success();
