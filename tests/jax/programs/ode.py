@@ -47,13 +47,20 @@ def _errors_as_nan(fn):
 
     import equinox._errors as eqx_errors
 
+    import jax
+
     @functools.wraps(fn)
     def wrapped(*args):
+        # JAX caches the traces of diffeqsolve's inner jits, which do not
+        # see the mode: traced afresh here, and forgotten afterwards so that
+        # the "raise" programs are traced afresh too.
+        jax.clear_caches()
         saved, eqx_errors.EQX_ON_ERROR = eqx_errors.EQX_ON_ERROR, "nan"
         try:
             return fn(*args)
         finally:
             eqx_errors.EQX_ON_ERROR = saved
+            jax.clear_caches()
     return wrapped
 
 
