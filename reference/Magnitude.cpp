@@ -71,6 +71,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace kiln;
@@ -293,8 +294,11 @@ void Shadower::shadowOp(Operation *op) {
             int64_t y = pow.getY();
             if (y == 0)
               return abs(r);
-            Value power = lax::IntegerPowOp::create(b, loc, type, pow.getOperand(),
-                                                    b.getI64IntegerAttr(y - 1));
+            // x^(y - 1); for y = INT64_MIN, y - 1 does not fit: x^y / x.
+            Value power = y == std::numeric_limits<int64_t>::min()
+                              ? div(r, operand(0))
+                              : Value(lax::IntegerPowOp::create(b, loc, type, pow.getOperand(),
+                                                                b.getI64IntegerAttr(y - 1)));
             return smooth(mul(splat(type, double(y)), power), s(0), r);
           })
           .Case<lax::PowOp>([&](auto) {
