@@ -42,6 +42,7 @@
 
 using namespace kiln::rules;
 using namespace mlir;
+using kiln::availableBefore;
 using kiln::lax::ScanOp;
 using kiln::lax::WhileOp;
 using A = ArgKind;
@@ -73,21 +74,6 @@ ScanOp parentScanOf(Operation *op) {
 bool definedInside(Value v, ScanOp scan) {
   Region *r = v.getParentRegion();
   return r && scan.getBody().isAncestor(r);
-}
-
-/// Whether `v` can be a scan operand (defined before `scan`, in a block
-/// that holds it).
-bool availableBefore(Value v, ScanOp scan) {
-  Block *block = v.getParentBlock();
-  if (!block)
-    return false;
-  Operation *ancestor = block->findAncestorOpInBlock(*scan);
-  if (!ancestor)
-    return false;
-  if (isa<BlockArgument>(v))
-    return true;
-  Operation *def = v.getDefiningOp();
-  return def != ancestor && def->isBeforeInBlock(ancestor);
 }
 
 enum Dep : unsigned { DepConst = 1, DepCarry = 2, DepXs = 4 };

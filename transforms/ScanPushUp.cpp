@@ -34,17 +34,6 @@ std::optional<std::pair<ScanOp, unsigned>> kiln::asScanYs(Value value) {
   return std::make_pair(scan, (unsigned)(result.getResultNumber() - scan.getNumCarry()));
 }
 
-/// Whether `v` is available before `scan` (so it can become a scan operand).
-static bool availableBefore(Value v, ScanOp scan) {
-  Block *block = v.getParentBlock();
-  Operation *ancestor = block->findAncestorOpInBlock(*scan);
-  if (!ancestor)
-    return false;
-  if (isa<BlockArgument>(v))
-    return true;
-  Operation *def = v.getDefiningOp();
-  return def != ancestor && def->isBeforeInBlock(ancestor);
-}
 
 static RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
 

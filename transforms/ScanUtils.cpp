@@ -22,6 +22,19 @@ ScanSignature ScanSignature::of(ScanOp scan) {
   return s;
 }
 
+bool kiln::availableBefore(Value v, ScanOp scan) {
+  Block *block = v.getParentBlock();
+  if (!block)
+    return false;
+  Operation *ancestor = block->findAncestorOpInBlock(*scan);
+  if (!ancestor)
+    return false;
+  if (isa<BlockArgument>(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  return def != ancestor && def->isBeforeInBlock(ancestor);
+}
+
 ScanOp kiln::rebuildScan(RewriterBase &rewriter, ScanOp scan,
                          const ScanSignature &s) {
   SmallVector<Value> args(s.consts);

@@ -23,6 +23,11 @@ struct ScanSignature {
   static ScanSignature of(lax::ScanOp scan);
 };
 
+/// Whether `v` is available right before `scan` (defined before it in an
+/// enclosing block, or a block argument there), so that it can become one
+/// of its operands.
+bool availableBefore(mlir::Value v, lax::ScanOp scan);
+
 /// Creates a scan with `signature` right before `scan`, moving `scan`'s body
 /// region into it (the caller adjusts block arguments and the yield to match
 /// the signature). The old scan is left in place, bodiless, for the caller to
