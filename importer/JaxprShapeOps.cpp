@@ -193,17 +193,12 @@ EmitResult emitPad(PrimitiveEmitter &e) {
     return e.builder.emitError(config->value.loc)
            << "'padding_config' has " << config->value.items.size()
            << " entries for an operand of rank " << type.getRank();
-  auto finish = [&](Operation *op) -> FailureOr<Value> {
-    if (failed(e.builder.finishOp(op)))
-      return failure();
-    return op->getResult(0);
-  };
   /// `value` broadcast to `like` with dimension `dim` of size `size`.
   auto block = [&](Value like, int64_t dim, int64_t size) {
     auto t = cast<RankedTensorType>(like.getType());
     SmallVector<int64_t> shape(t.getShape());
     shape[dim] = size;
-    return finish(BroadcastInDimOp::create(e.b, e.loc, *padValue, shape, ArrayRef<int64_t>{}));
+    return e.built(BroadcastInDimOp::create(e.b, e.loc, *padValue, shape, ArrayRef<int64_t>{}));
   };
   Value v = *operand;
   for (auto [dim, entry] : llvm::enumerate(config->value.items)) {
@@ -221,26 +216,26 @@ EmitResult emitPad(PrimitiveEmitter &e) {
       // [.., n, ..] -> [.., n, 1 + interior, ..] -> [.., n * (1 + interior), ..]
       // -> the first n + (n - 1) * interior.
       FailureOr<Value> column =
-          finish(ExpandDimsOp::create(e.b, e.loc, e.placeholder, v, SmallVector<int64_t>{d + 1}));
+          e.built(ExpandDimsOp::create(e.b, e.loc, e.placeholder, v, SmallVector<int64_t>{d + 1}));
       if (failed(column))
         return failure();
       FailureOr<Value> fill = block(*column, d + 1, interior);
       if (failed(fill))
         return failure();
-      FailureOr<Value> rows = finish(ConcatenateOp::create(
+      FailureOr<Value> rows = e.built(ConcatenateOp::create(
           e.b, e.loc, e.placeholder, ValueRange{*column, *fill}, d + 1));
       if (failed(rows))
         return failure();
       SmallVector<int64_t> flat(t.getShape());
       flat[d] = n * (1 + interior);
-      FailureOr<Value> merged = finish(ReshapeOp::create(
+      FailureOr<Value> merged = e.built(ReshapeOp::create(
           e.b, e.loc, RankedTensorType::get(flat, t.getElementType()), *rows));
       if (failed(merged))
         return failure();
       SmallVector<int64_t> start(t.getRank(), 0), limit(flat), strides(t.getRank(), 1);
       limit[d] = n + (n - 1) * interior;
       FailureOr<Value> sliced =
-          finish(SliceOp::create(e.b, e.loc, e.placeholder, *merged, start, limit, strides));
+          e.built(SliceOp::create(e.b, e.loc, e.placeholder, *merged, start, limit, strides));
       if (failed(sliced))
         return failure();
       v = *sliced;
@@ -256,7 +251,7 @@ EmitResult emitPad(PrimitiveEmitter &e) {
         return e.builder.emitError(entry.loc) << "negative padding removes more than dimension "
                                               << d << " holds";
       FailureOr<Value> sliced =
-          finish(SliceOp::create(e.b, e.loc, e.placeholder, v, start, limit, strides));
+          e.built(SliceOp::create(e.b, e.loc, e.placeholder, v, start, limit, strides));
       if (failed(sliced))
         return failure();
       v = *sliced;
@@ -277,7 +272,7 @@ EmitResult emitPad(PrimitiveEmitter &e) {
     }
     if (pieces.size() > 1) {
       FailureOr<Value> joined =
-          finish(ConcatenateOp::create(e.b, e.loc, e.placeholder, pieces, d));
+          e.built(ConcatenateOp::create(e.b, e.loc, e.placeholder, pieces, d));
       if (failed(joined))
         return failure();
       v = *joined;
