@@ -160,6 +160,29 @@ bool CompiledFunction::storeScalar(PyObject *value, ElementKind kind, void *out)
   }
 }
 
+nb::object CompiledFunction::inputArray(nb::handle value, size_t i, const std::string &what) const {
+  const TensorSpec &spec = exe_->inputs()[i];
+  if (inTypenums_[i] < 0)
+    throw KilnError(KilnError::General, std::string("no numpy dtype for ") +
+                                            elementKindName(spec.kind) + " (install ml_dtypes)");
+  PyObject *o = PyArray_FromAny(value.ptr(), PyArray_DescrFromType(inTypenums_[i]), 0, 0,
+                                NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
+                                nullptr);
+  if (!o)
+    throw nb::python_error();
+  nb::object array = nb::steal(o);
+  auto *arr = reinterpret_cast<PyArrayObject *>(o);
+  if (PyArray_NDIM(arr) != int(spec.shape.size()) ||
+      !std::equal(spec.shape.begin(), spec.shape.end(), PyArray_DIMS(arr))) {
+    std::string got = "[";
+    for (int d = 0; d < PyArray_NDIM(arr); ++d)
+      got += (d ? "," : "") + std::to_string(PyArray_DIMS(arr)[d]);
+    throw KilnError(KilnError::General,
+                    what + ": expected " + describe(spec) + ", got shape " + got + "]");
+  }
+  return array;
+}
+
 void CompiledFunction::bind(const std::vector<nb::object> &leading,
                             const std::vector<nb::object> &trailing) {
   size_t nIn = exe_->inputs().size();
@@ -169,19 +192,8 @@ void CompiledFunction::bind(const std::vector<nb::object> &leading,
   boundData_.clear();
   numLeading_ = leading.size();
   auto bindOne = [&](nb::handle value, size_t i) {
-    const TensorSpec &spec = exe_->inputs()[i];
-    PyObject *a = PyArray_FromAny(value.ptr(), PyArray_DescrFromType(inTypenums_[i]), 0, 0,
-                                  NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
-                                  nullptr);
-    if (!a)
-      throw nb::python_error();
-    nb::object array = nb::steal(a);
-    auto *arr = reinterpret_cast<PyArrayObject *>(a);
-    if (PyArray_NDIM(arr) != int(spec.shape.size()) ||
-        !std::equal(spec.shape.begin(), spec.shape.end(), PyArray_DIMS(arr)))
-      throw KilnError(KilnError::General,
-                      "constant input " + std::to_string(i) + " does not have type " + describe(spec));
-    boundData_.push_back(PyArray_DATA(arr));
+    nb::object array = inputArray(value, i, "constant input " + std::to_string(i));
+    boundData_.push_back(PyArray_DATA(reinterpret_cast<PyArrayObject *>(array.ptr())));
     bound_.push_back(std::move(array));
   };
   for (size_t i = 0; i < leading.size(); ++i)
@@ -262,25 +274,8 @@ nb::object CompiledFunction::call(nb::handle argsHandle) const {
       buffers[nBound + i] = &scalars[i];
       continue;
     }
-    int typenum = freeInputTypenum(i);
-    if (typenum < 0)
-      throw KilnError(KilnError::General, std::string("no numpy dtype for ") +
-                                              elementKindName(spec.kind));
-    PyObject *o = PyArray_FromAny(a.ptr(), PyArray_DescrFromType(typenum), 0, 0,
-                                  NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
-                                  nullptr);
-    if (!o)
-      throw nb::python_error();
-    nb::object array = nb::steal(o);
-    auto *arr = reinterpret_cast<PyArrayObject *>(o);
-    if (PyArray_NDIM(arr) != int(spec.shape.size()) ||
-        !std::equal(spec.shape.begin(), spec.shape.end(), PyArray_DIMS(arr))) {
-      std::string got = "[";
-      for (int d = 0; d < PyArray_NDIM(arr); ++d)
-        got += (d ? "," : "") + std::to_string(PyArray_DIMS(arr)[d]);
-      throw KilnError(KilnError::General, "argument " + std::to_string(i) + ": expected " +
-                                              describe(spec) + ", got shape " + got + "]");
-    }
+    nb::object array = inputArray(a, numLeading_ + i, "argument " + std::to_string(i));
+    auto *arr = reinterpret_cast<PyArrayObject *>(array.ptr());
     buffers[nBound + i] = PyArray_DATA(arr);
     keep.push_back(std::move(array));
   }

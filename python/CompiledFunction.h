@@ -12,6 +12,7 @@
 #include "python/Bindings.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace kiln::python {
@@ -51,6 +52,10 @@ public:
   static bool storeScalar(PyObject *value, ElementKind kind, void *out);
 
 private:
+  /// `value` as input `i` takes it: an aligned C-contiguous array of the
+  /// input's dtype (numpy converts where it is not), of the input's shape
+  /// (else a KilnError naming it `what`).
+  nb::object inputArray(nb::handle value, size_t i, const std::string &what) const;
   nb::object run(void **buffers) const;
   /// Bound data into `buffers` around the free inputs.
   void placeBound(void **buffers) const;

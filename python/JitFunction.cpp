@@ -46,9 +46,10 @@ struct ArgSignature {
   PyTypeObject *type = nullptr;
   Py_ssize_t itemsize = 0;
   bool weakType = false;
-  // Pinned: the object (held, so that its identity stays its own), and the
-  // data of its leaves' arrays (held in `leaves`).
-  nb::object pinned;
+  // Held for the signature's life, so that the pointer compared stays the
+  // object's own: Pinned's object, Buffer's type.
+  nb::object held;
+  // Pinned: the data of the object's leaves' arrays (held in `leaves`).
   std::vector<nb::object> leaves;
   std::vector<void *> leafData;
 
@@ -70,7 +71,7 @@ struct ArgSignature {
     case Bool:
       return PyBool_Check(a);
     case Pinned:
-      return a == pinned.ptr();
+      return a == held.ptr();
     case Buffer:
       return Py_TYPE(a) == type && weakTypeOf(a) == int(weakType);
     }
@@ -239,7 +240,7 @@ public:
       s.firstInput = input;
       if (!pinned[i].is_none()) {
         s.kind = ArgSignature::Pinned;
-        s.pinned = nb::borrow(a);
+        s.held = nb::borrow(a);
         for (nb::handle leaf : nb::borrow<nb::sequence>(pinned[i])) {
           if (input >= nFree || !PyArray_Check(leaf.ptr()))
             return false;
@@ -292,8 +293,7 @@ public:
         PyBuffer_Release(&view);
         if (!fits)
           return false;
-        // The type is held by its objects; keep it alive for the check.
-        s.pinned = nb::borrow(reinterpret_cast<PyObject *>(s.type));
+        s.held = nb::borrow(reinterpret_cast<PyObject *>(s.type));
       } else {
         return false;
       }
