@@ -5,6 +5,8 @@
 #   scripts/fuzz.sh [--with-tests] [--update-corpus] [seconds-per-target]  (default 60)
 #   scripts/fuzz.sh --hours N      a long campaign: N hours per target, then
 #                                  the corpus is merged back (--update-corpus)
+#   --target T (repeatable)        only these targets (e.g. kiln-fuzz-rules), so
+#                                  that campaigns of several targets can run side by side
 # --with-tests also builds the whole test suite in that sanitized build and
 # runs it first (ctest): the ASan+UBSan stage of scripts/test.sh.
 # Each run uses a new seed, printed ("fuzz: seed N"): KILN_FUZZ_SEED=N replays
@@ -19,12 +21,15 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 with_tests=0
 update_corpus=0
 seconds=60
+only=()
 while (($#)); do
   case "$1" in
     --with-tests) with_tests=1 ;;
     --update-corpus) update_corpus=1 ;;
     --hours) seconds=$(( ${2:?--hours needs a number} * 3600 )); update_corpus=1; shift ;;
     --hours=*) seconds=$(( ${1#--hours=} * 3600 )); update_corpus=1 ;;
+    --target) only+=("${2:?--target needs a name}"); shift ;;
+    --target=*) only+=("${1#--target=}") ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) seconds="$1" ;;
   esac
@@ -58,6 +63,12 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 targets=(kiln-fuzz-jaxpr kiln-fuzz-rewrites)
 [ -f "$root/tests/fuzz/FuzzRuleLoader.cpp" ] && targets+=(kiln-fuzz-rules)
+if ((${#only[@]})); then
+  for t in "${only[@]}"; do
+    [[ " ${targets[*]} " == *" $t "* ]] || { echo "fuzz.sh: unknown target $t (have: ${targets[*]})" >&2; exit 2; }
+  done
+  targets=("${only[@]}")
+fi
 if ((with_tests)); then
   cmake --build "$build" -j"${KILN_JOBS:-$(nproc)}"
   echo "== sanitized test suite (ASan + UBSan, clang)"
