@@ -5,6 +5,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -15,14 +16,10 @@ using namespace kiln::interp;
 
 namespace {
 
-struct Dtype {
-  const char *descr;
-  unsigned bytes;
-};
-
 /// The .npy descr of an element type, or null.
 const char *descrOf(Type t) {
   if (t.isF16()) return "<f2";
+  if (t.isBF16()) return "<V2"; // as ml_dtypes' bfloat16 saves: raw 2-byte records
   if (t.isF32()) return "<f4";
   if (t.isF64()) return "<f8";
   if (t.isInteger(1)) return "|b1";
@@ -36,6 +33,9 @@ const char *descrOf(Type t) {
 Type typeOf(StringRef descr, MLIRContext *ctx) {
   Builder b(ctx);
   if (descr == "<f2") return b.getF16Type();
+  // ml_dtypes' bfloat16 has no type code of its own: np.save writes it as
+  // '<V2' (void, 2 bytes), and np.load(...).view(ml_dtypes.bfloat16) reads it.
+  if (descr == "<V2" || descr == "|V2") return b.getBF16Type();
   if (descr == "<f4") return b.getF32Type();
   if (descr == "<f8") return b.getF64Type();
   if (descr == "|b1") return b.getI1Type();
@@ -101,7 +101,8 @@ FailureOr<Tensor> kiln::interp::parseNpy(StringRef bytes, StringRef name, MLIRCo
   StringRef d = descr->trim("'\"");
   Type element = typeOf(d, ctx);
   if (!element)
-    return fail("unsupported dtype '" + d + "' (expected <f2, <f4, <f8, |b1, |i1, <i4, <i8 or <u4)");
+    return fail("unsupported dtype '" + d +
+                "' (expected <f2, <f4, <f8, <V2 (bfloat16), |b1, |i1, <i4, <i8 or <u4)");
   SmallVector<int64_t> shape;
   SmallVector<StringRef> dims;
   shapeText->trim("()").split(dims, ',', -1, /*KeepEmpty=*/false);
@@ -113,13 +114,18 @@ FailureOr<Tensor> kiln::interp::parseNpy(StringRef bytes, StringRef name, MLIRCo
       return fail("malformed shape " + *shapeText);
     shape.push_back(n);
   }
-  auto type = RankedTensorType::get(shape, element);
-  Tensor t(type);
   unsigned width = d == "|b1" || d == "|i1" ? 1 : d.back() - '0';
+  // The byte count is checked before anything is allocated, and without
+  // wrapping: a header may claim (2^62, 4) elements and carry no data.
+  int64_t numBytes = width;
+  for (int64_t n : shape)
+    if (llvm::MulOverflow(numBytes, n, numBytes))
+      return fail("shape " + *shapeText + " has too many elements (over 2^63 bytes of data)");
   StringRef data = bytes.drop_front(headerStart + headerLen);
-  if (data.size() != size_t(t.size()) * width)
-    return fail("expected " + Twine(t.size() * width) + " bytes of data for shape " +
-                *shapeText + ", found " + Twine(data.size()));
+  if (data.size() != uint64_t(numBytes))
+    return fail("expected " + Twine(numBytes) + " bytes of data for shape " + *shapeText +
+                ", found " + Twine(data.size()));
+  Tensor t(RankedTensorType::get(shape, element));
   const char *p = data.data();
   for (int64_t i = 0; i < t.size(); ++i, p += width) {
     if (d == "<f4") { float v; std::memcpy(&v, p, 4); t.setFloat(i, v); }
@@ -127,6 +133,10 @@ FailureOr<Tensor> kiln::interp::parseNpy(StringRef bytes, StringRef name, MLIRCo
     else if (d == "<f2") {
       uint16_t bits; std::memcpy(&bits, p, 2);
       t.setFloat(i, llvm::APFloat(llvm::APFloat::IEEEhalf(), llvm::APInt(16, bits)).convertToDouble());
+    }
+    else if (element.isBF16()) {
+      uint16_t bits; std::memcpy(&bits, p, 2);
+      t.setFloat(i, llvm::APFloat(llvm::APFloat::BFloat(), llvm::APInt(16, bits)).convertToDouble());
     }
     else if (d == "|b1") t.setInt(i, *p != 0);
     else if (d == "|i1") t.setInt(i, int8_t(*p));
@@ -170,10 +180,11 @@ std::string kiln::interp::serializeNpy(const Tensor &t) {
     unsigned width = 0;
     if (d == "<f4") { float v = float(t.getFloat(i)); std::memcpy(buf, &v, 4); width = 4; }
     else if (d == "<f8") { double v = t.getFloat(i); std::memcpy(buf, &v, 8); width = 8; }
-    else if (d == "<f2") {
+    else if (d == "<f2" || d == "<V2") {
       llvm::APFloat f(t.getFloat(i));
       bool lost;
-      f.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven, &lost);
+      f.convert(d == "<f2" ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(),
+                llvm::APFloat::rmNearestTiesToEven, &lost);
       uint16_t bits = f.bitcastToAPInt().getZExtValue();
       std::memcpy(buf, &bits, 2);
       width = 2;

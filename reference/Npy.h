@@ -1,9 +1,10 @@
 //===- Npy.h - .npy files for the interpreter and kiln-run ------*- C++ -*-===//
 //
 // NumPy's .npy format, version 1.0/2.0, little-endian, C order, for the
-// element types of lax: <f2 (f16), <f4, <f8, |b1 (i1), |i1 (i8), <i4, <i8,
-// <u4 (ui32). Every malformed file gets an error naming the file and what is
-// wrong; nothing is half-read.
+// element types of lax: <f2 (f16), <V2 (bf16, as numpy writes ml_dtypes'
+// bfloat16), <f4, <f8, |b1 (i1), |i1 (i8), <i4, <i8, <u4 (ui32). Every
+// malformed file gets an error naming the file and what is wrong (a shape
+// too large for memory included); nothing is half-read.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_REFERENCE_NPY_H
