@@ -23,7 +23,7 @@ llvm_config.use_default_substitutions()
 # kiln-run caches compiled code; tests keep theirs inside the build tree.
 config.environment["KILN_CACHE_DIR"] = os.path.join(config.kiln_obj_root, "tests", "compile-cache")
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
-tools = ["kiln-opt", "kiln-translate", "kiln-run", "kiln-verify-rules", "mlir-opt", "FileCheck", "not", "split-file"]
+tools = ["kiln-opt", "kiln-translate", "kiln-run", "kiln-verify-rules", "kiln-difftest", "mlir-opt", "FileCheck", "not", "split-file"]
 llvm_config.add_tool_substitutions([t for t in tools], tool_dirs)
 
 # The host CPU has FMA instructions (what --fp-contract fuses into).
