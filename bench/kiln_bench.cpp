@@ -59,7 +59,11 @@ static cl::opt<int> callsPerSample("calls-per-sample",
 static cl::opt<int> scanVectorBits("scan-vector-bits",
                                    cl::desc("Bits of batch elements per parallel-scan iteration "
                                             "(CompileOptions::scanVectorBits)"),
-                                   cl::init(512));
+                                   cl::init(kiln::CompileOptions().scanVectorBits));
+static cl::opt<int> matvecVectorBits("matvec-vector-bits",
+                                     cl::desc("Bits of one vector of the small matvecs' row "
+                                              "blocks (CompileOptions::matvecVectorBits)"),
+                                     cl::init(kiln::CompileOptions().matvecVectorBits));
 
 static cl::opt<int> scanLaneGroups("scan-lane-groups",
                                    cl::desc("Groups of lanes per parallel-scan iteration "
@@ -181,6 +185,7 @@ int main(int argc, char **argv) {
   options.target = gpu ? kiln::Target::Gpu : kiln::Target::Cpu;
   options.scanVectorBits = scanVectorBits;
   options.scanLaneGroups = scanLaneGroups;
+  options.matvecVectorBits = matvecVectorBits;
   options.cacheDir = cacheDir;
   options.fpContract = fpContract;
   auto start = Clock::now();

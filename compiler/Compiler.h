@@ -91,6 +91,9 @@ struct CompileOptions {
   /// interleaved (independent dependence chains for the core); 0: chosen
   /// per scan.
   int64_t scanLaneGroups = 0;
+  /// Bits of one vector of the small matvecs' row blocks (a dense layer of
+  /// batch 1: kiln-vectorize-matvec); the host's vector registers.
+  int64_t matvecVectorBits = lowering::hostCpuCostModel().matvecVectorBits;
   /// f32 sin/cos/exp/log/tanh as vectorizable polynomials (a few ulp).
   bool approximateMath = true;
   /// Let LLVM's code generator fuse a multiply and an add into one FMA

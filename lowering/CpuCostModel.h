@@ -11,7 +11,10 @@
 //
 // Where a pass option already exists (Passes.td), the option keeps its
 // meaning and its default is read from the field, as are CpuPipelineOptions'
-// (lowering/Passes.h). Header-only, no MLIR.
+// (lowering/Passes.h): fixed values, so that kiln-opt prints the same IR on
+// every machine. The JIT (kiln::CompileOptions) starts from
+// hostCpuCostModel(), the fields that depend on the machine measured on it.
+// No MLIR.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LOWERING_CPUCOSTMODEL_H
@@ -57,6 +60,10 @@ struct CpuCostModel {
 
   //--- kiln-vectorize-matvec (VectorizeMatvec.cpp) --------------------------
   /// Bits of one vector: L = bits / element bits rows per block (vector-bits).
+  /// The host's vector registers in hostCpuCostModel(): a block wider than
+  /// them is split by the code generator, and the split shuffle tree costs
+  /// more than the rows it sums (measured: 0.34 us per MLP call at 512 bits
+  /// on an AVX2 host against 0.18-0.22 us at 256).
   int64_t matvecVectorBits = 512;
   /// Largest matvec (multiply-adds) rewritten; larger ones stay parallel
   /// loops (max-macs).
@@ -79,6 +86,17 @@ struct CpuCostModel {
 /// The measured defaults.
 inline constexpr CpuCostModel kDefaultCpuCostModel{};
 constexpr const CpuCostModel &defaultCpuCostModel() { return kDefaultCpuCostModel; }
+
+/// Bits of the host's widest vector registers: 512 with AVX-512F, 256 with
+/// AVX, 128 otherwise (SSE2, NEON).
+int64_t hostVectorRegisterBits();
+
+/// The defaults with the fields that depend on the host taken from it:
+/// matvecVectorBits = hostVectorRegisterBits(). scanVectorBits stays 512 on
+/// every host: its lanes are independent dependence chains, not one
+/// register (measured on an AVX2 host, TDMA paired with its copy floor:
+/// f64 46 % of the floor at 512 bits, 27 % at 256; f32 equal).
+const CpuCostModel &hostCpuCostModel();
 
 } // namespace kiln::lowering
 

@@ -33,6 +33,9 @@ struct CpuPipelineOptions {
   /// Groups of lanes per parallel-scan iteration, their steps interleaved;
   /// 0: chosen per scan (kiln-scan-to-parallel-loops' lane-groups).
   int64_t scanLaneGroups = 0;
+  /// Bits of one vector of the small matvecs' row blocks
+  /// (kiln-vectorize-matvec's vector-bits).
+  int64_t matvecVectorBits = lowering::defaultCpuCostModel().matvecVectorBits;
   /// f32 sin/cos/exp/log/tanh as vectorizable polynomials
   /// (kiln-approximate-math; a few ulp from libm).
   bool approximateMath = true;

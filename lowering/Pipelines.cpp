@@ -136,7 +136,8 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
                                          const CpuPipelineOptions &options) {
   buildKilnBufferizePipeline(pm, options);
   // Small dense layers (batch-1 matvecs) sum a block of rows together.
-  pm.addNestedPass<func::FuncOp>(createVectorizeMatvec());
+  pm.addNestedPass<func::FuncOp>(createVectorizeMatvec(
+      {options.matvecVectorBits, lowering::defaultCpuCostModel().matvecMaxMacs}));
   // Every linalg op's parallel dimensions become an scf.parallel (its
   // reductions loops inside), so a large elementwise op or partial
   // reduction runs on all cores like the parallel scans below; a loop with
@@ -241,6 +242,11 @@ struct LowerCpuPipelineOptions
       llvm::cl::desc("Groups of lanes per parallel-scan iteration, their "
                      "steps interleaved; 0: chosen per scan"),
       llvm::cl::init(kiln::CpuPipelineOptions().scanLaneGroups)};
+  Option<int64_t> matvecVectorBits{
+      *this, "matvec-vector-bits",
+      llvm::cl::desc("Bits of one vector of the small matvecs' row blocks "
+                     "(kiln-vectorize-matvec)"),
+      llvm::cl::init(kiln::CpuPipelineOptions().matvecVectorBits)};
   Option<bool> approximateMath{
       *this, "approximate-math",
       llvm::cl::desc("f32 sin/cos/exp/log/tanh as vectorizable polynomials "
@@ -255,6 +261,7 @@ struct LowerCpuPipelineOptions
     options.parallelScans = parallelScans;
     options.scanVectorBits = scanVectorBits;
     options.scanLaneGroups = scanLaneGroups;
+    options.matvecVectorBits = matvecVectorBits;
     options.approximateMath = approximateMath;
     return options;
   }
