@@ -8,6 +8,7 @@
 // in it. --plugin=lib.so (repeatable) loads a plugin before anything else.
 //
 //===----------------------------------------------------------------------===//
+#include "tools/HelpOptions.h"
 #include "tools/Registration.h"
 #include "rules/ApplyRules.h"
 
@@ -19,6 +20,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -64,8 +66,26 @@ int main(int argc, char **argv) {
   if (!kiln::registerKilnTool(registry, argc, argv, "kiln-opt"))
     return 1;
 
-  auto [inputFilename, outputFilename] =
-      mlir::registerAndParseCLIOptions(argc, argv, "Kiln optimizer driver\n", registry);
+  std::string helpHeader = mlir::registerCLIOptions("Kiln optimizer driver\n", registry);
+  // --help: Kiln's rule options, a few MLIR ones and Kiln's passes (named in
+  // the overview); the rest (every MLIR pass, LLVM's options) --help-hidden.
+  static cl::OptionCategory mlirCategory("MLIR options (--help-hidden: every MLIR pass and "
+                                         "LLVM option)");
+  kiln::showKilnOptionsFirst({&ruleCategory}, mlirCategory,
+                             {"o", "pass-pipeline", "split-input-file", "verify-diagnostics",
+                              "allow-unregistered-dialect", "mlir-print-ir-after-all",
+                              "mlir-print-ir-before-all", "mlir-print-debuginfo", "mlir-timing",
+                              "mlir-disable-threading", "show-dialects", "list-passes"});
+  std::vector<std::string> kilnPasses;
+  for (auto &entry : cl::getRegisteredOptions())
+    if (entry.first.starts_with("kiln-") && mlir::PassInfo::lookup(entry.first))
+      kilnPasses.push_back(entry.first.str());
+  llvm::sort(kilnPasses);
+  helpHeader += "\nKiln's passes (each also in --pass-pipeline):\n";
+  for (const std::string &name : kilnPasses)
+    helpHeader += "  --" + name + " - " +
+                  mlir::PassInfo::lookup(name)->getPassDescription().str() + "\n";
+  auto [inputFilename, outputFilename] = mlir::parseCLIOptions(argc, argv, helpHeader);
 
   // The top-level rule flags become options of every --kiln-apply-rules pass
   // of the pipeline (kiln::rules::addRuleFlags).

@@ -10,15 +10,39 @@
 //
 //===----------------------------------------------------------------------===//
 #include "importer/JaxprImporter.h"
+#include "tools/HelpOptions.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/FileSystem.h"
 
 #include <string>
 #include <vector>
 
+/// --help's overview: Kiln's translation first.
+static const char *const kOverview =
+    "Kiln translation driver\n\n"
+    "  kiln-translate --import-jaxpr f.jaxpr [--jaxpr-entry-name=NAME] "
+    "[--jaxpr-input-types=TYPES]\n"
+    "  reads a jaxpr as print(jax.make_jaxpr(f)(...)) writes it and prints the lax module.\n"
+    "  LLVM's and MLIR's other options: --help-hidden.\n";
+
 int main(int argc, char **argv) {
   kiln::registerJaxprImportTranslation();
+  // --help: the importer's options and what mlirTranslateMain registers
+  // (the translations, -o, --split-input-file, ...); LLVM's and MLIR's
+  // other options are hidden (--help-hidden lists them). The MLIR option
+  // sets mlirTranslateMain would register are registered here first (each
+  // registers once), so that they are hidden too.
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerTranslationCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  static llvm::cl::OptionCategory importCategory("Kiln jaxpr import (--import-jaxpr)");
+  kiln::showKilnOptionsFirst({}, importCategory, {"jaxpr-entry-name", "jaxpr-input-types"});
 
   // Find the -o value (`-o F`, `--o F`, `-o=F`, `--o=F`; the last one counts).
   std::vector<char *> args(argv, argv + argc);
@@ -45,11 +69,11 @@ int main(int argc, char **argv) {
   int fd = -1;
   if (outputIndex < 0 || output == "-" || special ||
       llvm::sys::fs::createUniqueFile(output + ".tmp-%%%%%%", fd, temp))
-    return mlir::failed(mlir::mlirTranslateMain(argc, argv, "Kiln translation driver\n"));
+    return mlir::failed(mlir::mlirTranslateMain(argc, argv, kOverview));
   llvm::sys::fs::closeFile(fd);
   std::string replaced = prefix + temp.str().str();
   args[outputIndex] = replaced.data();
-  bool ok = mlir::succeeded(mlir::mlirTranslateMain(argc, args.data(), "Kiln translation driver\n"));
+  bool ok = mlir::succeeded(mlir::mlirTranslateMain(argc, args.data(), kOverview));
   if (ok) {
     if (std::error_code ec = llvm::sys::fs::rename(temp, output)) {
       llvm::errs() << "kiln-translate: error: cannot write '" << output << "': " << ec.message()
