@@ -48,11 +48,16 @@ using namespace kiln::lax;
 
 // lax.yield forwards all its values to the region successor, except in a
 // while's cond region: there the predicate is consumed by the while itself
-// (like scf.condition's condition) and nothing is forwarded.
+// (like scf.condition's condition) and nothing is forwarded; and in a scan's
+// body, which forwards only its carries (the ys slices are stacked into the
+// ys results, not forwarded).
 MutableOperandRange YieldOp::getMutableSuccessorOperands(RegionSuccessor) {
-  if (auto loop = dyn_cast_or_null<WhileOp>((*this)->getParentOp()))
+  Operation *parent = (*this)->getParentOp();
+  if (auto loop = dyn_cast_or_null<WhileOp>(parent))
     if ((*this)->getParentRegion() == &loop.getCond())
       return MutableOperandRange(getOperation(), 0, 0);
+  if (auto scan = dyn_cast_or_null<ScanOp>(parent))
+    return MutableOperandRange(getOperation(), 0, scan.getNumCarry());
   return getValuesMutable();
 }
 

@@ -14,6 +14,7 @@ include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/LoopLikeInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 //===----------------------------------------------------------------------===//
@@ -431,8 +432,17 @@ def Lax_ArgMinOp : Lax_ArgReduceOp<"argmin">;
 // Control flow
 //===----------------------------------------------------------------------===//
 
+// As scf.for: the carries are the loop's iter_args (forwarded from the inits
+// on entry and from the yield on each back edge); the consts and the xs
+// slices are not forwarded values, so analyses see them as unknown inputs.
 def Lax_ScanOp : Lax_Op<"scan", [RecursiveMemoryEffects,
-    SingleBlockImplicitTerminator<"YieldOp">]> {
+    SingleBlockImplicitTerminator<"YieldOp">,
+    DeclareOpInterfaceMethods<RegionBranchOpInterface,
+        ["getEntrySuccessorOperands", "getEntrySuccessorRegions",
+         "getRegionInvocationBounds"]>,
+    DeclareOpInterfaceMethods<LoopLikeOpInterface,
+        ["getInitsMutable", "getRegionIterArgs", "getYieldedValuesMutable",
+         "getLoopResults", "getStaticTripCount"]>]> {
   let summary = "a loop over slices of its xs, carrying state (jaxpr `scan`)";
   let description = [{
     Operands are, in order: `num_consts` consts, `num_carry` initial carries,
@@ -455,8 +465,10 @@ def Lax_ScanOp : Lax_Op<"scan", [RecursiveMemoryEffects,
   let results = (outs Variadic<Lax_Tensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
+  // The body's arguments and yielded values are checked in verify(): the
+  // interfaces' region verifiers run before verifyRegions() would, with less
+  // telling messages.
   let hasVerifier = 1;
-  let hasRegionVerifier = 1;
   let hasCanonicalizer = 1;
   let skipDefaultBuilders = 1;
   let builders = [

@@ -17,6 +17,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <limits>
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -142,6 +144,8 @@ void ScanOp::print(OpAsmPrinter &p) {
                 /*printBlockTerminators=*/true);
 }
 
+static LogicalResult verifyBody(ScanOp scan);
+
 LogicalResult ScanOp::verify() {
   int64_t numArgs = getArgs().size();
   if (getNumConsts() < 0 || getNumCarry() < 0 ||
@@ -190,39 +194,45 @@ LogicalResult ScanOp::verify() {
              << " along its scan axis " << axis << ", expected length "
              << getLength();
   }
-  return success();
+  return verifyBody(*this);
 }
 
-LogicalResult ScanOp::verifyRegions() {
-  Block &body = getBodyBlock();
-  if (body.getNumArguments() != getArgs().size())
-    return emitOpError("body has ") << body.getNumArguments()
-           << " arguments but the scan has " << getArgs().size()
+/// Checks the body's arguments and yielded values against the scan's
+/// operands and results. Called from verify(), before the interfaces' region
+/// verifiers, whose messages say less than these.
+static LogicalResult verifyBody(ScanOp scan) {
+  Block &body = scan.getBodyBlock();
+  if (body.getNumArguments() != scan.getArgs().size())
+    return scan.emitOpError("body has ") << body.getNumArguments()
+           << " arguments but the scan has " << scan.getArgs().size()
            << " operands (consts, carries, xs)";
-  for (auto [i, pair] : llvm::enumerate(llvm::zip(getArgs(), body.getArguments()))) {
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(scan.getArgs(), body.getArguments()))) {
     auto [operand, arg] = pair;
     Type expected = operand.getType();
-    int64_t xsIndex = (int64_t)i - getNumConsts() - getNumCarry();
+    int64_t xsIndex = (int64_t)i - scan.getNumConsts() - scan.getNumCarry();
     if (xsIndex >= 0)
-      expected = dropDim(cast<RankedTensorType>(operand.getType()), getXsAxis(xsIndex));
+      expected = dropDim(cast<RankedTensorType>(operand.getType()), scan.getXsAxis(xsIndex));
     if (arg.getType() != expected)
-      return emitOpError("body argument #") << i << " has type " << arg.getType()
+      return scan.emitOpError("body argument #") << i << " has type " << arg.getType()
              << ", expected " << expected
              << (xsIndex >= 0 ? " (one slice of the xs)" : "");
   }
-  auto yield = cast<YieldOp>(body.getTerminator());
-  if (yield.getValues().size() != getNumResults())
+  // Another terminator is reported by SingleBlockImplicitTerminator.
+  auto yield = dyn_cast<YieldOp>(body.back());
+  if (!yield)
+    return success();
+  if (yield.getValues().size() != scan.getNumResults())
     return yield.emitOpError("yields ") << yield.getValues().size()
-           << " values but the scan has " << getNumResults()
+           << " values but the scan has " << scan.getNumResults()
            << " results (carries then ys slices)";
   for (auto [i, v] : llvm::enumerate(yield.getValues())) {
-    Type expected = getResult(i).getType();
-    if ((int64_t)i >= getNumCarry())
-      expected = dropDim(cast<RankedTensorType>(expected), getYsAxis(i - getNumCarry()));
+    Type expected = scan.getResult(i).getType();
+    if ((int64_t)i >= scan.getNumCarry())
+      expected = dropDim(cast<RankedTensorType>(expected), scan.getYsAxis(i - scan.getNumCarry()));
     if (v.getType() != expected)
       return yield.emitOpError("value #") << i << " has type " << v.getType()
              << ", expected " << expected
-             << ((int64_t)i < getNumCarry() ? " (the carry type)"
+             << ((int64_t)i < scan.getNumCarry() ? " (the carry type)"
                                             : " (one slice of the ys)");
   }
   return success();
@@ -376,4 +386,61 @@ struct PruneUnusedScanParts : OpRewritePattern<ScanOp> {
 void ScanOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                          MLIRContext *context) {
   results.add<PruneUnusedScanParts>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// RegionBranchOpInterface and LoopLikeOpInterface
+//===----------------------------------------------------------------------===//
+
+// Control flow, as scf.for's: the scan enters its body (unless length is 0),
+// and the body returns to itself or leaves. The carries are forwarded: the
+// inits on entry, the yielded carries on each edge. The ys slices are stacked,
+// not forwarded, and the consts and xs slices are not successor inputs, so
+// analyses treat the ys results and those block arguments as unknown.
+void ScanOp::getSuccessorRegions(RegionBranchPoint,
+                                 SmallVectorImpl<RegionSuccessor> &regions) {
+  regions.emplace_back(&getBody(), getCarryArgs());
+  regions.emplace_back(getOperation(), getFinalCarries());
+}
+
+void ScanOp::getEntrySuccessorRegions(ArrayRef<Attribute>,
+                                      SmallVectorImpl<RegionSuccessor> &regions) {
+  // The length is static: a scan of length 0 never enters its body, any
+  // other always does.
+  if (getLength() == 0)
+    regions.emplace_back(getOperation(), getFinalCarries());
+  else
+    regions.emplace_back(&getBody(), getCarryArgs());
+}
+
+OperandRange ScanOp::getEntrySuccessorOperands(RegionSuccessor) { return getInits(); }
+
+void ScanOp::getRegionInvocationBounds(ArrayRef<Attribute>,
+                                       SmallVectorImpl<InvocationBounds> &bounds) {
+  uint64_t length = getLength();
+  if (length > std::numeric_limits<unsigned>::max())
+    bounds.push_back(InvocationBounds::getUnknown());
+  else
+    bounds.emplace_back((unsigned)length, (unsigned)length);
+}
+
+SmallVector<Region *> ScanOp::getLoopRegions() { return {&getBody()}; }
+
+MutableArrayRef<OpOperand> ScanOp::getInitsMutable() {
+  return getOperation()->getOpOperands().slice(getNumConsts(), getNumCarry());
+}
+
+Block::BlockArgListType ScanOp::getRegionIterArgs() { return getCarryArgs(); }
+
+std::optional<MutableArrayRef<OpOperand>> ScanOp::getYieldedValuesMutable() {
+  auto yield = dyn_cast<YieldOp>(getBodyBlock().back());
+  if (!yield)
+    return std::nullopt;
+  return yield->getOpOperands().take_front(getNumCarry());
+}
+
+std::optional<ResultRange> ScanOp::getLoopResults() { return getFinalCarries(); }
+
+std::optional<APInt> ScanOp::getStaticTripCount() {
+  return APInt(/*numBits=*/64, getLength());
 }
