@@ -29,7 +29,7 @@ if [[ $snapshot == 1 ]]; then
   trap 'rm -rf "$snap"' EXIT
   mkdir -p "$snap/lib"
   copy() {
-    cp "$bin/kiln-opt" "$bin/kiln-run" "$bin/kiln-verify-rules" "$snap/"
+    cp "$bin/kiln-opt" "$bin/kiln-run" "$bin/kiln-verify-rules" "$bin/kiln-difftest" "$snap/"
     cp -L "$bin"/../lib/*.so "$snap/lib/" 2>/dev/null || true
   }
   if command -v flock > /dev/null; then

@@ -5,16 +5,22 @@ For each generated program (generate.py, seeds S, S+1, ...), the reference
 interpreter runs the ORIGINAL program on the generated inputs (hard values
 included); its outputs are the oracle. Then:
 
-  pass:<P>   kiln-opt runs pass pipeline P alone (every Kiln lax->lax pass,
-             --kiln-optimize, --canonicalize), the interpreter runs the result:
-             exact passes must give identical results (k = 0: the same bits,
-             signed zeros and NaN positions included, NaN payloads aside);
+  pass:<P>   pass pipeline P alone (every Kiln lax->lax pass, --kiln-optimize,
+             --canonicalize), then the interpreter on the result: exact
+             passes must give identical results (k = 0: the same bits, signed
+             zeros and NaN positions included, NaN payloads aside);
              reassociating ones (reassociate=true) are within the error model
              (k = 64, docs/interpreter.md).
-  jit        kiln-run compiles the original with the CPU pipeline (LLVM JIT)
-             and compares with --expect under the error model (k = 64).
+  jit        the CPU pipeline (LLVM JIT) on the original, under the error
+             model (k = 64).
   rules      every --rules-every-th program goes into a corpus on which
              kiln-verify-rules checks rules/library/ and examples/rules/.
+
+The pass and JIT comparisons run in kiln-difftest (tools/kiln-difftest), a
+batch of programs per process (--batch); its list of comparisons
+(--list-comparisons) is the one this script uses. A crash or a hang of a
+batch is blamed on the step in flight (the tool's progress lines), and the
+rest of that program and of the batch run in a new process.
 
 A crash (signal), a timeout, an error on a valid program or a mismatch is a
 finding. With --reduce each finding is reduced (delta debugging over the
@@ -30,11 +36,13 @@ import argparse
 import concurrent.futures as cf
 import json
 import os
+import queue
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -44,19 +52,6 @@ import generate as G  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# (name, pipeline, k): k = 0 exact, 64 the error model.
-PASSES = [
-    ("canonicalize", "builtin.module(canonicalize)", 0),
-    ("kiln-canonicalize-dot-general", "builtin.module(kiln-canonicalize-dot-general)", 0),
-    ("kiln-fold-scan-layout", "builtin.module(kiln-fold-scan-layout)", 0),
-    ("kiln-scan-pushup", "builtin.module(kiln-scan-pushup)", 0),
-    ("kiln-scan-pushup-reassociate", "builtin.module(kiln-scan-pushup{reassociate=true})", 64),
-    ("kiln-scan-to-reduction", "builtin.module(kiln-scan-to-reduction)", 0),
-    ("kiln-scan-to-reduction-reassociate", "builtin.module(kiln-scan-to-reduction{reassociate=true})", 64),
-    ("kiln-dedup-functions", "builtin.module(kiln-dedup-functions{inline-max-ops=6})", 0),
-    ("kiln-optimize", "builtin.module(kiln-optimize)", 0),
-    ("kiln-optimize-reassociate", "builtin.module(kiln-optimize{reassociate=true})", 64),
-]
 TIMEOUT = 60
 
 
@@ -65,11 +60,19 @@ class Tools:
         self.opt = os.path.join(bindir, "kiln-opt")
         self.run = os.path.join(bindir, "kiln-run")
         self.verify = os.path.join(bindir, "kiln-verify-rules")
+        self.difftest = os.path.join(bindir, "kiln-difftest")
         self.timeout = timeout
         self.env = dict(os.environ, KILN_CACHE_DIR=os.environ.get("KILN_CACHE_DIR", "/tmp/kiln-difftest-cache"))
         # A snapshot of the tools (scripts/difftest.sh --snapshot) carries its libraries in BIN/lib.
         if os.path.isdir(os.path.join(bindir, "lib")):
             self.env["LD_LIBRARY_PATH"] = os.path.join(bindir, "lib") + os.pathsep + self.env.get("LD_LIBRARY_PATH", "")
+        # [(name, pipeline, k)] of the pass comparisons, in kiln-difftest's order
+        # (k = 0 exact, 64 the error model); the JIT comes after them.
+        st, out = self.call([self.difftest, "--list-comparisons", "--json"])
+        if st != "ok":
+            raise SystemExit(f"run.py: {self.difftest} --list-comparisons failed:\n{out}")
+        listed = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+        self.passes = [(c["name"], c["pipeline"], c["k"]) for c in listed if c["pipeline"]]
 
     def call(self, argv):
         """(status, output): status 'ok', 'fail' (exit 1..127), 'crash' (signal) or 'timeout'."""
@@ -85,18 +88,8 @@ class Tools:
         return "fail", out
 
 
-def classify(status, out):
-    if status in ("crash", "timeout"):
-        return status
-    if status == "ok":
-        return None
-    if "DIFFERS" in out or "differ" in out.lower() and "expected" in out.lower():
-        return "mismatch"
-    return "error"
-
-
 # --------------------------------------------------------------------------
-# One check of one program: (kind or None, detail)
+# The interpreter alone (for the reducer) and kiln-difftest on batches
 
 def reference(tools, wd, prog_path, inputs):
     ref = os.path.join(wd, "ref")
@@ -108,38 +101,59 @@ def reference(tools, wd, prog_path, inputs):
     return [os.path.join(ref, f) for f in outs], None
 
 
-def check(tools, wd, prog_path, inputs, refs, comparison):
-    """Runs one comparison; returns (kind, output) with kind None when it agrees."""
-    if comparison == "jit":
-        with open(prog_path) as f:
-            text = f.read()
-        view = jit_view(text)
-        if view is None:
-            return None, "skipped: every output is a discrete function of approximate values"
-        text2, keep = view
-        if text2 != text:
-            prog_path = os.path.join(wd, "jit.mlir")
-            with open(prog_path, "w") as f:
-                f.write(text2)
-            refs = [refs[i] for i in keep]
-        st, out = tools.call([tools.run, prog_path, "--no-cache", "--inputs", ",".join(inputs),
-                              "--expect", ",".join(refs)])
-        return classify(st, out), out
-    name, pipeline, k = next(p for p in PASSES if p[0] == comparison)
-    after = os.path.join(wd, f"after-{name}.mlir")
-    st, out = tools.call([tools.opt, prog_path, f"--pass-pipeline={pipeline}", "-o", after])
-    if st != "ok":
-        return ("crash" if st in ("crash", "timeout") else "error"), out
-    st, out2 = tools.call([tools.run, after, "--interpret", "--inputs", ",".join(inputs),
-                           "--expect", ",".join(refs), "--check-k", str(k)])
-    kind = classify(st, out2)
-    if kind == "mismatch" and k > 0 and overflow_only(out2):
-        # A tagged (reassociating) rewrite may regroup a float sum or
-        # product so that it overflows to inf (then NaN) in one order and
-        # not in the other; the tag allows it (kiln-verify-rules keeps
-        # values near overflow away from inexact rules for the same reason).
-        return None, out + out2
-    return kind, out + out2
+def difftest(tools, dirs, jit=True, only=None):
+    """Runs kiln-difftest on program directories (generate.py's layout) and
+    returns {dir: {"comparisons", "skipped", "findings"}}. `only` restricts
+    the comparisons (names). A crash or a hang is a finding of the step in
+    flight; that program's later comparisons and the later programs run in
+    a new process."""
+    results = {}
+    pending = list(dirs)
+    while pending:
+        argv = [tools.difftest, "--json"] + ([] if jit else ["--no-jit"])
+        if only:
+            argv.append("--comparisons=" + ",".join(only))
+        with tempfile.TemporaryFile(mode="w+") as err:
+            p = subprocess.Popen(argv + pending, stdout=subprocess.PIPE, stderr=err, text=True, env=tools.env)
+            lines = queue.Queue()
+            threading.Thread(target=lambda: ([lines.put(l) for l in p.stdout], lines.put(None)), daemon=True).start()
+            inflight, timed_out = None, False
+            while True:
+                try:
+                    line = lines.get(timeout=tools.timeout)
+                except queue.Empty:
+                    timed_out = True
+                    p.kill()
+                    break
+                if line is None:
+                    break
+                rec = json.loads(line)
+                if rec.get("done"):
+                    results[rec["program"]] = rec
+                    inflight = None
+                else:
+                    inflight = (rec["program"], rec["step"])
+            rc = p.wait()
+            err.seek(0)
+            stderr = err.read()
+        if inflight is None:
+            if rc not in (0, 1) or any(d not in results for d in pending):
+                raise SystemExit(f"run.py: kiln-difftest failed (exit {rc}):\n{stderr[-3000:]}")
+            break
+        prog, step = inflight
+        kind = "timeout" if timed_out else "crash"
+        names = [c for c in comparisons(tools, jit) if not only or c in only]
+        res = {"comparisons": names.index(step) + 1 if step in names else 0, "skipped": "", "findings": [
+            {"comparison": step, "kind": kind, "detail": stderr[-3000:] + f"\n[exit {rc}]"}]}
+        # The same program's comparisons after the one that crashed.
+        rest = names[names.index(step) + 1:] if step in names else []
+        if rest:
+            more = difftest(tools, [prog], jit="jit" in rest, only=rest)[prog]
+            res["comparisons"] += more["comparisons"]
+            res["findings"] += more["findings"]
+        results[prog] = res
+        pending = pending[pending.index(prog) + 1:]
+    return results
 
 
 UNSTABLE_RE = re.compile(r"^// jit-unstable-outputs: ([\d,]+)$", re.M)
@@ -164,36 +178,25 @@ def jit_view(text):
     return mod.text(), keep
 
 
-def overflow_only(out):
-    """Whether every differing output differs only in where inf or NaN is."""
-    lines = [l for l in out.split("\n") if "DIFFERS" in l and l.lstrip().startswith("output")]
-    return bool(lines) and all("(infinities must be" in l or "(NaN must be" in l for l in lines)
+def comparisons(tools, jit=True):
+    return [p[0] for p in tools.passes] + (["jit"] if jit else [])
 
 
-def comparisons(jit=True):
-    return [p[0] for p in PASSES] + (["jit"] if jit else [])
-
-
-def run_one(tools, seed, workroot, jit=True, max_ops=None):
-    """Generates program `seed` and runs every comparison. Returns a result dict."""
-    wd = os.path.join(workroot, f"p{seed}")
-    prog = G.generate(seed, max_ops=max_ops)
-    path, inputs = G.write(prog, wd)
-    res = {"seed": seed, "findings": [], "skipped": None}
-    st, out = tools.call([tools.opt, path, "-o", os.devnull])
-    if st != "ok":
-        res["findings"].append({"comparison": "parse", "kind": classify(st, out) if st != "fail" else "invalid",
-                                "detail": out[-2000:]})
-        return res
-    refs, err = reference(tools, wd, path, inputs)
-    if refs is None:
-        res["findings"].append({"comparison": "interpreter", "kind": classify(*err) or "error", "detail": err[1][-2000:]})
-        return res
-    for c in comparisons(jit):
-        kind, out = check(tools, wd, path, inputs, refs, c)
-        if kind:
-            res["findings"].append({"comparison": c, "kind": kind, "detail": out[-3000:]})
-    return res
+def run_batch(tools, seeds, workroot, jit_of, max_ops=None):
+    """Generates programs `seeds` and runs every comparison on them (the JIT
+    where jit_of(seed)). Returns a result dict per seed, in order."""
+    dirs = {}
+    for seed in seeds:
+        wd = os.path.join(workroot, f"p{seed}")
+        G.write(G.generate(seed, max_ops=max_ops), wd)
+        dirs[seed] = wd
+    results = {}
+    for jit in (True, False):
+        group = [dirs[s] for s in seeds if jit_of(s) == jit]
+        if group:
+            results.update(difftest(tools, group, jit=jit))
+    return [{"seed": s, "findings": [{**f, "detail": f["detail"][-3000:]} for f in results[dirs[s]]["findings"]],
+             "skipped": results[dirs[s]]["skipped"] or None} for s in seeds]
 
 
 # --------------------------------------------------------------------------
@@ -292,18 +295,15 @@ class Case:
 
 
 def fails(tools, wd, case, comparison, kind):
+    """Whether `case` still fails `comparison` the same way (kiln-difftest
+    on it alone, that comparison only; parse and interpreter findings come
+    before any comparison)."""
     shutil.rmtree(wd, ignore_errors=True)
-    path, inputs = case.write(wd)
-    st, out = tools.call([tools.opt, path, "-o", os.devnull])
-    if st != "ok":
-        return False
-    refs, err = reference(tools, wd, path, inputs)
-    if comparison == "interpreter":
-        return refs is None and (classify(*err) or "error") == kind
-    if refs is None:
-        return False
-    k, _ = check(tools, wd, path, inputs, refs, comparison)
-    return k == kind
+    case.write(wd)
+    names = comparisons(tools)
+    only = [comparison] if comparison in names else [names[0]]
+    res = difftest(tools, [wd], jit=comparison == "jit", only=only)[wd]
+    return any(f["comparison"] == comparison and f["kind"] == kind for f in res["findings"])
 
 
 def values_of(tools, wd, case, names_types):
@@ -491,7 +491,7 @@ def dense_literal(x, dt):
     return rec(np.asarray(x))
 
 
-def regression_text(case, comparison, kind, name, seed, detail):
+def regression_text(tools, case, comparison, kind, name, seed, detail):
     nin = len(case.inputs)
     ins = ",".join(f"%S/Inputs/{name}.in{i}.npy" for i in range(nin))
     inflag = f"--inputs {ins}" if nin else ""
@@ -506,21 +506,21 @@ def regression_text(case, comparison, kind, name, seed, detail):
     elif comparison == "interpreter":
         pass
     else:
-        _, pipeline, k = next(p for p in PASSES if p[0] == comparison)
+        _, pipeline, k = next(p for p in tools.passes if p[0] == comparison)
         lines.append(f"// RUN: kiln-opt %s --pass-pipeline='{pipeline}' -o %t/after.mlir")
         lines.append(f"// RUN: kiln-run %t/after.mlir --interpret {inflag} --expect {refs} --check-k {k}".replace("  ", " "))
     body = [l for l in case.text.split("\n") if not l.startswith("// generated by")]
     return "\n".join(lines) + "\n\n" + "\n".join(body).strip() + "\n"
 
 
-def save_regression(case, comparison, kind, seed, outdir, detail, name=None):
+def save_regression(tools, case, comparison, kind, seed, outdir, detail, name=None):
     name = name or f"seed{seed}-{comparison}"
     os.makedirs(os.path.join(outdir, "Inputs"), exist_ok=True)
     for i, x in enumerate(case.inputs):
         np.save(os.path.join(outdir, "Inputs", f"{name}.in{i}.npy"), x)
     p = os.path.join(outdir, f"{name}.mlir")
     with open(p, "w") as f:
-        f.write(regression_text(case, comparison, kind, name, seed, detail))
+        f.write(regression_text(tools, case, comparison, kind, name, seed, detail))
     return p
 
 
@@ -552,7 +552,8 @@ def main():
     ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one, removed)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch directory")
     ap.add_argument("--json", default=None, help="write a summary here")
-    ap.add_argument("--timeout", type=int, default=TIMEOUT)
+    ap.add_argument("--timeout", type=int, default=TIMEOUT, help="seconds one step of one program may take")
+    ap.add_argument("--batch", type=int, default=25, help="programs per kiln-difftest process")
     ap.add_argument("--ignore", action="append", default=[],
                     help="COMPARISON:KIND of known, reported findings not to fail on (repeatable)")
     a = ap.parse_args()
@@ -564,19 +565,24 @@ def main():
     seeds = list(range(a.seed, a.seed + a.programs))
     results = []
 
-    def job(s):
-        jit = not a.no_jit and (s - a.seed) % a.jit_every == 0
-        r = run_one(tools, s, work, jit=jit, max_ops=a.max_ops)
-        if not a.keep and not r["findings"]:
-            shutil.rmtree(os.path.join(work, f"p{s}"), ignore_errors=True)
-        return r
+    def jit_of(s):
+        return not a.no_jit and (s - a.seed) % a.jit_every == 0
 
+    def job(batch):
+        rs = run_batch(tools, batch, work, jit_of, max_ops=a.max_ops)
+        for r in rs:
+            if not a.keep and not r["findings"]:
+                shutil.rmtree(os.path.join(work, f"p{r['seed']}"), ignore_errors=True)
+        return rs
+
+    batches = [seeds[i:i + a.batch] for i in range(0, len(seeds), max(1, a.batch))]
     with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        for r in ex.map(job, seeds):
-            results.append(r)
-            for f in r["findings"]:
-                print(f"seed {r['seed']}: {f['comparison']}: {f['kind']}\n  " +
-                      "\n  ".join(f["detail"].strip().split("\n")[-6:]), flush=True)
+        for rs in ex.map(job, batches):
+            for r in rs:
+                results.append(r)
+                for f in r["findings"]:
+                    print(f"seed {r['seed']}: {f['comparison']}: {f['kind']}\n  " +
+                          "\n  ".join(f["detail"].strip().split("\n")[-6:]), flush=True)
     findings = [(r["seed"], f) for r in results for f in r["findings"]]
     # kiln-verify-rules on a sample of the programs
     rules_programs = 0
@@ -594,7 +600,7 @@ def main():
                 findings.append((sample[i // 1], f))
                 print(f"rules: {f['kind']}\n  " + "\n  ".join(f["detail"].strip().split("\n")[-6:]), flush=True)
     elapsed = time.time() - t0
-    ncomp = sum(len(comparisons(not a.no_jit and (s - a.seed) % a.jit_every == 0)) for s in seeds)
+    ncomp = sum(len(comparisons(tools, jit_of(s))) for s in seeds)
     print(f"{len(seeds)} programs (seeds {a.seed}..{a.seed + a.programs - 1}), {ncomp} comparisons, "
           f"kiln-verify-rules on {rules_programs} programs, {len(findings)} findings, {elapsed:.0f} s")
 
@@ -616,7 +622,7 @@ def main():
             small = reduce_case(tools, rd, case, f["comparison"], f["kind"], log=print)
             print(f"--- seed {seed} {f['comparison']} {f['kind']}, reduced:\n{small.text}")
             if a.save:
-                saved.append(save_regression(small, f["comparison"], f["kind"], seed, a.save, f["detail"]))
+                saved.append(save_regression(tools, small, f["comparison"], f["kind"], seed, a.save, f["detail"]))
                 print("saved", saved[-1])
     if a.json:
         with open(a.json, "w") as fh:
