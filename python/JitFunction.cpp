@@ -11,8 +11,12 @@
 //    protocol waits for the array and gives its memory, no copy), with the
 //    same `weak_type` as the traced one;
 //  - a pinned pytree: the very object seen before (identity), immutable
-//    (frozen dataclasses such as equinox modules, tuples, of JAX arrays —
-//    _jit.py decides), whose leaves were converted once when it was pinned.
+//    (frozen dataclasses such as equinox modules, of JAX arrays — _jit.py
+//    decides), whose leaves were converted once when it was pinned;
+//  - a tree of dicts, lists, tuples and None (flax's parameters): walked on
+//    every call, as it may change in place: the same keys and lengths, each
+//    leaf an exact numpy array as above or the very JAX array seen before
+//    (identity: JAX arrays are immutable), converted once.
 // Everything else (a new signature, keyword or static arguments, other
 // pytrees) goes to the Python fallback, which traces, compiles, caches and
 // may register a new fast signature.
@@ -35,8 +39,82 @@ namespace {
 
 /// What the fast path checks of one positional argument, and which free
 /// inputs of the compiled function it fills.
+/// Whether `a` is an exact numpy array of `typenum` and `dims`, aligned and
+/// C-contiguous: its data can be passed as is.
+bool isExactArray(PyObject *a, int typenum, llvm::ArrayRef<npy_intp> dims) {
+  if (!PyArray_CheckExact(a))
+    return false;
+  auto *arr = reinterpret_cast<PyArrayObject *>(a);
+  constexpr int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
+  return PyArray_DESCR(arr)->type_num == typenum && PyArray_NDIM(arr) == int(dims.size()) &&
+         (PyArray_FLAGS(arr) & flags) == flags &&
+         std::equal(dims.begin(), dims.end(), PyArray_DIMS(arr));
+}
+
+/// One node of a Tree argument, in the order JAX flattens it (a dict's
+/// keys sorted), with the free input each leaf fills.
+struct TreeNode {
+  enum Kind { Dict, List, Tuple, None, HeldLeaf, ArrayLeaf } kind = None;
+  std::vector<nb::object> keys;   // Dict
+  std::vector<TreeNode> children; // Dict, List, Tuple
+  size_t input = 0;               // leaves
+  // HeldLeaf: the JAX array (compared by identity) and its data in the
+  // input's dtype (`converted`, an array that keeps `data` alive).
+  nb::object held, converted;
+  void *data = nullptr;
+  // ArrayLeaf: the input's numpy type and shape.
+  int typenum = 0;
+  llvm::SmallVector<npy_intp, 4> dims;
+
+  /// Checks `a` against this node and fills the free inputs of its leaves.
+  bool gather(PyObject *a, void **free) const {
+    switch (kind) {
+    case Dict: {
+      if (!PyDict_CheckExact(a) || PyDict_GET_SIZE(a) != Py_ssize_t(keys.size()))
+        return false;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        PyObject *v = PyDict_GetItemWithError(a, keys[i].ptr()); // borrowed
+        if (!v) {
+          PyErr_Clear();
+          return false;
+        }
+        if (!children[i].gather(v, free))
+          return false;
+      }
+      return true;
+    }
+    case List:
+    case Tuple: {
+      bool list = kind == List;
+      if (list ? !PyList_CheckExact(a) : !PyTuple_CheckExact(a))
+        return false;
+      Py_ssize_t n = list ? PyList_GET_SIZE(a) : PyTuple_GET_SIZE(a);
+      if (n != Py_ssize_t(children.size()))
+        return false;
+      for (Py_ssize_t i = 0; i < n; ++i)
+        if (!children[i].gather(list ? PyList_GET_ITEM(a, i) : PyTuple_GET_ITEM(a, i), free))
+          return false;
+      return true;
+    }
+    case None:
+      return a == Py_None;
+    case HeldLeaf:
+      if (a != held.ptr())
+        return false;
+      free[input] = data;
+      return true;
+    case ArrayLeaf:
+      if (!isExactArray(a, typenum, dims))
+        return false;
+      free[input] = PyArray_DATA(reinterpret_cast<PyArrayObject *>(a));
+      return true;
+    }
+    return false;
+  }
+};
+
 struct ArgSignature {
-  enum Kind { Array, Float, Int, Bool, Pinned, Buffer } kind = Array;
+  enum Kind { Array, Float, Int, Bool, Pinned, Buffer, Tree } kind = Array;
   size_t firstInput = 0;
   // Array:
   int typenum = 0;
@@ -52,18 +130,13 @@ struct ArgSignature {
   // Pinned: the data of the object's leaves' arrays (held in `leaves`).
   std::vector<nb::object> leaves;
   std::vector<void *> leafData;
+  // Tree: its root (checked in full by gather).
+  TreeNode tree;
 
   bool matches(PyObject *a) const {
     switch (kind) {
-    case Array: {
-      if (!PyArray_CheckExact(a))
-        return false;
-      auto *arr = reinterpret_cast<PyArrayObject *>(a);
-      constexpr int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
-      return PyArray_DESCR(arr)->type_num == typenum && PyArray_NDIM(arr) == int(dims.size()) &&
-             (PyArray_FLAGS(arr) & flags) == flags &&
-             std::memcmp(PyArray_DIMS(arr), dims.data(), dims.size() * sizeof(npy_intp)) == 0;
-    }
+    case Array:
+      return isExactArray(a, typenum, dims);
     case Float:
       return PyFloat_CheckExact(a);
     case Int:
@@ -74,6 +147,8 @@ struct ArgSignature {
       return a == held.ptr();
     case Buffer:
       return Py_TYPE(a) == type && weakTypeOf(a) == int(weakType);
+    case Tree:
+      return true; // walked by gather
     }
     return false;
   }
@@ -168,6 +243,10 @@ struct FastEntry {
       case ArgSignature::Pinned:
         std::copy(s.leafData.begin(), s.leafData.end(), free + s.firstInput);
         break;
+      case ArgSignature::Tree:
+        if (!s.tree.gather(a, free))
+          return false;
+        break;
       default:
         if (!CompiledFunction::storeScalar(a, compiled->freeInput(s.firstInput).kind,
                                            &scalars[s.firstInput]))
@@ -223,9 +302,13 @@ public:
   /// Registers `args` (positional, a tuple) as a fast signature of
   /// `compiled`. `pinned[i]` is None for an argument passed as is (an exact,
   /// aligned, C-contiguous ndarray of the input's dtype and shape, a Python
-  /// scalar for a rank-0 input, or an object exporting such a buffer), or the list of arrays argument i
-  /// flattens to (already of the inputs' dtypes): the argument is then
-  /// matched by identity. Returns whether it registered.
+  /// scalar for a rank-0 input, or an object exporting such a buffer); the
+  /// list of arrays argument i flattens to (already of the inputs' dtypes):
+  /// the argument is then matched by identity; or ("tree", node): a tree of
+  /// dicts, lists, tuples and None walked on every call, each node
+  /// ("dict", keys, children), ("list", children), ("tuple", children),
+  /// ("none",), ("held", jax_array, converted) or ("array", ndarray) (_jit.py's
+  /// _tree_spec). Returns whether it registered.
   bool addFastPath(nb::tuple args, std::shared_ptr<CompiledFunction> compiled,
                    std::vector<nb::object> pinned) {
     size_t nArgs = nb::len(args);
@@ -238,23 +321,25 @@ public:
       PyObject *a = PyTuple_GET_ITEM(args.ptr(), Py_ssize_t(i));
       ArgSignature s;
       s.firstInput = input;
+      if (nb::isinstance<nb::tuple>(pinned[i])) {
+        nb::tuple spec = nb::borrow<nb::tuple>(pinned[i]);
+        s.kind = ArgSignature::Tree;
+        if (nb::len(spec) != 2 || !buildTree(spec[1], *e.compiled, input, s.tree))
+          return false;
+        llvm::SmallVector<void *, 32> free(nFree);
+        if (!s.tree.gather(a, free.data()))
+          return false;
+        e.signature.push_back(std::move(s));
+        continue;
+      }
       if (!pinned[i].is_none()) {
         s.kind = ArgSignature::Pinned;
         s.held = nb::borrow(a);
         for (nb::handle leaf : nb::borrow<nb::sequence>(pinned[i])) {
-          if (input >= nFree || !PyArray_Check(leaf.ptr()))
-            return false;
-          auto *arr = reinterpret_cast<PyArrayObject *>(leaf.ptr());
-          const TensorSpec &spec = e.compiled->freeInput(input);
-          constexpr int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
-          if (!PyArray_EquivTypenums(PyArray_DESCR(arr)->type_num,
-                                     e.compiled->freeInputTypenum(input)) ||
-              (PyArray_FLAGS(arr) & flags) != flags ||
-              !std::equal(spec.shape.begin(), spec.shape.end(), PyArray_DIMS(arr),
-                          PyArray_DIMS(arr) + PyArray_NDIM(arr)))
+          if (input >= nFree || !fitsInput(leaf, *e.compiled, input))
             return false;
           s.leaves.push_back(nb::borrow(leaf));
-          s.leafData.push_back(PyArray_DATA(arr));
+          s.leafData.push_back(PyArray_DATA(reinterpret_cast<PyArrayObject *>(leaf.ptr())));
           ++input;
         }
         e.signature.push_back(std::move(s));
@@ -304,6 +389,17 @@ public:
     }
     if (input != nFree)
       return false;
+    // A tree's held leaves are replaced at every step of a training loop:
+    // its older entries for the same function go, rather than keep up to
+    // kMaxEntries generations of parameters alive.
+    auto hasTree = [](const FastEntry &f) {
+      return llvm::any_of(f.signature,
+                          [](const ArgSignature &s) { return s.kind == ArgSignature::Tree; });
+    };
+    if (hasTree(e))
+      llvm::erase_if(entries_, [&](const FastEntry &f) {
+        return f.compiled == e.compiled && hasTree(f);
+      });
     // Newest first: the signature just compiled is the likeliest next.
     entries_.insert(entries_.begin(), std::move(e));
     if (entries_.size() > kMaxEntries)
@@ -315,6 +411,78 @@ public:
   size_t numFastPaths() const { return entries_.size(); }
 
 private:
+  /// Whether `a` is an array that can stand for free input `input` as it
+  /// is: of its dtype and shape, aligned and C-contiguous.
+  static bool fitsInput(nb::handle a, const CompiledFunction &compiled, size_t input) {
+    if (!PyArray_Check(a.ptr()))
+      return false;
+    auto *arr = reinterpret_cast<PyArrayObject *>(a.ptr());
+    const TensorSpec &spec = compiled.freeInput(input);
+    constexpr int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
+    return PyArray_EquivTypenums(PyArray_DESCR(arr)->type_num, compiled.freeInputTypenum(input)) &&
+           (PyArray_FLAGS(arr) & flags) == flags &&
+           std::equal(spec.shape.begin(), spec.shape.end(), PyArray_DIMS(arr),
+                      PyArray_DIMS(arr) + PyArray_NDIM(arr));
+  }
+
+  /// Builds `node` from its description (see addFastPath), numbering the
+  /// leaves' free inputs from `input`; false on a malformed description or
+  /// a leaf that does not fit its input.
+  static bool buildTree(nb::handle desc, const CompiledFunction &compiled, size_t &input,
+                        TreeNode &node) {
+    if (!nb::isinstance<nb::tuple>(desc) || nb::len(desc) == 0 ||
+        !nb::isinstance<nb::str>(desc[0]))
+      return false;
+    nb::object kindName = desc[0];
+    auto is = [&](const char *name) {
+      return PyUnicode_CompareWithASCIIString(kindName.ptr(), name) == 0;
+    };
+    size_t size = nb::len(desc);
+    auto children = [&](nb::handle list) {
+      if (!nb::isinstance<nb::tuple>(list))
+        return false;
+      for (nb::handle child : nb::borrow<nb::tuple>(list)) {
+        node.children.emplace_back();
+        if (!buildTree(child, compiled, input, node.children.back()))
+          return false;
+      }
+      return true;
+    };
+    if (is("dict") && size == 3) {
+      node.kind = TreeNode::Dict;
+      for (nb::handle key : nb::borrow<nb::tuple>(desc[1]))
+        node.keys.push_back(nb::borrow(key));
+      return children(desc[2]) && node.keys.size() == node.children.size();
+    }
+    if ((is("list") || is("tuple")) && size == 2) {
+      node.kind = is("list") ? TreeNode::List : TreeNode::Tuple;
+      return children(desc[1]);
+    }
+    if (is("none") && size == 1) {
+      node.kind = TreeNode::None;
+      return true;
+    }
+    if (input >= compiled.numFreeInputs())
+      return false;
+    node.input = input++;
+    if (is("held") && size == 3 && fitsInput(desc[2], compiled, node.input)) {
+      node.kind = TreeNode::HeldLeaf;
+      node.held = nb::borrow(desc[1]);
+      node.converted = nb::borrow(desc[2]);
+      node.data = PyArray_DATA(reinterpret_cast<PyArrayObject *>(node.converted.ptr()));
+      return true;
+    }
+    if (is("array") && size == 2 && PyArray_CheckExact(desc[1].ptr()) &&
+        fitsInput(desc[1], compiled, node.input)) {
+      auto *arr = reinterpret_cast<PyArrayObject *>(desc[1].ptr());
+      node.kind = TreeNode::ArrayLeaf;
+      node.typenum = PyArray_DESCR(arr)->type_num;
+      node.dims.assign(PyArray_DIMS(arr), PyArray_DIMS(arr) + PyArray_NDIM(arr));
+      return true;
+    }
+    return false;
+  }
+
   static constexpr size_t kMaxEntries = 16;
   nb::object fallback_;
   std::vector<FastEntry> entries_;

@@ -271,8 +271,10 @@ class Jitted(_kiln.JitFunction):
 
     def _register_fast_path(self, args: tuple, compiled: Compiled) -> None:
         """Lets later calls with this signature take the C++ path: numpy
-        arrays and scalars are passed as they come; a pytree argument passed
-        again as the same object (a model) is pinned when it is immutable."""
+        arrays and scalars are passed as they come; dicts, lists and tuples
+        of arrays (flax's parameters) are walked on every call (their JAX
+        arrays matched by identity); another pytree argument passed again as
+        the same object (a model) is pinned when it is immutable."""
         last, self._last_args = getattr(self, "_last_args", ()), args
         dtypes = compiled.function.input_dtypes
         pinned, at = [], 0
@@ -281,8 +283,22 @@ class Jitted(_kiln.JitFunction):
                 pinned.append(None)  # passed as it comes (JAX arrays: their buffer)
                 at += 1
                 continue
-            if type(a) in (dict, list):
-                return  # mutable: flattened on every call
+            if type(a) in (dict, list, tuple):
+                # Registered once its JAX arrays are the previous call's
+                # (inference with fixed parameters), not on every step of a
+                # training loop, whose parameters change each call.
+                spec = _tree_spec(a, dtypes, at, convert=False)
+                if spec is None:
+                    return
+                held = tuple(n[1] for n in _held_leaves(spec[0]))
+                seen = self.__dict__.setdefault("_last_held", {})
+                previous, seen[i] = seen.get(i, ()), held
+                if len(previous) != len(held) or any(p is not h for p, h in zip(previous, held)):
+                    return
+                spec = _tree_spec(a, dtypes, at, convert=True)
+                pinned.append(("tree", spec[0]))
+                at += spec[1]
+                continue
             leaves = _pinnable_leaves(a) if i < len(last) and last[i] is a else None
             if leaves is None:
                 return
@@ -354,6 +370,59 @@ def _immutable_nodes(treedef, in_module: bool = False) -> bool:
               or (in_module and t in (list, dict))):
         return False
     return all(_immutable_nodes(c, in_module) for c in treedef.children())
+
+
+class _NotATree(Exception):
+    pass
+
+
+def _tree_spec(arg, dtypes, at: int, convert: bool) -> tuple | None:
+    """(description, number of leaves) of `arg` for JitFunction's Tree
+    signature when `arg` is made of dicts, lists, tuples and None (exact
+    types: their flattening order is JAX's own) over numpy arrays (passed as
+    they come) and JAX arrays (matched by identity, converted once to the
+    inputs' dtypes; without `convert`, None in their place); None
+    otherwise. The C++ side walks the same nodes on every call, so a dict
+    changed in place is seen."""
+    count = 0
+
+    def node(v):
+        nonlocal count
+        t = type(v)
+        if t is dict:
+            keys = tuple(sorted(v))  # JAX flattens a dict in sorted key order
+            return ("dict", keys, tuple(node(v[k]) for k in keys))
+        if t is list or t is tuple:
+            return (t.__name__, tuple(node(c) for c in v))
+        if v is None:
+            return ("none",)
+        if t is np.ndarray:
+            count += 1
+            return ("array", v)
+        if isinstance(v, _jax_array_type()):
+            dtype = dtypes[at + count]
+            count += 1
+            # A copy, as a pinned model's: it stays valid whatever becomes
+            # of the JAX array's buffer (donated, deleted).
+            return ("held", v, np.array(v, dtype=dtype, order="C", copy=True) if convert else None)
+        raise _NotATree
+
+    try:
+        return node(arg), count
+    except (_NotATree, TypeError, IndexError):
+        return None
+
+
+def _held_leaves(spec):
+    """The ("held", ...) nodes of a _tree_spec description, in order."""
+    if spec[0] == "held":
+        yield spec
+    elif spec[0] == "dict":
+        for c in spec[2]:
+            yield from _held_leaves(c)
+    elif spec[0] in ("list", "tuple"):
+        for c in spec[1]:
+            yield from _held_leaves(c)
 
 
 def _pinnable_leaves(arg) -> list | None:

@@ -221,6 +221,43 @@ def test_mutable_parameters_are_read_on_every_call(cache_dir):
     assert f._num_fast_paths == 0
 
 
+def test_parameter_dicts_are_walked_on_every_call(cache_dir):
+    """flax's way: the parameters as a dict of JAX arrays, passed again and
+    again. Once the same arrays come twice, calls take the C++ path, which
+    walks the dict every time: a key added or an array replaced in place
+    is seen (the reference is numpy on the dict as it is at each call)."""
+    f = kiln.jit(lambda p, x: jnp.tanh(p["params"]["w"] @ x + p["params"]["b"]),
+                 cache_dir=cache_dir)
+    r = np.random.default_rng(5)
+    params = {"params": {"w": jnp.asarray(r.standard_normal((8, 4)).astype(np.float32)),
+                         "b": jnp.zeros(8, jnp.float32)}}
+    x = r.standard_normal(4).astype(np.float32)
+
+    def want(p):
+        return np.tanh(np.asarray(p["params"]["w"]) @ x + np.asarray(p["params"]["b"]))
+    for _ in range(3):
+        close(f(params, x), want(params))
+    assert f._num_fast_paths == 1
+    params["params"]["b"] = params["params"]["b"] + 1.0  # replaced in place
+    close(f(params, x), want(params))
+    params["params"]["unused"] = jnp.zeros(2)  # another structure: traced again
+    close(f(params, x), want(params))
+    del params["params"]["unused"]
+    close(f(params, x), want(params))
+    # A numpy leaf is passed as it comes: changed in place, read again.
+    host = {"params": {"w": np.asarray(params["params"]["w"]).copy(),
+                       "b": np.asarray(params["params"]["b"]).copy()}}
+    for _ in range(2):
+        close(f(host, x), want(host))
+    host["params"]["b"][:] = -3.0
+    close(f(host, x), want(host))
+    # A training loop: new arrays every step; the fast paths do not pile up.
+    for _ in range(20):
+        params = {"params": {"w": params["params"]["w"] * 0.5, "b": params["params"]["b"]}}
+        close(f(params, x), want(params))
+    assert f._num_fast_paths <= 2
+
+
 def test_jax_arrays_take_the_fast_path(cache_dir):
     """JAX's CPU arrays are read through the buffer protocol (no copy), each
     call's own data; a weakly typed array is a different signature."""
