@@ -1,4 +1,4 @@
-//===- RegionRules.cpp - rules that see inside lax.scan -------------------===//
+//===- RegionRules.cpp - rules that see inside scan, while and cond -------===//
 //
 // A rule with a `loop` section is a region rule (docs/rules.md, "Rules that
 // see inside loops"). PDL has no regions, so such a rule runs as a C++
@@ -14,6 +14,10 @@
 //     before the root), the scan is rebuilt with its new consts, carries, xs
 //     and ys (transforms/ScanUtils.h: extendScan), the placeholders are
 //     replaced by the real values, and the replaced nodes are replaced.
+//
+// A rule may also rewrite a lax.while (hoisting out of its regions, removing
+// a carry or a const) or a lax.cond (hoisting what every branch computes,
+// removing a result or an operand): those rebuild the op directly.
 //
 // The role functions (scan_of, ys_slice, carry, only_consts, ...) are
 // ordinary native functions, registered at the end of this file; they work
@@ -43,6 +47,7 @@
 using namespace kiln::rules;
 using namespace mlir;
 using kiln::availableBefore;
+using kiln::lax::CondOp;
 using kiln::lax::ScanOp;
 using kiln::lax::WhileOp;
 using A = ArgKind;
@@ -76,40 +81,68 @@ bool definedInside(Value v, ScanOp scan) {
   return r && scan.getBody().isAncestor(r);
 }
 
+/// The op whose own regions (a scan's body, a while's cond and body, a
+/// cond's branches) directly hold op or value `x`; null if none does.
+Operation *enclosingRegionOp(const Val &x) {
+  Block *b = x.kind == Val::Op ? (x.op ? x.op->getBlock() : nullptr)
+                               : (x.asValue() ? x.asValue().getParentBlock() : nullptr);
+  Operation *owner = b ? b->getParentOp() : nullptr;
+  return isa_and_nonnull<ScanOp, WhileOp, CondOp>(owner) ? owner : nullptr;
+}
+
+WhileOp parentWhileOf(Operation *op) {
+  return op && op->getBlock() ? dyn_cast_or_null<WhileOp>(op->getParentOp()) : WhileOp();
+}
+CondOp parentCondOf(Operation *op) {
+  return op && op->getBlock() ? dyn_cast_or_null<CondOp>(op->getParentOp()) : CondOp();
+}
+
 enum Dep : unsigned { DepConst = 1, DepCarry = 2, DepXs = 4 };
 
-/// Which kinds of the scan's block arguments `v` (in its body) depends on;
-/// values defined outside the scan depend on none (they are invariant).
-unsigned depsOf(Value v, ScanOp scan, llvm::DenseMap<Value, unsigned> &memo) {
-  if (!definedInside(v, scan))
+/// The role of a block argument of `owner`'s own regions: a scan's consts,
+/// carries and xs slices; a while's consts and carries (in either region); a
+/// cond's branch arguments are its operands, the same whichever branch runs:
+/// they play the consts' role.
+unsigned argRole(Operation *owner, BlockArgument arg) {
+  unsigned i = arg.getArgNumber();
+  if (auto scan = dyn_cast<ScanOp>(owner))
+    return i < scan.getNumConsts()                        ? DepConst
+           : i < scan.getNumConsts() + scan.getNumCarry() ? DepCarry
+                                                          : DepXs;
+  if (auto loop = dyn_cast<WhileOp>(owner)) {
+    bool inBody = arg.getOwner() == &loop.getBodyBlock();
+    return i < (inBody ? loop.getNumBodyConsts() : loop.getNumCondConsts()) ? DepConst : DepCarry;
+  }
+  return DepConst;
+}
+
+/// Which kinds of `owner`'s block arguments `v` depends on (Dep bits); values
+/// defined outside `owner` depend on none (they are invariant).
+unsigned depsIn(Value v, Operation *owner, llvm::DenseMap<Value, unsigned> &memo) {
+  Region *r = v.getParentRegion();
+  if (!r || !owner->isAncestor(r->getParentOp()))
     return 0;
   if (auto it = memo.find(v); it != memo.end())
     return it->second;
   memo[v] = 0; // no cycles in SSA, but be safe
   unsigned deps = 0;
   if (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (arg.getOwner() == &scan.getBodyBlock()) {
-      unsigned i = arg.getArgNumber();
-      deps = i < scan.getNumConsts() ? DepConst
-             : i < scan.getNumConsts() + scan.getNumCarry() ? DepCarry
-                                                           : DepXs;
-    } else if (Operation *owner = arg.getOwner()->getParentOp()) {
+    Operation *argOwner = arg.getOwner()->getParentOp();
+    if (argOwner == owner)
+      deps = argRole(owner, arg);
+    else if (argOwner)
       // An argument of a nested region depends on whatever its op reads.
-      for (Value o : owner->getOperands())
-        deps |= depsOf(o, scan, memo);
-    }
+      for (Value o : argOwner->getOperands())
+        deps |= depsIn(o, owner, memo);
   } else {
+    // The defining op's operands, and what its nested regions read from
+    // above it.
     Operation *def = v.getDefiningOp();
-    for (Value o : def->getOperands())
-      deps |= depsOf(o, scan, memo);
-    // Values a nested region of the op reads from above it.
     def->walk([&](Operation *inner) {
-      if (inner == def)
-        return;
       for (Value o : inner->getOperands()) {
-        Operation *owner = o.getParentBlock() ? o.getParentBlock()->getParentOp() : nullptr;
-        if (!owner || !def->isAncestor(owner))
-          deps |= depsOf(o, scan, memo);
+        Operation *from = o.getParentBlock() ? o.getParentBlock()->getParentOp() : nullptr;
+        if (inner == def || !from || !def->isAncestor(from))
+          deps |= depsIn(o, owner, memo);
       }
     });
   }
@@ -117,96 +150,78 @@ unsigned depsOf(Value v, ScanOp scan, llvm::DenseMap<Value, unsigned> &memo) {
   return deps;
 }
 
-/// The deps of a value or of all operands of an op; std::nullopt when it is
-/// not inside a scan body.
-/// The same for a value in a region of a lax.while: its consts are consts,
-/// its carries carries (values from outside are invariant).
-unsigned whileDepsOf(Value v, WhileOp loop, llvm::DenseMap<Value, unsigned> &memo) {
-  Region *r = v.getParentRegion();
-  if (!r || !loop->isAncestor(r->getParentOp()))
-    return 0;
-  if (auto it = memo.find(v); it != memo.end())
-    return it->second;
-  memo[v] = 0;
-  unsigned deps = 0;
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    Block *b = arg.getOwner();
-    if (b == &loop.getBodyBlock())
-      deps = arg.getArgNumber() < loop.getNumBodyConsts() ? DepConst : DepCarry;
-    else if (b == &loop.getCondBlock())
-      deps = arg.getArgNumber() < loop.getNumCondConsts() ? DepConst : DepCarry;
-    else if (Operation *owner = b->getParentOp())
-      for (Value o : owner->getOperands())
-        deps |= whileDepsOf(o, loop, memo);
-  } else {
-    Operation *def = v.getDefiningOp();
-    def->walk([&](Operation *inner) {
-      for (Value o : inner->getOperands()) {
-        Operation *owner = o.getParentBlock() ? o.getParentBlock()->getParentOp() : nullptr;
-        if (inner == def || !owner || !def->isAncestor(owner))
-          deps |= whileDepsOf(o, loop, memo);
-      }
-    });
-  }
-  memo[v] = deps;
-  return deps;
-}
-
-WhileOp parentWhileOf(Operation *op) {
-  return op && op->getBlock() ? dyn_cast_or_null<WhileOp>(op->getParentOp()) : WhileOp();
-}
-
+/// The deps of a value, or of an op's operands (and what its regions read),
+/// in the scan, while or cond whose region directly holds it; std::nullopt
+/// when none does.
 std::optional<unsigned> depsOfVal(const Val &x) {
-  llvm::DenseMap<Value, unsigned> memo;
-  // In a lax.while: consts and carries (no xs).
-  Operation *at = x.kind == Val::Op ? x.op
-                  : x.asValue() && x.asValue().getParentBlock()
-                      ? x.asValue().getParentBlock()->getParentOp()
-                      : nullptr;
-  if (x.kind != Val::Op && at && !isa<WhileOp>(at))
-    at = nullptr;
-  if (WhileOp loop = x.kind == Val::Op ? parentWhileOf(x.op) : dyn_cast_or_null<WhileOp>(at)) {
-    if (x.kind != Val::Op)
-      return whileDepsOf(x.asValue(), loop, memo);
-    unsigned d = 0;
-    x.op->walk([&](Operation *inner) {
-      for (Value o : inner->getOperands())
-        d |= whileDepsOf(o, loop, memo);
-    });
-    return d;
-  }
-  if (x.kind == Val::Op) {
-    ScanOp scan = parentScanOf(x.op);
-    if (!scan)
-      return std::nullopt;
-    unsigned d = 0;
-    for (Value o : x.op->getOperands())
-      d |= depsOf(o, scan, memo);
-    x.op->walk([&](Operation *inner) {
-      for (Value o : inner->getOperands())
-        d |= depsOf(o, scan, memo);
-    });
-    return d;
-  }
-  Value v = x.asValue();
-  ScanOp scan = parentScanOf(v);
-  if (!scan)
+  Operation *owner = enclosingRegionOp(x);
+  if (!owner)
     return std::nullopt;
-  return depsOf(v, scan, memo);
+  llvm::DenseMap<Value, unsigned> memo;
+  if (x.kind != Val::Op)
+    return depsIn(x.asValue(), owner, memo);
+  unsigned d = 0;
+  x.op->walk([&](Operation *inner) {
+    for (Value o : inner->getOperands())
+      d |= depsIn(o, owner, memo);
+  });
+  return d;
 }
 
 ScanOp scanArg(const Val &v) { return dyn_cast_or_null<ScanOp>(v.asOp()); }
 
-/// Whether carry `i` of `scan` can go: its final value is unread, and its
-/// block argument feeds, through pure ops only, nothing but its own update.
-/// `fed` receives those ops.
-bool carryFeedsOnlyItself(ScanOp scan, unsigned i, llvm::SetVector<Operation *> *fed = nullptr) {
-  if (!scan.getResult(i).use_empty())
+/// Const `k` of a scan, or of a while (its cond consts, then its body
+/// consts): the block argument; null if there is none.
+BlockArgument constArg(Operation *loop, int64_t k) {
+  if (k < 0)
+    return {};
+  if (auto s = dyn_cast_or_null<ScanOp>(loop))
+    return k < (int64_t)s.getNumConsts() ? s.getConstArgs()[k] : BlockArgument();
+  if (auto w = dyn_cast_or_null<WhileOp>(loop)) {
+    int64_t numCond = w.getNumCondConsts();
+    if (k < numCond)
+      return w.getCondConstArgs()[k];
+    return k - numCond < w.getNumBodyConsts() ? w.getBodyConstArgs()[k - numCond]
+                                              : BlockArgument();
+  }
+  return {};
+}
+CondOp condArg(const Val &v) { return dyn_cast_or_null<CondOp>(v.asOp()); }
+
+/// The carries of a lax.scan or a lax.while by role: initial values, body
+/// block arguments, the body's next values, final values.
+struct Carries {
+  Block *body = nullptr;
+  ValueRange inits, args, next, finals;
+  /// A while's cond region reads them too.
+  ValueRange condArgs;
+
+  static std::optional<Carries> of(Operation *loop) {
+    if (auto s = dyn_cast_or_null<ScanOp>(loop))
+      return Carries{&s.getBodyBlock(), s.getInits(), s.getCarryArgs(),
+                     s.getBodyBlock().getTerminator()->getOperands().take_front(s.getNumCarry()),
+                     s.getFinalCarries(), {}};
+    if (auto w = dyn_cast_or_null<WhileOp>(loop))
+      return Carries{&w.getBodyBlock(), w.getInits(), w.getBodyCarryArgs(), w.getNextCarries(),
+                     w->getResults(), w.getCondCarryArgs()};
+    return std::nullopt;
+  }
+};
+
+/// Whether carry `i` of a scan or while can go: its final value is unread, a
+/// while's cond region does not read it, and its body block argument feeds,
+/// through pure ops only, nothing but its own update. `fed` receives those
+/// ops.
+bool carryFeedsOnlyItself(Operation *loop, unsigned i,
+                          llvm::SetVector<Operation *> *fed = nullptr) {
+  auto c = Carries::of(loop);
+  if (!c || i >= c->finals.size() || !c->finals[i].use_empty() ||
+      (!c->condArgs.empty() && !c->condArgs[i].use_empty()))
     return false;
-  Block &body = scan.getBodyBlock();
+  Block &body = *c->body;
   Operation *yield = body.getTerminator();
   llvm::SetVector<Operation *> ops;
-  SmallVector<Value> work = {scan.getCarryArgs()[i]};
+  SmallVector<Value> work = {c->args[i]};
   while (!work.empty()) {
     Value v = work.pop_back_val();
     for (OpOperand &use : v.getUses()) {
@@ -229,25 +244,27 @@ bool carryFeedsOnlyItself(ScanOp scan, unsigned i, llvm::SetVector<Operation *> 
   return true;
 }
 
-/// `f(v)` with v a scan result, or `f(s, i)`: the scan and the index, with
-/// `ys` choosing ys (true) or carries (false) for the one-argument form.
-std::optional<std::pair<ScanOp, int64_t>> roleArgs(ArrayRef<Val> a, bool ys) {
+/// `f(v)` with v a result of a scan or a while, or `f(l, i)`: the loop and
+/// the index, with `ys` choosing ys (true) or carries (false) for the
+/// one-argument form (a while has carries only).
+std::optional<std::pair<Operation *, int64_t>> roleArgs(ArrayRef<Val> a, bool ys) {
   if (a.size() == 1) {
-    Value v = a[0].asValue();
-    ScanOp s = scanOfResult(v);
-    if (!s)
+    auto r = dyn_cast_or_null<OpResult>(a[0].asValue());
+    Operation *loop = r ? r.getOwner() : nullptr;
+    auto c = Carries::of(loop);
+    if (!c)
       return std::nullopt;
-    int64_t n = cast<OpResult>(v).getResultNumber();
-    int64_t c = s.getNumCarry();
-    if (ys != (n >= c))
+    int64_t n = r.getResultNumber();
+    int64_t numCarry = c->finals.size();
+    if (ys != (n >= numCarry))
       return std::nullopt;
-    return std::make_pair(s, ys ? n - c : n);
+    return std::make_pair(loop, ys ? n - numCarry : n);
   }
-  ScanOp s = scanArg(a[0]);
+  Operation *loop = a[0].asOp();
   auto i = a[1].asInt();
-  if (!s || !i)
+  if (!isa_and_nonnull<ScanOp, WhileOp>(loop) || !i)
     return std::nullopt;
-  return std::make_pair(s, *i);
+  return std::make_pair(loop, *i);
 }
 
 template <typename R> std::optional<Val> valueAt(R range, int64_t i) {
@@ -258,6 +275,56 @@ template <typename R> std::optional<Val> valueAt(R range, int64_t i) {
 
 Value yieldedValue(ScanOp s, int64_t i) {
   return s.getBodyBlock().getTerminator()->getOperand(i);
+}
+
+/// The ops of the other branches of `cond` that compute what `op` (in one
+/// branch) computes: the same op, attributes and result types, reading the
+/// same values from outside the cond or the same branch arguments. None when
+/// a branch has no such op, or when `op` reads a value computed in its
+/// branch.
+std::optional<SmallVector<Operation *>> sameInOtherBranches(Operation *op, CondOp cond) {
+  Block *home = op->getBlock();
+  if (op->getNumRegions() || op->getNumResults() == 0)
+    return std::nullopt;
+  // A block argument is the branch's (one of the cond's operands) or from
+  // outside the cond; an op result from inside the cond is from `home`.
+  for (Value o : op->getOperands())
+    if (!isa<BlockArgument>(o) && o.getParentBlock() == home)
+      return std::nullopt;
+  SmallVector<Operation *> twins;
+  for (Region &branch : cond.getBranches()) {
+    Block *other = &branch.front();
+    if (other == home)
+      continue;
+    auto counterpart = [&](Value v) -> Value {
+      auto arg = dyn_cast<BlockArgument>(v);
+      return arg && arg.getOwner() == home ? other->getArgument(arg.getArgNumber()) : v;
+    };
+    auto same = [&](Value a, Value b) { return success(counterpart(a) == b); };
+    auto equivalent = [&](Operation *candidate) {
+      return candidate != op && candidate->getBlock() == other &&
+             OperationEquivalence::isEquivalentTo(op, candidate, same, nullptr,
+                                                  OperationEquivalence::IgnoreLocations);
+    };
+    Operation *twin = nullptr;
+    if (op->getNumOperands()) {
+      for (Operation *user : counterpart(op->getOperand(0)).getUsers())
+        if (equivalent(user)) {
+          twin = user;
+          break;
+        }
+    } else {
+      for (Operation &candidate : *other)
+        if (equivalent(&candidate)) {
+          twin = &candidate;
+          break;
+        }
+    }
+    if (!twin)
+      return std::nullopt;
+    twins.push_back(twin);
+  }
+  return twins;
 }
 
 /// The first element of a splat attribute for `type` from a rule value: an
@@ -318,18 +385,28 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
     return s ? std::optional<Val>(Val::ofOp(s)) : std::nullopt;
   }, "the lax.scan whose body directly holds an op or value");
   r.addFunction("parent_while", {A::Any}, [](auto a) -> std::optional<Val> {
-    Operation *op = a[0].kind == Val::Op ? a[0].op
-                    : a[0].asValue() && a[0].asValue().getParentBlock()
-                        ? a[0].asValue().getParentBlock()->getParentOp()
-                        : nullptr;
-    WhileOp w = a[0].kind == Val::Op ? parentWhileOf(op) : dyn_cast_or_null<WhileOp>(op);
+    auto w = dyn_cast_or_null<WhileOp>(enclosingRegionOp(a[0]));
     return w ? std::optional<Val>(Val::ofOp(w)) : std::nullopt;
   }, "the lax.while whose body or cond region directly holds an op or value");
+  r.addFunction("while_of", {A::Value}, [](auto a) -> std::optional<Val> {
+    auto r = dyn_cast_or_null<OpResult>(a[0].asValue());
+    auto w = r ? dyn_cast<WhileOp>(r.getOwner()) : WhileOp();
+    return w ? std::optional<Val>(Val::ofOp(w)) : std::nullopt;
+  }, "the lax.while a value is a result (a final carry) of");
+  r.addFunction("parent_cond", {A::Any}, [](auto a) -> std::optional<Val> {
+    auto c = dyn_cast_or_null<CondOp>(enclosingRegionOp(a[0]));
+    return c ? std::optional<Val>(Val::ofOp(c)) : std::nullopt;
+  }, "the lax.cond whose branch directly holds an op or value");
+  r.addFunction("cond_of", {A::Value}, [](auto a) -> std::optional<Val> {
+    auto r = dyn_cast_or_null<OpResult>(a[0].asValue());
+    auto c = r ? dyn_cast<CondOp>(r.getOwner()) : CondOp();
+    return c ? std::optional<Val>(Val::ofOp(c)) : std::nullopt;
+  }, "the lax.cond a value is a result of");
   r.addConstraint("is_ys", {A::Value}, [](auto a) { return roleArgs(a, true).has_value(); },
                   "the value is a ys (stacked output) of a lax.scan");
   r.addConstraint("is_final_carry", {A::Value},
                   [](auto a) { return roleArgs(a, false).has_value(); },
-                  "the value is a final carry of a lax.scan");
+                  "the value is a final carry of a lax.scan or lax.while");
   r.addFunction("ys_index", {A::Value}, [](auto a) -> std::optional<Val> {
     auto ra = roleArgs(a, true);
     return ra ? std::optional<Val>(Val::ofInt(ra->second)) : std::nullopt;
@@ -337,9 +414,9 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
   r.addFunction("carry_index", {A::Value}, [](auto a) -> std::optional<Val> {
     auto ra = roleArgs(a, false);
     return ra ? std::optional<Val>(Val::ofInt(ra->second)) : std::nullopt;
-  }, "i for the scan's final carry i");
+  }, "i for the final carry i of a scan or while");
   auto addRole = [&](const char *name, const char *doc, bool ys,
-                     std::function<std::optional<Val>(ScanOp, int64_t)> fn) {
+                     std::function<std::optional<Val>(Operation *, int64_t)> fn) {
     NativeFunction n;
     n.name = name;
     n.doc = doc;
@@ -357,31 +434,87 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
     r.add(std::move(n));
   };
   addRole("ys_axis", "ys_axis(v) or ys_axis(s, j): the axis ys j is stacked along", true,
-          [](ScanOp s, int64_t j) -> std::optional<Val> {
-            if (j < 0 || j >= (int64_t)s.getYs().size())
+          [](Operation *loop, int64_t j) -> std::optional<Val> {
+            auto s = dyn_cast<ScanOp>(loop);
+            if (!s || j < 0 || j >= (int64_t)s.getYs().size())
               return std::nullopt;
             return Val::ofInt(s.getYsAxis(j));
           });
   addRole("ys_slice", "ys_slice(v) or ys_slice(s, j): the body value yielded for ys j", true,
-          [](ScanOp s, int64_t j) -> std::optional<Val> {
-            if (j < 0 || j >= (int64_t)s.getYs().size())
+          [](Operation *loop, int64_t j) -> std::optional<Val> {
+            auto s = dyn_cast<ScanOp>(loop);
+            if (!s || j < 0 || j >= (int64_t)s.getYs().size())
               return std::nullopt;
             return Val::ofValue(yieldedValue(s, s.getNumCarry() + j));
           });
-  addRole("next_carry", "next_carry(v) or next_carry(s, i): the body value yielded for carry i",
-          false, [](ScanOp s, int64_t i) -> std::optional<Val> {
-            if (i < 0 || i >= (int64_t)s.getNumCarry())
-              return std::nullopt;
-            return Val::ofValue(yieldedValue(s, i));
-          });
-  addRole("carry", "carry(v) or carry(s, i): the block argument of carry i", false,
-          [](ScanOp s, int64_t i) { return valueAt(s.getCarryArgs(), i); });
-  addRole("init", "init(v) or init(s, i): the initial value of carry i", false,
-          [](ScanOp s, int64_t i) { return valueAt(s.getInits(), i); });
+  // Carries of a scan or a while (its body region's block arguments).
+  addRole("next_carry",
+          "next_carry(v) or next_carry(l, i): the body value yielded for carry i (scan or while)",
+          false, [](Operation *loop, int64_t i) { return valueAt(Carries::of(loop)->next, i); });
+  addRole("carry", "carry(v) or carry(l, i): the body block argument of carry i (scan or while)",
+          false, [](Operation *loop, int64_t i) { return valueAt(Carries::of(loop)->args, i); });
+  addRole("init", "init(v) or init(l, i): the initial value of carry i (scan or while)", false,
+          [](Operation *loop, int64_t i) { return valueAt(Carries::of(loop)->inits, i); });
   r.addFunction("final_carry", {A::Op, A::Int}, [](auto a) -> std::optional<Val> {
-    ScanOp s = scanArg(a[0]);
-    return s ? valueAt(s.getFinalCarries(), *a[1].asInt()) : std::nullopt;
-  }, "final_carry(s, i): the result of carry i");
+    auto c = Carries::of(a[0].asOp());
+    return c ? valueAt(c->finals, *a[1].asInt()) : std::nullopt;
+  }, "final_carry(l, i): the result of carry i (scan or while)");
+  r.addFunction("cond_carry", {A::Op, A::Int}, [](auto a) -> std::optional<Val> {
+    auto w = dyn_cast_or_null<WhileOp>(a[0].asOp());
+    return w ? valueAt(w.getCondCarryArgs(), *a[1].asInt()) : std::nullopt;
+  }, "cond_carry(w, i): the cond region's block argument of carry i of a while");
+  r.addFunction("predicate", {A::Op}, [](auto a) -> std::optional<Val> {
+    auto w = dyn_cast_or_null<WhileOp>(a[0].asOp());
+    return w ? std::optional<Val>(Val::ofValue(w.getPredicate())) : std::nullopt;
+  }, "predicate(w): the value a while's cond region yields");
+  r.addFunction("num_cond_consts", {A::Op}, [](auto a) -> std::optional<Val> {
+    auto w = dyn_cast_or_null<WhileOp>(a[0].asOp());
+    return w ? std::optional<Val>(Val::ofInt(w.getNumCondConsts())) : std::nullopt;
+  }, "num_cond_consts(w): the number of a while's cond consts");
+  // Branches of a cond.
+  r.addFunction("num_branches", {A::Op}, [](auto a) -> std::optional<Val> {
+    CondOp c = condArg(a[0]);
+    return c ? std::optional<Val>(Val::ofInt(c.getNumBranches())) : std::nullopt;
+  }, "num_branches(c): the number of branches of a cond");
+  r.addFunction("branch_arg", {A::Op, A::Int, A::Int}, [](auto a) -> std::optional<Val> {
+    CondOp c = condArg(a[0]);
+    int64_t b = *a[1].asInt();
+    if (!c || b < 0 || b >= c.getNumBranches())
+      return std::nullopt;
+    return valueAt(c.getBranchBlock(b).getArguments(), *a[2].asInt());
+  }, "branch_arg(c, b, k): branch b's block argument k (the cond's operand k after the index)");
+  r.addFunction("branch_result", {A::Op, A::Int, A::Int}, [](auto a) -> std::optional<Val> {
+    CondOp c = condArg(a[0]);
+    int64_t b = *a[1].asInt();
+    if (!c || b < 0 || b >= c.getNumBranches())
+      return std::nullopt;
+    return valueAt(c.getBranchBlock(b).getTerminator()->getOperands(), *a[2].asInt());
+  }, "branch_result(c, b, i): the value branch b yields for result i");
+  r.addConstraint("same_in_all_branches", {A::Op}, [](auto a) {
+    CondOp c = parentCondOf(a[0].asOp());
+    return c && sameInOtherBranches(a[0].asOp(), c).has_value();
+  }, "the op, in a branch of a lax.cond, is computed by every other branch too: the same op, "
+     "attributes and types, from the same values from outside or the same branch arguments");
+  r.addFunction("unused_result", {A::Op}, [](auto a) -> std::optional<Val> {
+    CondOp c = condArg(a[0]);
+    if (!c)
+      return std::nullopt;
+    for (auto [i, result] : llvm::enumerate(c.getResults()))
+      if (result.use_empty())
+        return Val::ofInt(i);
+    return std::nullopt;
+  }, "unused_result(c): the index of the first result of a cond nobody reads");
+  r.addFunction("unused_operand", {A::Op}, [](auto a) -> std::optional<Val> {
+    CondOp c = condArg(a[0]);
+    if (!c)
+      return std::nullopt;
+    for (unsigned k = 0; k < c.getBranchOperands().size(); ++k)
+      if (llvm::all_of(c.getBranches(),
+                       [&](Region &b) { return b.front().getArgument(k).use_empty(); }))
+        return Val::ofInt(k);
+    return std::nullopt;
+  }, "unused_operand(c): the index (after the index operand) of the first operand of a cond no "
+     "branch reads");
   r.addFunction("stacked_ys", {A::Op, A::Int}, [](auto a) -> std::optional<Val> {
     ScanOp s = scanArg(a[0]);
     return s ? valueAt(s.getYs(), *a[1].asInt()) : std::nullopt;
@@ -391,9 +524,10 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
     return s ? valueAt(s.getXSliceArgs(), *a[1].asInt()) : std::nullopt;
   }, "xs_slice(s, j): the block argument of xs j (one slice)");
   r.addFunction("const", {A::Op, A::Int}, [](auto a) -> std::optional<Val> {
-    ScanOp s = scanArg(a[0]);
-    return s ? valueAt(s.getConstArgs(), *a[1].asInt()) : std::nullopt;
-  }, "const(s, k): the block argument of const k");
+    auto k = constArg(a[0].asOp(), *a[1].asInt());
+    return k ? std::optional<Val>(Val::ofValue(k)) : std::nullopt;
+  }, "const(l, k): the block argument of const k (a while's consts: its cond consts, then its "
+     "body consts)");
   r.addFunction("xs_axis", {A::Op, A::Int}, [](auto a) -> std::optional<Val> {
     ScanOp s = scanArg(a[0]);
     int64_t j = *a[1].asInt();
@@ -401,14 +535,24 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
       return std::nullopt;
     return Val::ofInt(s.getXsAxis(j));
   }, "xs_axis(s, j): the axis xs j is sliced along");
+  r.addFunction("num_carry", {A::Op}, [](auto a) -> std::optional<Val> {
+    auto c = Carries::of(a[0].asOp());
+    return c ? std::optional<Val>(Val::ofInt(c->finals.size())) : std::nullopt;
+  }, "num_carry(l): the number of carries of a scan or while");
+  r.addFunction("num_consts", {A::Op}, [](auto a) -> std::optional<Val> {
+    Operation *loop = a[0].asOp();
+    if (auto s = dyn_cast_or_null<ScanOp>(loop))
+      return Val::ofInt(s.getNumConsts());
+    if (auto w = dyn_cast_or_null<WhileOp>(loop))
+      return Val::ofInt(w.getNumCondConsts() + w.getNumBodyConsts());
+    return std::nullopt;
+  }, "num_consts(l): the number of consts of a scan, or of a while (cond and body consts)");
   auto count = [&](const char *name, const char *doc, std::function<int64_t(ScanOp)> fn) {
     r.addFunction(name, {A::Op}, [fn](auto a) -> std::optional<Val> {
       ScanOp s = scanArg(a[0]);
       return s ? std::optional<Val>(Val::ofInt(fn(s))) : std::nullopt;
     }, doc);
   };
-  count("num_carry", "number of carries", [](ScanOp s) { return (int64_t)s.getNumCarry(); });
-  count("num_consts", "number of consts", [](ScanOp s) { return (int64_t)s.getNumConsts(); });
   count("num_xs", "number of xs", [](ScanOp s) { return (int64_t)s.getXs().size(); });
   count("num_ys", "number of ys", [](ScanOp s) { return (int64_t)s.getYs().size(); });
   count("scan_length", "the number of iterations", [](ScanOp s) { return s.getLength(); });
@@ -450,34 +594,38 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
   }, "unused_ys(s): the index of the first ys nobody reads");
 
   r.addFunction("unused_carry", {A::Op}, [](auto a) -> std::optional<Val> {
-    ScanOp s = scanArg(a[0]);
-    if (!s)
+    auto c = Carries::of(a[0].asOp());
+    if (!c)
       return std::nullopt;
-    for (unsigned i = 0; i < s.getNumCarry(); ++i)
-      if (carryFeedsOnlyItself(s, i))
+    for (unsigned i = 0; i < c->finals.size(); ++i)
+      if (carryFeedsOnlyItself(a[0].asOp(), i))
         return Val::ofInt(i);
     return std::nullopt;
-  }, "unused_carry(s): the index of the first carry whose final value nobody reads and whose "
-     "block argument feeds (through pure ops) only its own update");
+  }, "unused_carry(l): the index of the first carry of a scan or while whose final value nobody "
+     "reads, which a while's cond region does not read, and whose body block argument feeds "
+     "(through pure ops) only its own update");
   r.addFunction("unused_const", {A::Op}, [](auto a) -> std::optional<Val> {
-    ScanOp s = scanArg(a[0]);
-    if (!s)
-      return std::nullopt;
-    for (auto [k, c] : llvm::enumerate(s.getConstArgs()))
-      if (c.use_empty())
+    Operation *loop = a[0].asOp();
+    for (int64_t k = 0;; ++k) {
+      Value arg = constArg(loop, k);
+      if (!arg)
+        return std::nullopt;
+      if (arg.use_empty())
         return Val::ofInt(k);
-    return std::nullopt;
-  }, "unused_const(s): the index of the first const the body never reads");
+    }
+  }, "unused_const(l): the index of the first const of a scan or while its region never reads");
   r.addFunction("carry_yielding", {A::Value}, [](auto a) -> std::optional<Val> {
     Value v = a[0].asValue();
-    ScanOp s = parentScanOf(v);
-    if (!s)
+    Block *b = v.getParentBlock();
+    auto c = Carries::of(b ? b->getParentOp() : nullptr);
+    if (!c || c->body != b)
       return std::nullopt;
-    for (unsigned i = 0; i < s.getNumCarry(); ++i)
-      if (yieldedValue(s, i) == v)
+    for (auto [i, next] : llvm::enumerate(c->next))
+      if (next == v)
         return Val::ofInt(i);
     return std::nullopt;
-  }, "carry_yielding(v): the first carry whose next value is the body value v");
+  }, "carry_yielding(v): the first carry (of a scan or while) whose next value is the body "
+     "value v");
   r.addFunction("last_step", {A::Op}, [](auto a) -> std::optional<Val> {
     ScanOp s = scanArg(a[0]);
     if (!s || s.getLength() < 1)
@@ -559,7 +707,7 @@ const std::map<std::string, std::pair<unsigned, unsigned>> &actions() {
   static const std::map<std::string, std::pair<unsigned, unsigned>> a = {
       {"add_carry", {3, 3}}, {"add_ys", {2, 3}}, {"add_xs", {3, 3}},   {"add_const", {2, 2}},
       {"sink", {2, 2}},      {"hoist", {1, 1}},  {"remove_ys", {2, 2}}, {"remove_carry", {2, 2}},
-      {"remove_const", {2, 2}}};
+      {"remove_const", {2, 2}}, {"remove_result", {2, 2}}, {"remove_operand", {2, 2}}};
   return a;
 }
 
@@ -692,7 +840,7 @@ struct Checker {
         if (e->name.rfind("remove_", 0) == 0 && e->kind == Expr::Call &&
             (!isMatch || rule.rewrite.size() != 1))
           error(e->loc, "'" + e->name + "' must be the only rewrite, of the match node that is "
-                        "the scan (`s: " + e->name + "(s, i)`)");
+                        "the scan, while or cond (`s: " + e->name + "(s, i)`)");
         check(e, true);
       }
       bound.insert(n.name);
@@ -742,9 +890,11 @@ struct RegionRewrite {
   /// Body ops replaced by hoisting (erased by the replacement of the root).
   llvm::DenseMap<Value, Value> constFor; ///< outside value -> its const placeholder
   std::vector<std::pair<Operation *, SmallVector<Value>>> replacements;
-  /// remove_ys / remove_carry.
+  /// remove_ys / remove_carry / remove_const (scan, while), remove_result /
+  /// remove_operand (cond), of `removeFrom`.
   std::string removal;
   int64_t removeIndex = -1;
+  Operation *removeFrom = nullptr;
   llvm::SetVector<Operation *> fedOps;
 
   RegionRewrite(RewriterBase &rw, const Rule &rule, Operation *root, Env env)
@@ -982,6 +1132,8 @@ struct RegionRewrite {
         return failV("hoist takes an op");
       if (WhileOp w = parentWhileOf(op))
         return hoistFromWhile(op, w);
+      if (CondOp c = parentCondOf(op))
+        return hoistFromCond(op, c);
       if (!setScan(parentScanOf(op)))
         return {};
       if (op->getNumResults() != 1 || op->getNumRegions() || !isPure(op))
@@ -1007,15 +1159,23 @@ struct RegionRewrite {
     }
     if (n == "sink")
       return sink(e);
-    if (n == "remove_ys" || n == "remove_carry" || n == "remove_const") {
-      if (!evalScan(e.args[0]))
+    if (n.rfind("remove_", 0) == 0) {
+      auto v = eval(e.args[0]);
+      Operation *target = v ? v->asOp() : nullptr;
+      if (auto s = dyn_cast_or_null<ScanOp>(target); s && !setScan(s))
         return {};
+      if (!isa_and_nonnull<ScanOp, WhileOp, CondOp>(target))
+        return failV(n + " takes a lax.scan, lax.while or lax.cond");
       auto i = evalInt(e.args[1]);
       if (!i)
         return {};
       removal = n;
       removeIndex = *i;
-      return scan->getNumResults() ? scan->getResult(0) : failV("a scan without results");
+      removeFrom = target;
+      // The value stands for "done" (plan returns before replacing).
+      return target->getNumResults()  ? target->getResult(0)
+             : target->getNumOperands() ? target->getOperand(0)
+                                        : failV(n + ": nothing to remove");
     }
     if (!evalScan(e.args[0]))
       return {};
@@ -1107,6 +1267,32 @@ struct RegionRewrite {
     created.emplace_back(clone, Place::Free);
     placeOfOp[clone] = Place::Free;
     anchorOf[clone] = w;
+    return clone->getResult(0);
+  }
+
+  /// hoist(op) for an op in a branch of a lax.cond that every other branch
+  /// computes too (sameInOtherBranches). Sound: exactly one branch runs,
+  /// and whichever runs computes this value from the same inputs (a branch
+  /// argument is the same cond operand in every branch); lax ops are pure and
+  /// do not trap, so computing it once before the cond gives the same value,
+  /// and no branch computes anything it did not compute before. The branches
+  /// then read it directly (their regions may use values from above).
+  Value hoistFromCond(Operation *op, CondOp cond) {
+    if (op->getNumResults() != 1 || op->getNumRegions() || !isPure(op))
+      return failV("only a pure single-result op without regions can be hoisted");
+    auto twins = sameInOtherBranches(op, cond);
+    if (!twins)
+      return failV("not computed the same way in every branch");
+    IRMapping map;
+    for (Value o : op->getOperands())
+      if (auto arg = dyn_cast<BlockArgument>(o); arg && arg.getOwner() == op->getBlock())
+        map.map(o, cond.getBranchOperands()[arg.getArgNumber()]);
+    Operation *clone = op->clone(map);
+    created.emplace_back(clone, Place::Free);
+    placeOfOp[clone] = Place::Free;
+    anchorOf[clone] = cond;
+    for (Operation *twin : *twins)
+      replacements.emplace_back(twin, SmallVector<Value>{clone->getResult(0)});
     return clone->getResult(0);
   }
 
@@ -1322,84 +1508,153 @@ struct RegionRewrite {
       rewriter.replaceOp(target, values);
   }
 
-  /// remove_ys(s, j): a ys nobody reads is not stacked. remove_carry(s, i):
-  /// a carry whose final value nobody reads and whose block argument feeds
-  /// only its own update is not computed. Neither changes an observed value.
+  /// remove_ys(s, j): a ys nobody reads is not stacked. remove_carry(l, i):
+  /// a carry of a scan or while whose final value nobody reads, which a
+  /// while's cond does not read, and whose block argument feeds only its own
+  /// update is not computed (it cannot change the number of iterations nor
+  /// any other value). remove_const(l, k): a const no region reads.
+  /// remove_result(c, i): a cond result nobody reads is not yielded;
+  /// remove_operand(c, k): an operand no branch reads is not passed. None
+  /// changes an observed value.
   bool planRemoval() {
-    if (removal == "remove_ys") {
-      if (removeIndex < 0 || removeIndex >= (int64_t)scan.getYs().size() ||
-          !scan.getYs()[removeIndex].use_empty())
-        return fail("remove_ys: the ys is read");
-      return true;
+    int64_t i = removeIndex;
+    if (auto c = dyn_cast<CondOp>(removeFrom)) {
+      if (removal == "remove_result")
+        return (i >= 0 && i < c.getNumResults() && c.getResult(i).use_empty()) ||
+               fail("remove_result: the result is read");
+      if (removal == "remove_operand")
+        return (i >= 0 && i < (int64_t)c.getBranchOperands().size() &&
+                llvm::all_of(c.getBranches(),
+                             [&](Region &b) { return b.front().getArgument(i).use_empty(); })) ||
+               fail("remove_operand: a branch reads the operand");
+      return fail(removal + " does not apply to a lax.cond (remove_result, remove_operand do)");
     }
+    if (removal == "remove_result" || removal == "remove_operand")
+      return fail(removal + " applies to a lax.cond");
+    if (removal == "remove_const")
+      return (constArg(removeFrom, i) && constArg(removeFrom, i).use_empty()) ||
+             fail("remove_const: the const is read");
+    if (removal == "remove_carry")
+      return carryFeedsOnlyItself(removeFrom, i, &fedOps) ||
+             fail("remove_carry: the final carry is read, or the carry feeds more than its own "
+                  "update");
+    // remove_ys
+    return (scan && i >= 0 && i < (int64_t)scan.getYs().size() && scan.getYs()[i].use_empty()) ||
+           fail("remove_ys: the ys is read");
+  }
+
+  /// Erases the ops that only fed a removed carry, users first.
+  void eraseFedOps() {
+    SmallVector<Operation *> order(fedOps.begin(), fedOps.end());
+    llvm::sort(order, [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
+    for (Operation *op : order)
+      rewriter.eraseOp(op);
+  }
+
+  /// Replaces `block`'s yield by one without operand `i`.
+  void dropYielded(Block &block, unsigned i) {
+    Operation *yield = block.getTerminator();
+    SmallVector<Value> yields(yield->getOperands());
+    yields.erase(yields.begin() + i);
+    rewriter.setInsertionPoint(yield);
+    rewriter.replaceOpWithNewOp<kiln::lax::YieldOp>(yield, yields);
+  }
+
+  /// Replaces `old`'s results by `rebuilt`'s, skipping result `removed` (-1:
+  /// none; it has no uses), and erases `old`.
+  void replaceRebuilt(Operation *old, Operation *rebuilt, int64_t removed) {
+    unsigned r = 0;
+    for (unsigned i = 0; i < old->getNumResults(); ++i)
+      if ((int64_t)i != removed)
+        rewriter.replaceAllUsesWith(old->getResult(i), rebuilt->getResult(r++));
+    rewriter.eraseOp(old);
+  }
+
+  void applyWhileRemoval(WhileOp w) {
+    SmallVector<Value> condConsts(w.getCondConsts()), bodyConsts(w.getBodyConsts()),
+        inits(w.getInits());
+    Block &condBlock = w.getCondBlock(), &body = w.getBodyBlock();
+    int64_t k = removeIndex, numCond = w.getNumCondConsts();
     if (removal == "remove_const") {
-      if (removeIndex < 0 || removeIndex >= (int64_t)scan.getNumConsts() ||
-          !scan.getConstArgs()[removeIndex].use_empty())
-        return fail("remove_const: the const is read");
-      return true;
+      if (k < numCond) {
+        condConsts.erase(condConsts.begin() + k);
+        condBlock.eraseArgument(k);
+      } else {
+        bodyConsts.erase(bodyConsts.begin() + (k - numCond));
+        body.eraseArgument(k - numCond);
+      }
+    } else {
+      dropYielded(body, k);
+      eraseFedOps();
+      body.eraseArgument(w.getNumBodyConsts() + k);
+      condBlock.eraseArgument(numCond + k);
+      inits.erase(inits.begin() + k);
     }
-    if (removeIndex < 0 || removeIndex >= (int64_t)scan.getNumCarry() ||
-        !scan.getResult(removeIndex).use_empty())
-      return fail("remove_carry: the final carry is read");
-    if (!carryFeedsOnlyItself(scan, removeIndex, &fedOps))
-      return fail("remove_carry: the carry feeds more than its own update");
-    return true;
+    rewriter.setInsertionPoint(w);
+    auto rebuilt = WhileOp::create(rewriter, w.getLoc(), condConsts, bodyConsts, inits);
+    rebuilt->setDiscardableAttrs(w->getDiscardableAttrDictionary());
+    rewriter.inlineRegionBefore(w.getCond(), rebuilt.getCond(), rebuilt.getCond().end());
+    rewriter.inlineRegionBefore(w.getBody(), rebuilt.getBody(), rebuilt.getBody().end());
+    replaceRebuilt(w, rebuilt, removal == "remove_carry" ? k : -1);
+  }
+
+  void applyCondRemoval(CondOp c) {
+    SmallVector<Type> types(c.getResultTypes());
+    SmallVector<Value> operands(c.getBranchOperands());
+    int64_t i = removeIndex;
+    for (Region &branch : c.getBranches()) {
+      if (removal == "remove_result")
+        dropYielded(branch.front(), i);
+      else
+        branch.front().eraseArgument(i);
+    }
+    if (removal == "remove_result")
+      types.erase(types.begin() + i);
+    else
+      operands.erase(operands.begin() + i);
+    rewriter.setInsertionPoint(c);
+    auto rebuilt = CondOp::create(rewriter, c.getLoc(), types, c.getIndex(), operands,
+                                  c.getNumBranches());
+    rebuilt->setDiscardableAttrs(c->getDiscardableAttrDictionary());
+    for (auto [to, from] : llvm::zip(rebuilt.getBranches(), c.getBranches()))
+      rewriter.inlineRegionBefore(from, to, to.end());
+    replaceRebuilt(c, rebuilt, removal == "remove_result" ? i : -1);
   }
 
   void applyRemoval() {
+    if (auto w = dyn_cast<WhileOp>(removeFrom))
+      return applyWhileRemoval(w);
+    if (auto c = dyn_cast<CondOp>(removeFrom))
+      return applyCondRemoval(c);
     kiln::ScanSignature sig = kiln::ScanSignature::of(scan);
     Block &body = scan.getBodyBlock();
-    Operation *yield = body.getTerminator();
-    SmallVector<Value> yields(yield->getOperands());
-    unsigned numCarry = scan.getNumCarry();
+    int64_t k = removeIndex, numCarry = scan.getNumCarry();
+    int64_t removedResult = -1;
     if (removal == "remove_const") {
-      sig.consts.erase(sig.consts.begin() + removeIndex);
-      body.eraseArgument(removeIndex);
+      sig.consts.erase(sig.consts.begin() + k);
+      body.eraseArgument(k);
     } else if (removal == "remove_ys") {
-      sig.ysTypes.erase(sig.ysTypes.begin() + removeIndex);
-      sig.ysAxes.erase(sig.ysAxes.begin() + removeIndex);
-      yields.erase(yields.begin() + numCarry + removeIndex);
+      sig.ysTypes.erase(sig.ysTypes.begin() + k);
+      sig.ysAxes.erase(sig.ysAxes.begin() + k);
+      dropYielded(body, numCarry + k);
+      removedResult = numCarry + k;
     } else {
-      sig.inits.erase(sig.inits.begin() + removeIndex);
-      yields.erase(yields.begin() + removeIndex);
+      sig.inits.erase(sig.inits.begin() + k);
+      dropYielded(body, k);
+      eraseFedOps();
+      body.eraseArgument(scan.getNumConsts() + k);
+      removedResult = k;
     }
-    rewriter.setInsertionPoint(yield);
-    rewriter.replaceOpWithNewOp<kiln::lax::YieldOp>(yield, yields);
-    if (removal == "remove_carry") {
-      // Erase what only fed the carry, users first.
-      BlockArgument arg = scan.getCarryArgs()[removeIndex];
-      SmallVector<Operation *> order(fedOps.begin(), fedOps.end());
-      llvm::sort(order, [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
-      for (Operation *op : order)
-        rewriter.eraseOp(op);
-      body.eraseArgument(arg.getArgNumber());
-    }
-    ScanOp rebuilt = kiln::rebuildScan(rewriter, scan, sig);
-    SmallVector<Value> repl;
-    unsigned r = 0;
-    for (unsigned i = 0; i < scan->getNumResults(); ++i) {
-      bool removed = removal == "remove_ys"     ? i == numCarry + removeIndex
-                     : removal == "remove_carry" ? i == removeIndex
-                                                 : false;
-      repl.push_back(removed ? Value() : rebuilt->getResult(r++));
-    }
-    // The removed result has no uses: replace it with anything of its type.
-    for (unsigned i = 0; i < repl.size(); ++i)
-      if (!repl[i])
-        repl[i] = scan->getResult(i);
-    for (unsigned i = 0; i < repl.size(); ++i)
-      if (repl[i] != scan->getResult(i))
-        rewriter.replaceAllUsesWith(scan->getResult(i), repl[i]);
-    rewriter.eraseOp(scan);
+    replaceRebuilt(scan, kiln::rebuildScan(rewriter, scan, sig), removedResult);
   }
 };
 
 /// A cheap necessary condition for a rule whose first `loop` binding is a
 /// role function of the root (`parent_scan(root)`, `parent_while(root)`,
-/// `ys_operand(root)`): when it does not hold, that binding fails, so the
+/// `parent_cond(root)`, `ys_operand(root)`): when it does not hold, that binding fails, so the
 /// rule cannot match. Rules rooted at any op (`_`) are tried on every op;
 /// this keeps them as cheap as a rule rooted at one op name.
-enum class Prefilter { None, InScan, InWhile, ReadsScan };
+enum class Prefilter { None, InScan, InWhile, InCond, ReadsScan };
 Prefilter prefilterOf(const CompiledRule &rule) {
   if (rule.rule.loop.empty())
     return Prefilter::None;
@@ -1411,6 +1666,8 @@ Prefilter prefilterOf(const CompiledRule &rule) {
     return Prefilter::InScan;
   if (e.name == "parent_while")
     return Prefilter::InWhile;
+  if (e.name == "parent_cond")
+    return Prefilter::InCond;
   if (e.name == "ys_operand")
     return Prefilter::ReadsScan;
   return Prefilter::None;
@@ -1435,6 +1692,10 @@ struct RegionRulePattern : public RewritePattern {
       break;
     case Prefilter::InWhile:
       if (!isa_and_nonnull<WhileOp>(op->getParentOp()))
+        return failure();
+      break;
+    case Prefilter::InCond:
+      if (!isa_and_nonnull<CondOp>(op->getParentOp()))
         return failure();
       break;
     case Prefilter::ReadsScan:

@@ -272,6 +272,11 @@ Rewritten rewriteFunction(ModuleOp module, llvm::StringRef func,
   GreedyRewriteConfig config;
   // The bound on rewrites holds per iteration: one step is one iteration.
   config.setMaxIterations(maxRewrites == 1 ? 1 : 10).setMaxNumRewrites(maxRewrites);
+  // As --kiln-apply-rules: constants stay where they are (the driver's
+  // constant CSE moved those of while and cond regions to the top of the
+  // function, so every function with one counted as an instance of every
+  // rule).
+  config.enableConstantCSE(false);
   result.converged = succeeded(applyPatternsGreedily(target, patterns, config));
   std::string after;
   llvm::raw_string_ostream(after) << target;
