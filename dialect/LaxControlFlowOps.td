@@ -108,7 +108,9 @@ def Lax_WhileOp : Lax_Op<"while", [RecursiveMemoryEffects,
   }];
 }
 
-def Lax_CondOp : Lax_Op<"cond", [RecursiveMemoryEffects,
+// A cond runs one branch once: it may be speculated when its branches may.
+// (Not so lax.while, which may not end.)
+def Lax_CondOp : Lax_Op<"cond", [RecursiveMemoryEffects, RecursivelySpeculatable,
     DeclareOpInterfaceMethods<RegionBranchOpInterface,
         ["getEntrySuccessorOperands", "getEntrySuccessorRegions",
          "getRegionInvocationBounds"]>]> {

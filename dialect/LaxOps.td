@@ -435,7 +435,9 @@ def Lax_ArgMinOp : Lax_ArgReduceOp<"argmin">;
 // As scf.for: the carries are the loop's iter_args (forwarded from the inits
 // on entry and from the yield on each back edge); the consts and the xs
 // slices are not forwarded values, so analyses see them as unknown inputs.
-def Lax_ScanOp : Lax_Op<"scan", [RecursiveMemoryEffects,
+// A scan always ends (after `length` steps), so it may be speculated when its
+// body may (RecursivelySpeculatable, as scf.if; unlike lax.while).
+def Lax_ScanOp : Lax_Op<"scan", [RecursiveMemoryEffects, RecursivelySpeculatable,
     SingleBlockImplicitTerminator<"YieldOp">,
     DeclareOpInterfaceMethods<RegionBranchOpInterface,
         ["getEntrySuccessorOperands", "getEntrySuccessorRegions",

@@ -14,7 +14,11 @@
 // RUN: kiln-run %t/licm.mlir --entry=licm --random-inputs --interpret --outputs=%t/after
 // RUN: cmp %t/before/out0.npy %t/after/out0.npy
 // RUN: cmp %t/before/out1.npy %t/after/out1.npy
+// RUN: kiln-run %s --entry=licm_nested --random-inputs --interpret --outputs=%t/before
+// RUN: kiln-run %t/licm.mlir --entry=licm_nested --random-inputs --interpret --outputs=%t/after
+// RUN: cmp %t/before/out0.npy %t/after/out0.npy
 // RUN: kiln-run %t/licm.mlir --entry=licm --random-inputs --check | FileCheck %s --check-prefix=JIT
+// RUN: kiln-run %t/licm.mlir --entry=licm_nested --random-inputs --check | FileCheck %s --check-prefix=JIT
 // RUN: kiln-run %t/licm.mlir --entry=licm_length_zero --random-inputs --check | FileCheck %s --check-prefix=JIT
 // JIT: check against the reference interpreter
 // JIT-NOT: DIFFERS
@@ -48,6 +52,59 @@ func.func @licm(%k: tensor<8xf32>, %c0: tensor<8xf32>, %xs: tensor<5x8xf32>)
     lax.yield %n, %y : tensor<8xf32>, tensor<8xf32>
   }
   return %c, %ys : tensor<8xf32>, tensor<5x8xf32>
+}
+
+// A scan or a cond that reads only values from outside the loop moves out
+// whole: both always end, and their regions are pure (RecursivelySpeculatable).
+// A while may not end, so it stays.
+// LICM-LABEL: func.func @licm_nested
+// LICM: lax.scan length = 3
+// LICM: lax.cond
+// LICM: lax.scan length = 6
+// LICM-NOT: lax.scan
+// LICM-NOT: lax.cond
+// LICM: lax.while
+// LICM: return
+func.func @licm_nested(%a: tensor<4xf32>, %i: tensor<i32>, %xs: tensor<6x4xf32>)
+    -> tensor<4xf32> {
+  %c = lax.scan length = 6 carry(%a) xs(%xs)
+      : (tensor<4xf32>, tensor<6x4xf32>) -> tensor<4xf32> {
+  ^bb0(%c: tensor<4xf32>, %x: tensor<4xf32>):
+    %p = lax.scan length = 3 carry(%a) xs() : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%q: tensor<4xf32>):
+      %r = lax.mul %q, %a : tensor<4xf32>
+      lax.yield %r : tensor<4xf32>
+    }
+    %s = lax.cond %i (%a) : (tensor<i32>, tensor<4xf32>) -> tensor<4xf32>
+    branch 0 {
+    ^bb0(%b: tensor<4xf32>):
+      %t = lax.sin %b : tensor<4xf32>
+      lax.yield %t : tensor<4xf32>
+    } branch 1 {
+    ^bb0(%b: tensor<4xf32>):
+      lax.yield %b : tensor<4xf32>
+    }
+    %zero = lax.constant dense<0> : tensor<i32>
+    %w = lax.while carry(%zero) : (tensor<i32>) -> tensor<i32>
+    cond {
+    ^bb0(%k: tensor<i32>):
+      %more = lax.compare LT, %k, %i : tensor<i32>
+      lax.yield %more : tensor<i1>
+    } body {
+    ^bb0(%k: tensor<i32>):
+      %one = lax.constant dense<1> : tensor<i32>
+      %k1 = lax.add %k, %one : tensor<i32>
+      lax.yield %k1 : tensor<i32>
+    }
+    %wf = lax.convert_element_type %w : tensor<i32> -> tensor<f32>
+    %wv = lax.broadcast_in_dim %wf shape = [4] dims = [] : tensor<f32> -> tensor<4xf32>
+    %n = lax.add %c, %p : tensor<4xf32>
+    %m = lax.add %n, %s : tensor<4xf32>
+    %o = lax.add %m, %x : tensor<4xf32>
+    %y = lax.add %o, %wv : tensor<4xf32>
+    lax.yield %y : tensor<4xf32>
+  }
+  return %c : tensor<4xf32>
 }
 
 // A body that never runs: hoisting a pure op out of it is still sound (its
