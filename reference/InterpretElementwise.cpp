@@ -168,6 +168,65 @@ int64_t intRem(int64_t a, int64_t b, bool isUnsigned) {
   return a % b;
 }
 
+// Integer arithmetic wraps modulo 2^64 (two's complement), as XLA's; the
+// result is truncated to the element width when stored.
+int64_t wrappingAdd(int64_t a, int64_t b, bool) { return int64_t(uint64_t(a) + uint64_t(b)); }
+int64_t wrappingSub(int64_t a, int64_t b, bool) { return int64_t(uint64_t(a) - uint64_t(b)); }
+int64_t wrappingMul(int64_t a, int64_t b, bool) { return int64_t(uint64_t(a) * uint64_t(b)); }
+int64_t wrappingNeg(int64_t x) { return int64_t(0 - uint64_t(x)); }
+int64_t wrappingAbs(int64_t x) { return x < 0 ? wrappingNeg(x) : x; }
+int64_t wrappingSquare(int64_t x) { return int64_t(uint64_t(x) * uint64_t(x)); }
+int64_t intSign(int64_t x) { return int64_t((x > 0) - (x < 0)); }
+int64_t intMax(int64_t a, int64_t b, bool isUnsigned) {
+  return isUnsigned ? int64_t(std::max(uint64_t(a), uint64_t(b))) : std::max(a, b);
+}
+int64_t intMin(int64_t a, int64_t b, bool isUnsigned) {
+  return isUnsigned ? int64_t(std::min(uint64_t(a), uint64_t(b))) : std::min(a, b);
+}
+int64_t bitAnd(int64_t a, int64_t b, bool) { return a & b; }
+int64_t bitOr(int64_t a, int64_t b, bool) { return a | b; }
+int64_t bitXor(int64_t a, int64_t b, bool) { return a ^ b; }
+
+double floatAdd(double a, double b) { return a + b; }
+double floatSub(double a, double b) { return a - b; }
+double floatMul(double a, double b) { return a * b; }
+double floatDiv(double a, double b) { return a / b; }
+double floatRem(double a, double b) { return std::fmod(a, b); }
+double floatPow(double a, double b) { return std::pow(a, b); }
+double floatAtan2(double y, double x) { return std::atan2(y, x); }
+
+// The other half of an op the verifier admits on integers only (and, or,
+// xor, shifts) or on floats only (pow, atan2, nextafter): never called on
+// verified IR.
+double noFloatForm(double, double) { return 0.0; }
+int64_t noIntForm(int64_t, int64_t, bool) { return 0; }
+
+/// A binary elementwise op: what it computes on floats and on integers
+/// (whose operands are unsigned when `isUnsigned`).
+struct BinaryFns {
+  double (*onFloats)(double, double);
+  int64_t (*onInts)(int64_t a, int64_t b, bool isUnsigned);
+};
+
+/// A unary elementwise op on floats and on integers.
+struct UnaryFns {
+  FloatFn1 onFloats;
+  int64_t (*onInts)(int64_t);
+};
+
+/// x^n by square and multiply: O(log n). With T = uint64_t the products wrap
+/// modulo 2^64 in any order, as integer powers should.
+template <typename T> T powBySquaring(T base, uint64_t n) {
+  T acc = 1;
+  for (uint64_t e = n; e; e >>= 1) {
+    if (e & 1)
+      acc *= base;
+    if (e > 1)
+      base *= base;
+  }
+  return acc;
+}
+
 Tensor unaryFloat(const Evaluator &ev, Operation *op, const Tensor &x, FloatFn1 f) {
   Tensor r = ev.make(op->getResult(0).getType());
   for (int64_t i = 0; i < x.size(); ++i)
@@ -187,6 +246,24 @@ Tensor binary(const Evaluator &ev, Operation *op, const Tensor &a, const Tensor 
       r.setInt(i, g(a.getInt(i), b.getInt(i)));
   }
   return r;
+}
+
+Tensor applyBinary(const Evaluator &ev, Operation *op, const Tensor &a, const Tensor &b,
+                   BinaryFns fns, bool isUnsigned) {
+  return binary(ev, op, a, b, fns.onFloats,
+                [&](int64_t x, int64_t y) { return fns.onInts(x, y, isUnsigned); });
+}
+
+Tensor unaryInt(const Evaluator &ev, Operation *op, const Tensor &x,
+                llvm::function_ref<int64_t(int64_t)> g) {
+  Tensor r = ev.make(op->getResult(0).getType());
+  for (int64_t i = 0; i < x.size(); ++i)
+    r.setInt(i, g(x.getInt(i)));
+  return r;
+}
+
+Tensor applyUnary(const Evaluator &ev, Operation *op, const Tensor &x, UnaryFns fns) {
+  return x.isFloat() ? unaryFloat(ev, op, x, fns.onFloats) : unaryInt(ev, op, x, fns.onInts);
 }
 
 template <typename T> bool compare(ComparisonDirection d, T a, T b) {
@@ -239,60 +316,62 @@ std::optional<FailureOr<Tensor>> Evaluator::evalElementwise(Operation *op) {
                         .getElementType()
                         .isUnsignedInteger();
   using R = std::optional<FailureOr<Tensor>>;
-  auto unaryInt = [&](auto g) {
-    Tensor r = make(op->getResult(0).getType());
-    for (int64_t i = 0; i < in(0).size(); ++i)
-      r.setInt(i, g(in(0).getInt(i)));
-    return r;
+  auto binaryOp = [&](BinaryFns fns) -> R {
+    return applyBinary(*this, op, in(0), in(1), fns, isUnsigned);
   };
+  auto unaryOp = [&](UnaryFns fns) -> R { return applyUnary(*this, op, in(0), fns); };
+  auto unaryFloatOp = [&](FloatFn1 f) -> R { return unaryFloat(*this, op, in(0), f); };
   return TypeSwitch<Operation *, R>(op)
-      .Case([&](AddOp) { return binary(*this, op, in(0), in(1), std::plus<double>(), [](int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }); })
-      .Case([&](SubOp) { return binary(*this, op, in(0), in(1), std::minus<double>(), [](int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); }); })
-      .Case([&](MulOp) { return binary(*this, op, in(0), in(1), std::multiplies<double>(), [](int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); }); })
-      .Case([&](DivOp) { return binary(*this, op, in(0), in(1), std::divides<double>(), [&](int64_t a, int64_t b) { return intDiv(a, b, isUnsigned); }); })
-      .Case([&](RemOp) { return binary(*this, op, in(0), in(1), [](double a, double b) { return std::fmod(a, b); }, [&](int64_t a, int64_t b) { return intRem(a, b, isUnsigned); }); })
-      .Case([&](MaxOp) { return binary(*this, op, in(0), in(1), nanMax, [&](int64_t a, int64_t b) { return isUnsigned ? int64_t(std::max(uint64_t(a), uint64_t(b))) : std::max(a, b); }); })
-      .Case([&](MinOp) { return binary(*this, op, in(0), in(1), nanMin, [&](int64_t a, int64_t b) { return isUnsigned ? int64_t(std::min(uint64_t(a), uint64_t(b))) : std::min(a, b); }); })
-      .Case([&](PowOp) { return binary(*this, op, in(0), in(1), [](double a, double b) { return std::pow(a, b); }, [](int64_t, int64_t) { return int64_t(0); }); })
-      .Case([&](AndOp) { return binary(*this, op, in(0), in(1), [](double, double) { return 0.0; }, [](int64_t a, int64_t b) { return a & b; }); })
-      .Case([&](OrOp) { return binary(*this, op, in(0), in(1), [](double, double) { return 0.0; }, [](int64_t a, int64_t b) { return a | b; }); })
+      .Case([&](AddOp) { return binaryOp({floatAdd, wrappingAdd}); })
+      .Case([&](SubOp) { return binaryOp({floatSub, wrappingSub}); })
+      .Case([&](MulOp) { return binaryOp({floatMul, wrappingMul}); })
+      .Case([&](DivOp) { return binaryOp({floatDiv, intDiv}); })
+      .Case([&](RemOp) { return binaryOp({floatRem, intRem}); })
+      .Case([&](MaxOp) { return binaryOp({nanMax, intMax}); })
+      .Case([&](MinOp) { return binaryOp({nanMin, intMin}); })
+      .Case([&](PowOp) { return binaryOp({floatPow, noIntForm}); })
+      .Case([&](Atan2Op) { return binaryOp({floatAtan2, noIntForm}); })
+      .Case([&](AndOp) { return binaryOp({noFloatForm, bitAnd}); })
+      .Case([&](OrOp) { return binaryOp({noFloatForm, bitOr}); })
+      .Case([&](XorOp) { return binaryOp({noFloatForm, bitXor}); })
       .Case([&](NotOp) -> R {
+        // On predicates a logical not, on other integers a bitwise one.
         bool pred = in(0).getElementType().isInteger(1);
-        return unaryInt([&](int64_t x) { return pred ? int64_t(!x) : ~x; });
+        return unaryInt(*this, op, in(0), [&](int64_t x) { return pred ? int64_t(!x) : ~x; });
       })
-      .Case([&](NegOp) -> R { return in(0).isFloat() ? unaryFloat(*this, op, in(0), negate) : unaryInt([](int64_t x) { return int64_t(0 - uint64_t(x)); }); })
-      .Case([&](AbsOp) -> R { return in(0).isFloat() ? unaryFloat(*this, op, in(0), std::fabs) : unaryInt([](int64_t x) { return x < 0 ? int64_t(0 - uint64_t(x)) : x; }); })
-      .Case([&](SignOp) -> R { return in(0).isFloat() ? unaryFloat(*this, op, in(0), signOf) : unaryInt([](int64_t x) { return int64_t((x > 0) - (x < 0)); }); })
-      .Case([&](SquareOp) -> R { return in(0).isFloat() ? unaryFloat(*this, op, in(0), square) : unaryInt([](int64_t x) { return int64_t(uint64_t(x) * uint64_t(x)); }); })
-      .Case([&](ExpOp) -> R { return unaryFloat(*this, op, in(0), std::exp); })
-      .Case([&](LogOp) -> R { return unaryFloat(*this, op, in(0), std::log); })
-      .Case([&](Log1pOp) -> R { return unaryFloat(*this, op, in(0), std::log1p); })
-      .Case([&](SinOp) -> R { return unaryFloat(*this, op, in(0), std::sin); })
-      .Case([&](CosOp) -> R { return unaryFloat(*this, op, in(0), std::cos); })
-      .Case([&](TanhOp) -> R { return unaryFloat(*this, op, in(0), std::tanh); })
-      .Case([&](LogisticOp) -> R { return unaryFloat(*this, op, in(0), logistic); })
-      .Case([&](SqrtOp) -> R { return unaryFloat(*this, op, in(0), std::sqrt); })
-      .Case([&](RsqrtOp) -> R { return unaryFloat(*this, op, in(0), rsqrt); })
-      .Case([&](Expm1Op) -> R { return unaryFloat(*this, op, in(0), std::expm1); })
-      .Case([&](Exp2Op) -> R { return unaryFloat(*this, op, in(0), std::exp2); })
-      .Case([&](TanOp) -> R { return unaryFloat(*this, op, in(0), std::tan); })
-      .Case([&](AsinOp) -> R { return unaryFloat(*this, op, in(0), std::asin); })
-      .Case([&](AcosOp) -> R { return unaryFloat(*this, op, in(0), std::acos); })
-      .Case([&](AtanOp) -> R { return unaryFloat(*this, op, in(0), std::atan); })
-      .Case([&](SinhOp) -> R { return unaryFloat(*this, op, in(0), std::sinh); })
-      .Case([&](CoshOp) -> R { return unaryFloat(*this, op, in(0), std::cosh); })
-      .Case([&](AsinhOp) -> R { return unaryFloat(*this, op, in(0), std::asinh); })
-      .Case([&](AcoshOp) -> R { return unaryFloat(*this, op, in(0), std::acosh); })
-      .Case([&](AtanhOp) -> R { return unaryFloat(*this, op, in(0), std::atanh); })
-      .Case([&](CbrtOp) -> R { return unaryFloat(*this, op, in(0), std::cbrt); })
-      .Case([&](ErfOp) -> R { return unaryFloat(*this, op, in(0), std::erf); })
-      .Case([&](ErfcOp) -> R { return unaryFloat(*this, op, in(0), std::erfc); })
-      .Case([&](ErfInvOp) -> R { return unaryFloat(*this, op, in(0), erfInv); })
-      .Case([&](FloorOp) -> R { return unaryFloat(*this, op, in(0), std::floor); })
-      .Case([&](CeilOp) -> R { return unaryFloat(*this, op, in(0), std::ceil); })
-      .Case([&](RoundOp r) -> R {
-        return unaryFloat(*this, op, in(0),
-                          r.getRoundingMethod() == 0 ? roundAwayFromZero : roundToNearestEven);
+      .Case([&](NegOp) { return unaryOp({negate, wrappingNeg}); })
+      .Case([&](AbsOp) { return unaryOp({std::fabs, wrappingAbs}); })
+      .Case([&](SignOp) { return unaryOp({signOf, intSign}); })
+      .Case([&](SquareOp) { return unaryOp({square, wrappingSquare}); })
+      .Case([&](ExpOp) { return unaryFloatOp(std::exp); })
+      .Case([&](LogOp) { return unaryFloatOp(std::log); })
+      .Case([&](Log1pOp) { return unaryFloatOp(std::log1p); })
+      .Case([&](SinOp) { return unaryFloatOp(std::sin); })
+      .Case([&](CosOp) { return unaryFloatOp(std::cos); })
+      .Case([&](TanhOp) { return unaryFloatOp(std::tanh); })
+      .Case([&](LogisticOp) { return unaryFloatOp(logistic); })
+      .Case([&](SqrtOp) { return unaryFloatOp(std::sqrt); })
+      .Case([&](RsqrtOp) { return unaryFloatOp(rsqrt); })
+      .Case([&](Expm1Op) { return unaryFloatOp(std::expm1); })
+      .Case([&](Exp2Op) { return unaryFloatOp(std::exp2); })
+      .Case([&](TanOp) { return unaryFloatOp(std::tan); })
+      .Case([&](AsinOp) { return unaryFloatOp(std::asin); })
+      .Case([&](AcosOp) { return unaryFloatOp(std::acos); })
+      .Case([&](AtanOp) { return unaryFloatOp(std::atan); })
+      .Case([&](SinhOp) { return unaryFloatOp(std::sinh); })
+      .Case([&](CoshOp) { return unaryFloatOp(std::cosh); })
+      .Case([&](AsinhOp) { return unaryFloatOp(std::asinh); })
+      .Case([&](AcoshOp) { return unaryFloatOp(std::acosh); })
+      .Case([&](AtanhOp) { return unaryFloatOp(std::atanh); })
+      .Case([&](CbrtOp) { return unaryFloatOp(std::cbrt); })
+      .Case([&](ErfOp) { return unaryFloatOp(std::erf); })
+      .Case([&](ErfcOp) { return unaryFloatOp(std::erfc); })
+      .Case([&](ErfInvOp) { return unaryFloatOp(erfInv); })
+      .Case([&](FloorOp) { return unaryFloatOp(std::floor); })
+      .Case([&](CeilOp) { return unaryFloatOp(std::ceil); })
+      .Case([&](RoundOp r) {
+        return unaryFloatOp(r.getRoundingMethod() == 0 ? roundAwayFromZero
+                                                       : roundToNearestEven);
       })
       .Case([&](IsFiniteOp) -> R {
         Tensor r = make(op->getResult(0).getType());
@@ -300,31 +379,23 @@ std::optional<FailureOr<Tensor>> Evaluator::evalElementwise(Operation *op) {
           r.setInt(i, std::isfinite(in(0).getFloat(i)));
         return r;
       })
-      .Case([&](Atan2Op) -> R {
-        return binary(*this, op, in(0), in(1), [](double y, double x) { return std::atan2(y, x); },
-                      [](int64_t, int64_t) { return int64_t(0); });
-      })
       .Case([&](NextAfterOp) -> R {
         Type t = in(0).getElementType();
-        return binary(*this, op, in(0), in(1), [&](double x, double y) { return nextAfter(t, x, y); },
-                      [](int64_t, int64_t) { return int64_t(0); });
-      })
-      .Case([&](XorOp) -> R {
-        return binary(*this, op, in(0), in(1), [](double, double) { return 0.0; },
-                      [](int64_t a, int64_t b) { return a ^ b; });
+        return binary(*this, op, in(0), in(1),
+                      [&](double x, double y) { return nextAfter(t, x, y); },
+                      [](int64_t a, int64_t b) { return noIntForm(a, b, false); });
       })
       .Case<ShiftLeftOp, ShiftRightLogicalOp, ShiftRightArithmeticOp>([&](Operation *) -> R {
         Shift kind = isa<ShiftLeftOp>(op)           ? Shift::Left
                      : isa<ShiftRightLogicalOp>(op) ? Shift::RightLogical
                                                     : Shift::RightArithmetic;
         unsigned width = in(0).getElementType().getIntOrFloatBitWidth();
-        return binary(*this, op, in(0), in(1), [](double, double) { return 0.0; },
-                      [&](int64_t a, int64_t b) {
-                        // The amount is read as unsigned: a negative one is out of range.
-                        uint64_t amount = width == 64 ? uint64_t(b)
-                                                      : uint64_t(b) & ((uint64_t(1) << width) - 1);
-                        return shiftBits(kind, uint64_t(a), amount, width);
-                      });
+        return binary(*this, op, in(0), in(1), noFloatForm, [&](int64_t a, int64_t b) {
+          // The amount is read as unsigned: a negative one is out of range.
+          uint64_t amount =
+              width == 64 ? uint64_t(b) : uint64_t(b) & ((uint64_t(1) << width) - 1);
+          return shiftBits(kind, uint64_t(a), amount, width);
+        });
       })
       .Case([&](PopulationCountOp) -> R {
         Tensor r = make(op->getResult(0).getType());
@@ -348,25 +419,11 @@ std::optional<FailureOr<Tensor>> Evaluator::evalElementwise(Operation *op) {
         Tensor r = make(op->getResult(0).getType());
         for (int64_t i = 0; i < in(0).size(); ++i) {
           if (in(0).isFloat()) {
-            double base = in(0).getFloat(i), acc = 1;
-            for (uint64_t e = n; e; e >>= 1) {
-              if (e & 1)
-                acc *= base;
-              if (e > 1)
-                base *= base;
-            }
+            double acc = powBySquaring<double>(in(0).getFloat(i), n);
             r.setFloat(i, y < 0 ? 1 / acc : acc);
           } else {
-            // Integers wrap: modulo 2^64 products in any order, truncated to
-            // the width when stored.
-            uint64_t base = in(0).getInt(i), acc = 1;
-            for (uint64_t e = n; e; e >>= 1) {
-              if (e & 1)
-                acc *= base;
-              if (e > 1)
-                base *= base;
-            }
-            r.setInt(i, int64_t(acc));
+            // Truncated to the width when stored.
+            r.setInt(i, int64_t(powBySquaring<uint64_t>(in(0).getInt(i), n)));
           }
         }
         return r;
