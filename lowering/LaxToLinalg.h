@@ -10,11 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
-
-namespace mlir {
-class TypeConverter;
-class ConversionPatternRewriter;
-} // namespace mlir
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace kiln::lowering {
 
@@ -45,6 +41,14 @@ mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
 /// linalg.fill of a fresh tensor of `type` with `value`.
 mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::RankedTensorType type, mlir::Value value);
+/// A linalg.generic over all-parallel loops writing a fresh tensor of `type`
+/// (at the identity map): `inputs` are read through `inputMaps`, and `body`
+/// computes the result element from the inputs' elements.
+mlir::Value parallelGeneric(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+    mlir::ValueRange inputs, llvm::ArrayRef<mlir::AffineMap> inputMaps,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>
+        body);
 /// Reshape `value` to `type` (same element count, row-major) with
 /// collapse_shape/expand_shape.
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
@@ -63,6 +67,27 @@ bool isUnsignedElement(mlir::Type t);
 mlir::Type signless(mlir::Type t);
 /// signless() of a ranked tensor type.
 mlir::RankedTensorType signlessTensor(mlir::Type t);
+
+/// A conversion pattern for a lax op whose tensors must have static shapes:
+/// matchAndRewrite checks them (checkStaticTensors), then calls
+/// rewriteStatic.
+template <typename OpTy>
+struct StaticTensorPattern : mlir::OpConversionPattern<OpTy> {
+  using mlir::OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  mlir::LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const final {
+    if (mlir::failed(checkStaticTensors(op, rewriter)))
+      return mlir::failure();
+    return rewriteStatic(op, adaptor, rewriter);
+  }
+
+  virtual mlir::LogicalResult
+  rewriteStatic(OpTy op, OpAdaptor adaptor,
+                mlir::ConversionPatternRewriter &rewriter) const = 0;
+};
 
 } // namespace kiln::lowering
 

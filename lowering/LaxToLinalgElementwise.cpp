@@ -59,6 +59,22 @@ Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
   return linalg::FillOp::create(b, loc, value, empty).getResult(0);
 }
 
+Value parallelGeneric(OpBuilder &b, Location loc, RankedTensorType type,
+                      ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                      function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  unsigned rank = type.getRank();
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, inputs, ValueRange{emptyTensor(b, loc, type)}, maps, iters,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        // The last argument is the output's element, which no body reads.
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
 namespace {
 
 /// Builds an elementwise linalg.generic over `inputs` (all of `resultType`'s
@@ -78,16 +94,7 @@ Value buildElementwise(
     else
       maps.push_back(identity);
   }
-  maps.push_back(identity);
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, inputs,
-      ValueRange{emptyTensor(b, loc, resultType)}, maps, iters,
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value v = body(nb, nloc, args.drop_back());
-        linalg::YieldOp::create(nb, nloc, v);
-      });
-  return generic.getResult(0);
+  return parallelGeneric(b, loc, resultType, inputs, maps, body);
 }
 
 /// Every elementwise lax op: one linalg.generic whose body is the op's

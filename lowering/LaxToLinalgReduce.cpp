@@ -49,46 +49,53 @@ Value reductionInit(OpBuilder &b, Location loc, Type t, ReduceKind kind,
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, v));
 }
 
+/// x op acc on floats (with `fm`) or integers.
+template <typename FloatOp, typename IntOp>
+Value arithmetic(OpBuilder &b, Location loc, Value x, Value acc,
+                 arith::FastMathFlagsAttr fm) {
+  if (isa<FloatType>(x.getType()))
+    return FloatOp::create(b, loc, x, acc, fm);
+  return IntOp::create(b, loc, x, acc);
+}
+
+/// The larger or smaller of x and acc: `BoolOp` on i1 (or for max, and for
+/// min), then the unsigned, float (NaN-propagating) or signed op.
+template <typename BoolOp, typename UnsignedOp, typename FloatOp, typename SignedOp>
+Value extremum(OpBuilder &b, Location loc, Value x, Value acc, bool uns) {
+  if (x.getType().isInteger(1))
+    return BoolOp::create(b, loc, x, acc);
+  if (uns)
+    return UnsignedOp::create(b, loc, x, acc);
+  if (isa<FloatType>(x.getType()))
+    return FloatOp::create(b, loc, x, acc);
+  return SignedOp::create(b, loc, x, acc);
+}
+
 Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x, Value acc,
               bool uns) {
-  bool f = isa<FloatType>(x.getType());
-  bool i1 = x.getType().isInteger(1);
   // Reduction order is unspecified in JAX/XLA: reassoc lets LLVM vectorize.
   auto fm = arith::FastMathFlagsAttr::get(b.getContext(),
                                           arith::FastMathFlags::reassoc);
   switch (kind) {
   case ReduceKind::Sum:
-    return f ? (Value)arith::AddFOp::create(b, loc, x, acc, fm)
-             : (Value)arith::AddIOp::create(b, loc, x, acc);
+    return arithmetic<arith::AddFOp, arith::AddIOp>(b, loc, x, acc, fm);
   case ReduceKind::Prod:
-    return f ? (Value)arith::MulFOp::create(b, loc, x, acc, fm)
-             : (Value)arith::MulIOp::create(b, loc, x, acc);
+    return arithmetic<arith::MulFOp, arith::MulIOp>(b, loc, x, acc, fm);
   case ReduceKind::Max:
-    if (i1)
-      return arith::OrIOp::create(b, loc, x, acc);
-    if (uns)
-      return arith::MaxUIOp::create(b, loc, x, acc);
-    return f ? (Value)arith::MaximumFOp::create(b, loc, x, acc)
-             : (Value)arith::MaxSIOp::create(b, loc, x, acc);
+    return extremum<arith::OrIOp, arith::MaxUIOp, arith::MaximumFOp, arith::MaxSIOp>(
+        b, loc, x, acc, uns);
   case ReduceKind::Min:
-    if (i1)
-      return arith::AndIOp::create(b, loc, x, acc);
-    if (uns)
-      return arith::MinUIOp::create(b, loc, x, acc);
-    return f ? (Value)arith::MinimumFOp::create(b, loc, x, acc)
-             : (Value)arith::MinSIOp::create(b, loc, x, acc);
+    return extremum<arith::AndIOp, arith::MinUIOp, arith::MinimumFOp, arith::MinSIOp>(
+        b, loc, x, acc, uns);
   }
   return {};
 }
 
 template <typename OpTy, ReduceKind Kind>
-struct ReducePattern : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkStaticTensors(op, rewriter)))
-      return failure();
+struct ReducePattern : StaticTensorPattern<OpTy> {
+  using StaticTensorPattern<OpTy>::StaticTensorPattern;
+  LogicalResult rewriteStatic(OpTy op, typename OpTy::Adaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = signlessTensor(op.getType());
     bool uns = isUnsignedElement(op.getOperand().getType());
@@ -135,13 +142,10 @@ struct ReducePattern : OpConversionPattern<OpTy> {
 /// pairs. A strictly better value (or the first NaN, which JAX treats as the
 /// extreme) replaces the pair, so ties keep the first index as in JAX.
 template <typename OpTy, bool IsMax>
-struct ArgReducePattern : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkStaticTensors(op, rewriter)))
-      return failure();
+struct ArgReducePattern : StaticTensorPattern<OpTy> {
+  using StaticTensorPattern<OpTy>::StaticTensorPattern;
+  LogicalResult rewriteStatic(OpTy op, typename OpTy::Adaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
     if (op.getAxes().size() != 1)
       return rewriter.notifyMatchFailure(op, "needs exactly one axis");
     Location loc = op.getLoc();
@@ -209,13 +213,10 @@ struct ArgReducePattern : OpConversionPattern<OpTy> {
 /// Any dot_general as one linalg.generic: loops over batch, lhs free, rhs
 /// free (the result order) and then the contracting dims; operands are
 /// converted to the result element type before multiply-accumulate.
-struct DotGeneralGenericPattern : OpConversionPattern<lax::DotGeneralOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(lax::DotGeneralOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkStaticTensors(op, rewriter)))
-      return failure();
+struct DotGeneralGenericPattern : StaticTensorPattern<lax::DotGeneralOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::DotGeneralOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = signlessTensor(op.getType());
     auto lt = signlessTensor(op.getLhs().getType());

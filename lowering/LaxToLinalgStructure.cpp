@@ -106,13 +106,18 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value value,
 
 namespace {
 
-struct ConstantPattern : OpConversionPattern<lax::ConstantOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(lax::ConstantOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkStaticTensors(op, rewriter)))
-      return failure();
+/// A fresh tensor of `type` whose element at index i is `input`'s element at
+/// `inputMap`(i): broadcasts and reversals.
+Value copyThroughMap(OpBuilder &b, Location loc, Value input, AffineMap inputMap,
+                     RankedTensorType type) {
+  return parallelGeneric(b, loc, type, input, inputMap,
+                         [](OpBuilder &, Location, ValueRange element) { return element[0]; });
+}
+
+struct ConstantPattern : StaticTensorPattern<lax::ConstantOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::ConstantOp op, OpAdaptor,
+                              ConversionPatternRewriter &rewriter) const override {
     auto value = dyn_cast<TypedAttr>(op.getValue());
     if (!value)
       return rewriter.notifyMatchFailure(op, "untyped constant");
@@ -129,45 +134,33 @@ struct ConstantPattern : OpConversionPattern<lax::ConstantOp> {
   }
 };
 
-struct IotaPattern : OpConversionPattern<lax::IotaOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(lax::IotaOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkStaticTensors(op, rewriter)))
-      return failure();
+struct IotaPattern : StaticTensorPattern<lax::IotaOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::IotaOp op, OpAdaptor,
+                              ConversionPatternRewriter &rewriter) const override {
     auto type = signlessTensor(op.getType());
-    int64_t rank = type.getRank(), dim = op.getDimension();
+    int64_t dim = op.getDimension();
     Type elt = type.getElementType();
-    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, op.getLoc(), TypeRange{type}, ValueRange{},
-        ValueRange{emptyTensor(rewriter, op.getLoc(), type)},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)}, iters,
-        [&](OpBuilder &b, Location loc, ValueRange) {
+    Value iota = parallelGeneric(
+        rewriter, op.getLoc(), type, /*inputs=*/{}, /*inputMaps=*/{},
+        [&](OpBuilder &b, Location loc, ValueRange) -> Value {
           Value idx = linalg::IndexOp::create(b, loc, dim);
           Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), idx);
-          Value v;
           if (isa<FloatType>(elt))
-            v = arith::SIToFPOp::create(b, loc, elt, i64);
-          else if (elt.getIntOrFloatBitWidth() < 64)
-            v = arith::TruncIOp::create(b, loc, elt, i64);
-          else
-            v = i64;
-          linalg::YieldOp::create(b, loc, v);
+            return arith::SIToFPOp::create(b, loc, elt, i64);
+          if (elt.getIntOrFloatBitWidth() < 64)
+            return arith::TruncIOp::create(b, loc, elt, i64);
+          return i64;
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, iota);
     return success();
   }
 };
 
-struct BroadcastInDimPattern : OpConversionPattern<lax::BroadcastInDimOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(lax::BroadcastInDimOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkStaticTensors(op, rewriter)))
-      return failure();
+struct BroadcastInDimPattern : StaticTensorPattern<lax::BroadcastInDimOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::BroadcastInDimOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
     auto type = signlessTensor(op.getType());
     auto srcType = cast<RankedTensorType>(op.getOperand().getType());
     int64_t rank = type.getRank();
@@ -180,30 +173,18 @@ struct BroadcastInDimPattern : OpConversionPattern<lax::BroadcastInDimOp> {
       else
         exprs.push_back(rewriter.getAffineDimExpr(d));
     }
-    SmallVector<AffineMap> maps{
-        AffineMap::get(rank, 0, exprs, rewriter.getContext()),
-        rewriter.getMultiDimIdentityMap(rank)};
-    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, op.getLoc(), TypeRange{type},
-        ValueRange{adaptor.getOperand()},
-        ValueRange{emptyTensor(rewriter, op.getLoc(), type)}, maps, iters,
-        [](OpBuilder &b, Location loc, ValueRange args) {
-          linalg::YieldOp::create(b, loc, args[0]);
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, copyThroughMap(rewriter, op.getLoc(), adaptor.getOperand(),
+                                          AffineMap::get(rank, 0, exprs, rewriter.getContext()),
+                                          type));
     return success();
   }
 };
 
 /// reshape, squeeze and expand_dims are all row-major reshapes.
-template <typename OpTy> struct ReshapeLikePattern : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkStaticTensors(op, rewriter)))
-      return failure();
+template <typename OpTy> struct ReshapeLikePattern : StaticTensorPattern<OpTy> {
+  using StaticTensorPattern<OpTy>::StaticTensorPattern;
+  LogicalResult rewriteStatic(OpTy op, typename OpTy::Adaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(),
                                          adaptor.getOperand(),
                                          signlessTensor(op.getType())));
@@ -211,13 +192,10 @@ template <typename OpTy> struct ReshapeLikePattern : OpConversionPattern<OpTy> {
   }
 };
 
-struct TransposePattern : OpConversionPattern<lax::TransposeOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(lax::TransposeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkStaticTensors(op, rewriter)))
-      return failure();
+struct TransposePattern : StaticTensorPattern<lax::TransposeOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::TransposeOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
     auto type = signlessTensor(op.getType());
     // lax and linalg.transpose agree: result dim i is input dim perm[i].
     auto t = linalg::TransposeOp::create(
@@ -228,13 +206,10 @@ struct TransposePattern : OpConversionPattern<lax::TransposeOp> {
   }
 };
 
-struct RevPattern : OpConversionPattern<lax::RevOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(lax::RevOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkStaticTensors(op, rewriter)))
-      return failure();
+struct RevPattern : StaticTensorPattern<lax::RevOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::RevOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
     auto type = signlessTensor(op.getType());
     int64_t rank = type.getRank();
     // Result[i] = operand[n - 1 - i] along each reversed dim: an affine read.
@@ -245,29 +220,17 @@ struct RevPattern : OpConversionPattern<lax::RevOp> {
         e = rewriter.getAffineConstantExpr(type.getDimSize(d) - 1) - e;
       exprs.push_back(e);
     }
-    SmallVector<AffineMap> maps{
-        AffineMap::get(rank, 0, exprs, rewriter.getContext()),
-        rewriter.getMultiDimIdentityMap(rank)};
-    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    auto generic = linalg::GenericOp::create(
-        rewriter, op.getLoc(), TypeRange{type},
-        ValueRange{adaptor.getOperand()},
-        ValueRange{emptyTensor(rewriter, op.getLoc(), type)}, maps, iters,
-        [](OpBuilder &b, Location loc, ValueRange args) {
-          linalg::YieldOp::create(b, loc, args[0]);
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, copyThroughMap(rewriter, op.getLoc(), adaptor.getOperand(),
+                                          AffineMap::get(rank, 0, exprs, rewriter.getContext()),
+                                          type));
     return success();
   }
 };
 
-struct SlicePattern : OpConversionPattern<lax::SliceOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(lax::SliceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkStaticTensors(op, rewriter)))
-      return failure();
+struct SlicePattern : StaticTensorPattern<lax::SliceOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::SliceOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
     auto type = signlessTensor(op.getType());
     SmallVector<OpFoldResult> offsets, sizes, strides;
     for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -281,13 +244,21 @@ struct SlicePattern : OpConversionPattern<lax::SliceOp> {
   }
 };
 
-/// The start index of dim `d`, clamped like JAX into [0, dimSize - size].
-SmallVector<OpFoldResult> clampedOffsets(OpBuilder &b, Location loc,
-                                         ValueRange indices,
-                                         TypeRange laxIndexTypes,
-                                         RankedTensorType operand,
-                                         ArrayRef<int64_t> sizes) {
-  SmallVector<OpFoldResult> offsets;
+/// A window of a tensor, as tensor.extract_slice and insert_slice take it.
+struct Window {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+};
+
+/// The window of shape `sizes` with unit strides at `indices` (one start
+/// index per dim), each clamped like JAX into [0, dimSize - size].
+Window clampedWindow(OpBuilder &b, Location loc, ValueRange indices,
+                     TypeRange laxIndexTypes, RankedTensorType operand,
+                     ArrayRef<int64_t> sizes) {
+  Window window;
+  for (int64_t size : sizes) {
+    window.sizes.push_back(b.getIndexAttr(size));
+    window.strides.push_back(b.getIndexAttr(1));
+  }
   for (auto [d, idx] : llvm::enumerate(indices)) {
     Value scalar = tensor::ExtractOp::create(b, loc, idx, ValueRange{});
     Value i = isUnsignedElement(laxIndexTypes[d])
@@ -300,65 +271,45 @@ SmallVector<OpFoldResult> clampedOffsets(OpBuilder &b, Location loc,
                                               operand.getDimSize(d) - sizes[d]);
     Value c = arith::MaxSIOp::create(b, loc,
                                      arith::MinSIOp::create(b, loc, i, hi), lo);
-    offsets.push_back(c);
+    window.offsets.push_back(c);
   }
-  return offsets;
+  return window;
 }
 
-struct DynamicSlicePattern : OpConversionPattern<lax::DynamicSliceOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(lax::DynamicSliceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkStaticTensors(op, rewriter)))
-      return failure();
+struct DynamicSlicePattern : StaticTensorPattern<lax::DynamicSliceOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::DynamicSliceOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
     auto type = signlessTensor(op.getType());
     auto operand = cast<RankedTensorType>(op.getOperand().getType());
-    SmallVector<OpFoldResult> offsets = clampedOffsets(
-        rewriter, op.getLoc(), adaptor.getStartIndices(),
-        op.getStartIndices().getTypes(), operand, type.getShape());
-    SmallVector<OpFoldResult> sizes, strides;
-    for (int64_t s : type.getShape()) {
-      sizes.push_back(rewriter.getIndexAttr(s));
-      strides.push_back(rewriter.getIndexAttr(1));
-    }
+    Window window = clampedWindow(rewriter, op.getLoc(), adaptor.getStartIndices(),
+                                  op.getStartIndices().getTypes(), operand, type.getShape());
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        op, type, adaptor.getOperand(), offsets, sizes, strides);
+        op, type, adaptor.getOperand(), window.offsets, window.sizes, window.strides);
     return success();
   }
 };
 
 struct DynamicUpdateSlicePattern
-    : OpConversionPattern<lax::DynamicUpdateSliceOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(lax::DynamicUpdateSliceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkStaticTensors(op, rewriter)))
-      return failure();
+    : StaticTensorPattern<lax::DynamicUpdateSliceOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::DynamicUpdateSliceOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
     auto update = cast<RankedTensorType>(op.getUpdate().getType());
     auto operand = cast<RankedTensorType>(op.getOperand().getType());
-    SmallVector<OpFoldResult> offsets = clampedOffsets(
-        rewriter, op.getLoc(), adaptor.getStartIndices(),
-        op.getStartIndices().getTypes(), operand, update.getShape());
-    SmallVector<OpFoldResult> sizes, strides;
-    for (int64_t s : update.getShape()) {
-      sizes.push_back(rewriter.getIndexAttr(s));
-      strides.push_back(rewriter.getIndexAttr(1));
-    }
-    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(
-        op, adaptor.getUpdate(), adaptor.getOperand(), offsets, sizes, strides);
+    Window window = clampedWindow(rewriter, op.getLoc(), adaptor.getStartIndices(),
+                                  op.getStartIndices().getTypes(), operand, update.getShape());
+    rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, adaptor.getUpdate(),
+                                                       adaptor.getOperand(), window.offsets,
+                                                       window.sizes, window.strides);
     return success();
   }
 };
 
-struct ConcatenatePattern : OpConversionPattern<lax::ConcatenateOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(lax::ConcatenateOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkStaticTensors(op, rewriter)))
-      return failure();
+struct ConcatenatePattern : StaticTensorPattern<lax::ConcatenateOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::ConcatenateOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
     auto type = signlessTensor(op.getType());
     int64_t dim = op.getDimension();
     // Each input is written into its window of one destination tensor, so

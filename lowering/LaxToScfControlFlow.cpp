@@ -43,16 +43,29 @@ LogicalResult moveRegion(ConversionPatternRewriter &rewriter, const TypeConverte
   return success();
 }
 
-struct WhilePattern : OpConversionPattern<kiln::lax::WhileOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(kiln::lax::WhileOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(kiln::lowering::checkStaticTensors(op, rewriter)))
-      return failure();
+/// A pattern for a lax region op (while, cond): its tensors are static and
+/// its result types convert; rewriteRegions gets the converted types.
+template <typename OpTy>
+struct RegionOpPattern : kiln::lowering::StaticTensorPattern<OpTy> {
+  using kiln::lowering::StaticTensorPattern<OpTy>::StaticTensorPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult rewriteStatic(OpTy op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const final {
     SmallVector<Type> types;
-    if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), types)))
-      return rewriter.notifyMatchFailure(op, "cannot convert the carry types");
+    if (failed(this->getTypeConverter()->convertTypes(op->getResultTypes(), types)))
+      return rewriter.notifyMatchFailure(op, "cannot convert the result types");
+    return rewriteRegions(op, adaptor, types, rewriter);
+  }
+
+  virtual LogicalResult rewriteRegions(OpTy op, OpAdaptor adaptor, TypeRange resultTypes,
+                                       ConversionPatternRewriter &rewriter) const = 0;
+};
+
+struct WhilePattern : RegionOpPattern<kiln::lax::WhileOp> {
+  using RegionOpPattern::RegionOpPattern;
+  LogicalResult rewriteRegions(kiln::lax::WhileOp op, OpAdaptor adaptor, TypeRange types,
+                               ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     ValueRange args = adaptor.getArgs();
     int64_t numCond = op.getNumCondConsts(), numBody = op.getNumBodyConsts();
@@ -71,16 +84,10 @@ struct WhilePattern : OpConversionPattern<kiln::lax::WhileOp> {
   }
 };
 
-struct CondPattern : OpConversionPattern<kiln::lax::CondOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(kiln::lax::CondOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(kiln::lowering::checkStaticTensors(op, rewriter)))
-      return failure();
-    SmallVector<Type> types;
-    if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), types)))
-      return rewriter.notifyMatchFailure(op, "cannot convert the result types");
+struct CondPattern : RegionOpPattern<kiln::lax::CondOp> {
+  using RegionOpPattern::RegionOpPattern;
+  LogicalResult rewriteRegions(kiln::lax::CondOp op, OpAdaptor adaptor, TypeRange types,
+                               ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     ValueRange operands = adaptor.getBranchOperands();
     unsigned numBranches = op.getNumBranches();
