@@ -575,6 +575,21 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
     auto d = depsOfVal(a[0]);
     return d && !(*d & DepCarry) && (*d & DepXs);
   }, "a body value depends on the xs slices (and invariants) but on no carry");
+  r.addConstraint("invariant_operands", {A::Op}, [](auto a) {
+    Operation *op = a[0].asOp();
+    Operation *owner = enclosingRegionOp(Val::ofOp(op));
+    return owner && llvm::all_of(op->getOperands(), [&](Value o) {
+      // A value from outside the loop or cond, or one of its consts (a
+      // cond's branch arguments included): the same at every iteration.
+      Region *r = o.getParentRegion();
+      if (!r || !owner->isAncestor(r->getParentOp()))
+        return true;
+      auto arg = dyn_cast<BlockArgument>(o);
+      return arg && arg.getOwner() == op->getBlock() && argRole(owner, arg) == DepConst;
+    });
+  }, "every operand of the op (directly in a scan, while or cond region) is a const of it or "
+     "a value from outside: what hoist(op) needs; O(operands), unlike only_consts, which "
+     "follows the op's whole backward slice in the body");
   r.addConstraint("is_pure", {A::Op}, [](auto a) { return isPure(a[0].asOp()); },
                   "the op has no memory effects (recursively)");
   r.addFunction("ys_operand", {A::Op}, [](auto a) -> std::optional<Val> {
