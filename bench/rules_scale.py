@@ -4,14 +4,22 @@ same rewrites as Kiln's hand-written C++ patterns, on generated modules of
 growing size. Prints the time of the rewrite pass alone (--mlir-timing) and
 the YAML/C++ ratio per size.
 
-    bench/rules_scale.py --build build [--sizes 25000,50000,100000,200000]
+    bench/rules_scale.py --build build [--sizes 10000,25000,50000,100000,200000] [--region]
 
 The module repeats a block of 8 ops that both rule sets rewrite completely:
 transpose(transpose(x)) and dot_general(transpose(a), b) (rules/library/
 transpose.yaml; C++: lax.transpose's canonicalization and
---kiln-canonicalize-dot-general).
+--kiln-canonicalize-dot-general). Each row also gives the YAML rules' time
+per op: flat when the engine is linear in the module's size.
+
+--region also times the region rules of rules/library/loops.yaml (no C++
+counterpart) on two modules of N ops: many small scans that they rewrite
+(hoisting, removing an unused carry, ys and const), and one scan whose body
+is a chain of N ops from its carry that they try on every op (it was
+quadratic: only_consts followed each op's backward slice).
 """
 import argparse
+import importlib.util
 import re
 import subprocess
 import tempfile
@@ -36,6 +44,49 @@ def module(blocks):
         lines.append(BLOCK.format(i=i, p=i - 1 if i else ""))  # block 0 adds the argument %acc
     lines.append(f"  return %acc{blocks - 1} : tensor<4x5xf32>\n}}")
     return "\n".join(lines)
+
+
+def many_scans(blocks):
+    """`blocks` scans of 8 ops each: exp(w) to hoist, an unused carry and ys."""
+    block = """  %s{i}:3 = lax.scan length = 4 consts(%w) carry(%c{p}, %z) xs(%xs) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4x4xf32>) {{
+  ^bb0(%wc: tensor<4xf32>, %carry: tensor<4xf32>, %junk: tensor<4xf32>, %x: tensor<4xf32>):
+    %e = lax.exp %wc : tensor<4xf32>
+    %m = lax.mul %e, %x : tensor<4xf32>
+    %a = lax.add %carry, %m : tensor<4xf32>
+    %j = lax.sin %junk : tensor<4xf32>
+    lax.yield %a, %j, %m : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  }}
+  %c{i} = lax.neg %s{i}#0 : tensor<4xf32>"""
+    lines = ["func.func @f(%w: tensor<4xf32>, %c: tensor<4xf32>, %z: tensor<4xf32>, %xs: tensor<4x4xf32>) -> tensor<4xf32> {"]
+    for i in range(blocks):
+        lines.append(block.format(i=i, p=i - 1 if i else ""))
+    lines.append(f"  return %c{blocks - 1} : tensor<4xf32>\n}}")
+    return "\n".join(lines)
+
+
+def long_body(n):
+    """One scan whose body is a chain of `n` ops from the carry."""
+    spec = importlib.util.spec_from_file_location(
+        "long_scan_body", ROOT / "tests" / "rules" / "Inputs" / "long_scan_body.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    return gen.scan_module(n)
+
+
+def measure_region(opt, sizes, repeats=3):
+    """Yields (ops, many-scans seconds, long-body seconds) per size: the best
+    of `repeats` runs of the rules pass with rules/library/loops.yaml."""
+    rules = f"--rules={ROOT / 'rules' / 'library' / 'loops.yaml'}"
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in sizes:
+            times = []
+            for name, text in (("scans", many_scans(max(1, size // 8))), ("body", long_body(size))):
+                path = Path(tmp) / f"{name}{size}.mlir"
+                path.write_text(text)
+                times.append(min(pass_seconds([str(opt), str(path), rules, "--mlir-timing",
+                                               "--mlir-disable-threading", "-o", "/dev/null"])
+                                 for _ in range(repeats)))
+            yield size, times[0], times[1]
 
 
 def pass_seconds(cmd):
@@ -77,11 +128,20 @@ def format_row(row):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--build", default=str(ROOT / "build"))
-    p.add_argument("--sizes", default="25000,50000,100000,200000", help="approximate op counts")
+    p.add_argument("--sizes", default="10000,25000,50000,100000,200000", help="approximate op counts")
+    p.add_argument("--region", action="store_true", help="also time the region rules (loops.yaml)")
     args = p.parse_args()
-    print(f"{'ops':>8} {'YAML rules (s)':>15} {'C++ patterns (s)':>17} {'ratio':>7}")
-    for row in measure(Path(args.build) / "bin" / "kiln-opt", [int(s) for s in args.sizes.split(",")]):
-        print(format_row(row), flush=True)
+    opt = Path(args.build) / "bin" / "kiln-opt"
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(f"{'ops':>8} {'YAML rules (s)':>15} {'C++ patterns (s)':>17} {'ratio':>7} {'YAML us/op':>11}")
+    for row in measure(opt, sizes):
+        print(format_row(row) + f" {1e6 * row[1] / row[0]:>11.2f}", flush=True)
+    if args.region:
+        print(f"\nregion rules (loops.yaml)\n{'ops':>8} {'many scans (s)':>15} {'us/op':>7} "
+              f"{'one long body (s)':>18} {'us/op':>7}")
+        for size, scans, body in measure_region(opt, sizes):
+            print(f"{size:>8} {scans:>15.3f} {1e6 * scans / size:>7.2f} {body:>18.3f} "
+                  f"{1e6 * body / size:>7.2f}", flush=True)
 
 
 if __name__ == "__main__":

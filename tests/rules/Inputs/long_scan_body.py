@@ -19,4 +19,5 @@ def scan_module(n):
     return "\n".join(L)
 
 
-print(scan_module(int(sys.argv[1])))
+if __name__ == "__main__":
+    print(scan_module(int(sys.argv[1])))
