@@ -147,12 +147,14 @@ struct Explainer {
       std::string err;
       auto v = evaluate(*n.expr, env, rewriter, wantWhy ? &err : nullptr);
       if (!v)
-        return fail("loop binding '" + n.name + "' cannot be computed: " + err);
+        return wantWhy ? fail("loop binding '" + n.name + "' cannot be computed: " + err) : false;
       env[n.name] = *v;
     }
     for (size_t i = 0; i < rule.where.size(); ++i) {
       std::string err;
       auto v = evaluate(*rule.where[i], env, rewriter, wantWhy ? &err : nullptr);
+      if ((!v || !v->asBool().value_or(false)) && !wantWhy)
+        return false; // the message (printExpr) only for --rule-explain
       if (!v || !v->asBool().value_or(false))
         return fail("where #" + std::to_string(i + 1) + " `" + printExpr(*rule.where[i]) +
                     "` " + (v ? "is false" : "cannot be evaluated: " + err));
