@@ -308,7 +308,22 @@ std::optional<SmallVector<Operation *>> sameInOtherBranches(Operation *op, CondO
     };
     Operation *twin = nullptr;
     if (op->getNumOperands()) {
-      for (Operation *user : counterpart(op->getOperand(0)).getUsers())
+      // The twin reads every operand's counterpart: search the users of the
+      // one with the fewest (counted only up to the fewest so far), not of
+      // an argument that every op of the branch may read.
+      Value rarest;
+      size_t fewest = SIZE_MAX;
+      for (Value o : op->getOperands()) {
+        Value c = counterpart(o);
+        size_t n = 0;
+        for (auto it = c.use_begin(); it != c.use_end() && n < fewest; ++it)
+          ++n;
+        if (n < fewest) {
+          fewest = n;
+          rarest = c;
+        }
+      }
+      for (Operation *user : rarest.getUsers())
         if (equivalent(user)) {
           twin = user;
           break;
