@@ -136,9 +136,11 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
     rt.grew = false;
     rt.maxGrowth = 4 * numOps + 10000;
     rt.clearLog();
-    rt.clearMemos();
-    bool converged = succeeded(applyPatternsGreedily(op, patterns, config));
-    rt.clearMemos();
+    bool converged;
+    {
+      RuleRuntime::Active active(rt); // the listener of every change below
+      converged = succeeded(applyPatternsGreedily(op, patterns, config));
+    }
     if (!rt.brokenBy.empty())
       return failure();
     if (rt.grew) {
@@ -163,9 +165,10 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
     rt.clearLog();
     config.setMaxIterations(1);
     config.setMaxNumRewrites(std::min<int64_t>(int64_t(maxRewrites), 1000));
-    rt.clearMemos();
-    (void)applyPatternsGreedily(op, patterns, config);
-    rt.clearMemos();
+    {
+      RuleRuntime::Active active(rt);
+      (void)applyPatternsGreedily(op, patterns, config);
+    }
     std::map<std::string, unsigned> counts;
     for (const std::string &n : rt.log)
       ++counts[n];

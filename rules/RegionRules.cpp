@@ -116,56 +116,86 @@ unsigned argRole(Operation *owner, BlockArgument arg) {
   return DepConst;
 }
 
-/// Which kinds of `owner`'s block arguments `v` depends on (Dep bits); values
-/// defined outside `owner` depend on none (they are invariant).
-unsigned depsIn(Value v, Operation *owner, llvm::DenseMap<Value, unsigned> &memo) {
-  Region *r = v.getParentRegion();
-  if (!r || !owner->isAncestor(r->getParentOp()))
-    return 0;
-  if (auto it = memo.find(v); it != memo.end())
-    return it->second;
-  memo[v] = 0; // no cycles in SSA, but be safe
-  unsigned deps = 0;
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    Operation *argOwner = arg.getOwner()->getParentOp();
-    if (argOwner == owner)
-      deps = argRole(owner, arg);
-    else if (argOwner)
-      // An argument of a nested region depends on whatever its op reads.
-      for (Value o : argOwner->getOperands())
-        deps |= depsIn(o, owner, memo);
-  } else {
-    // The defining op's operands, and what its nested regions read from
-    // above it.
-    Operation *def = v.getDefiningOp();
-    def->walk([&](Operation *inner) {
-      for (Value o : inner->getOperands()) {
-        Operation *from = o.getParentBlock() ? o.getParentBlock()->getParentOp() : nullptr;
-        if (inner == def || !from || !def->isAncestor(from))
-          deps |= depsIn(o, owner, memo);
+} // namespace
+
+/// The dependence classes (Dep bits) of what lies directly in the regions of
+/// one scan, while or cond: its block arguments, and each op with its
+/// results. An op depends on what its operands depend on and on what the
+/// values its own regions read from outside it depend on; values defined
+/// outside the loop depend on nothing (they are invariant).
+struct kiln::rules::DependenceTable {
+  llvm::DenseMap<Value, unsigned> values;
+  llvm::DenseMap<Operation *, unsigned> ops;
+};
+
+namespace {
+
+/// One forward pass over `owner`'s blocks in program order (again only if a
+/// value is read before the op defining it in block order, until nothing
+/// changes): linear in the size of its regions.
+std::shared_ptr<DependenceTable> computeDependences(Operation *owner) {
+  auto t = std::make_shared<DependenceTable>();
+  bool again = true;
+  while (again) {
+    bool early = false, changed = false;
+    auto depOf = [&](Value v) -> unsigned {
+      if (auto it = t->values.find(v); it != t->values.end())
+        return it->second;
+      Block *b = v.getParentBlock();
+      early |= b && b->getParentOp() == owner; // not computed yet
+      return 0;
+    };
+    for (Region &region : owner->getRegions())
+      for (Block &block : region) {
+        for (BlockArgument arg : block.getArguments())
+          t->values[arg] = argRole(owner, arg);
+        for (Operation &op : block) {
+          unsigned d = 0;
+          for (Value o : op.getOperands())
+            d |= depOf(o);
+          // What its nested regions read from above it.
+          if (op.getNumRegions())
+            op.walk([&](Operation *inner) {
+              if (inner == &op)
+                return;
+              for (Value o : inner->getOperands()) {
+                Operation *from = o.getParentBlock() ? o.getParentBlock()->getParentOp() : nullptr;
+                if (!from || !op.isAncestor(from))
+                  d |= depOf(o);
+              }
+            });
+          unsigned &slot = t->ops[&op];
+          changed |= slot != d;
+          slot = d;
+          for (Value r : op.getResults())
+            t->values[r] = d;
+        }
       }
-    });
+    again = early && changed;
   }
-  memo[v] = deps;
-  return deps;
+  return t;
 }
 
 /// The deps of a value, or of an op's operands (and what its regions read),
 /// in the scan, while or cond whose region directly holds it; std::nullopt
-/// when none does.
+/// when none does. The loop's table is computed once while rules run
+/// (RuleRuntime::Active: any IR change drops it), afresh otherwise.
 std::optional<unsigned> depsOfVal(const Val &x) {
   Operation *owner = enclosingRegionOp(x);
   if (!owner)
     return std::nullopt;
-  llvm::DenseMap<Value, unsigned> memo;
-  if (x.kind != Val::Op)
-    return depsIn(x.asValue(), owner, memo);
-  unsigned d = 0;
-  x.op->walk([&](Operation *inner) {
-    for (Value o : inner->getOperands())
-      d |= depsIn(o, owner, memo);
-  });
-  return d;
+  std::shared_ptr<DependenceTable> table;
+  if (RuleRuntime *rt = RuleRuntime::active()) {
+    std::shared_ptr<DependenceTable> &memo = rt->dependences[owner];
+    if (!memo)
+      memo = computeDependences(owner);
+    table = memo;
+  } else {
+    table = computeDependences(owner);
+  }
+  if (x.kind == Val::Op)
+    return table->ops.lookup(x.op);
+  return table->values.lookup(x.asValue());
 }
 
 ScanOp scanArg(const Val &v) { return dyn_cast_or_null<ScanOp>(v.asOp()); }
@@ -603,8 +633,8 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
       return arg && arg.getOwner() == op->getBlock() && argRole(owner, arg) == DepConst;
     });
   }, "every operand of the op (directly in a scan, while or cond region) is a const of it or "
-     "a value from outside: what hoist(op) needs; O(operands), unlike only_consts, which "
-     "follows the op's whole backward slice in the body");
+     "a value from outside: what hoist(op) needs; O(operands), with no pass over the loop "
+     "(only_consts computes the whole loop's dependence classes)");
   r.addConstraint("is_pure", {A::Op}, [](auto a) { return isPure(a[0].asOp()); },
                   "the op has no memory effects (recursively)");
   r.addFunction("ys_operand", {A::Op}, [](auto a) -> std::optional<Val> {

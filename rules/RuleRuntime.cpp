@@ -250,6 +250,18 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
   }
 }
 
+static thread_local RuleRuntime *activeRuntime = nullptr;
+
+RuleRuntime::Active::Active(RuleRuntime &rt) : previous(activeRuntime) {
+  rt.clearMemos();
+  activeRuntime = &rt;
+}
+RuleRuntime::Active::~Active() {
+  activeRuntime->clearMemos();
+  activeRuntime = previous;
+}
+RuleRuntime *RuleRuntime::active() { return activeRuntime; }
+
 /// Memo keys: the arguments' kinds and opaque pointers; ranges (whose
 /// storage may not outlive the call) are not remembered.
 static bool memoKey(ArrayRef<PDLValue> args, SmallVectorImpl<std::pair<int, const void *>> &key) {

@@ -16,6 +16,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <map>
+#include <memory>
 #include <set>
 
 namespace mlir {
@@ -23,6 +24,10 @@ class PDLPatternModule;
 } // namespace mlir
 
 namespace kiln::rules {
+
+/// The dependence classes of the values in one loop op's regions
+/// (rules/RegionRules.cpp).
+struct DependenceTable;
 
 class RuleRuntime : public mlir::RewriterBase::Listener {
 public:
@@ -73,10 +78,31 @@ public:
   unsigned evalMemoNext = 0;
   void rememberEval(const Site &s, llvm::ArrayRef<mlir::PDLValue> args, const void *result);
   const void *lookupEval(const Site &s, llvm::ArrayRef<mlir::PDLValue> args) const;
+  /// The dependence classes that only_consts, depends_on_carries and
+  /// only_xs read, per scan, while or cond: computed once for the whole loop
+  /// while this runtime is active (one forward pass over its regions); any
+  /// IR change drops them.
+  llvm::DenseMap<mlir::Operation *, std::shared_ptr<DependenceTable>> dependences;
   void clearMemos() {
     inferMemo.valid = false;
     evalMemo.clear();
+    dependences.clear();
   }
+  /// While an Active lives, `active()` on its thread is its runtime, whose
+  /// memos the region predicates use: the runtime must then be the listener
+  /// of every IR change (it drops them on each), as around the greedy driver
+  /// of --kiln-apply-rules. Without one, they compute afresh.
+  class Active {
+  public:
+    explicit Active(RuleRuntime &rt);
+    ~Active();
+    Active(const Active &) = delete;
+    Active &operator=(const Active &) = delete;
+
+  private:
+    RuleRuntime *previous;
+  };
+  static RuleRuntime *active();
   /// inferResultTypes through `inferMemo`.
   std::optional<llvm::SmallVector<mlir::Type>> inferCached(mlir::MLIRContext *ctx,
                                                            llvm::StringRef opName,

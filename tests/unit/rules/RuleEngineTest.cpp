@@ -5,6 +5,7 @@
 #include "rules/RuleRuntime.h"
 #include "rules/RuleSet.h"
 
+#include "dialect/LaxControlFlowOps.h"
 #include "dialect/LaxDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -212,4 +213,172 @@ TEST_F(RuleEngineTest, TagsPhasesAndAnyOrderVariants) {
   EXPECT_EQ(rules.getPDL(0), "module {\n}\n");
   rules.setTags("-exact");
   EXPECT_FALSE(rules.isEnabled(late->rule));
+}
+
+namespace {
+/// The dependence classes as the region predicates computed them before they
+/// were memoized per loop (each question followed the value's backward
+/// slice): the reference the memoized forward pass must agree with.
+enum RefDep : unsigned { RefConst = 1, RefCarry = 2, RefXs = 4 };
+unsigned refRole(Operation *owner, BlockArgument arg) {
+  unsigned i = arg.getArgNumber();
+  if (auto scan = dyn_cast<kiln::lax::ScanOp>(owner))
+    return i < scan.getNumConsts()                        ? RefConst
+           : i < scan.getNumConsts() + scan.getNumCarry() ? RefCarry
+                                                          : RefXs;
+  if (auto loop = dyn_cast<kiln::lax::WhileOp>(owner)) {
+    bool inBody = arg.getOwner() == &loop.getBodyBlock();
+    return i < (inBody ? loop.getNumBodyConsts() : loop.getNumCondConsts()) ? RefConst : RefCarry;
+  }
+  return RefConst;
+}
+unsigned refDeps(Value v, Operation *owner) {
+  Region *r = v.getParentRegion();
+  if (!r || !owner->isAncestor(r->getParentOp()))
+    return 0;
+  unsigned deps = 0;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation *argOwner = arg.getOwner()->getParentOp();
+    if (argOwner == owner)
+      return refRole(owner, arg);
+    for (Value o : argOwner->getOperands())
+      deps |= refDeps(o, owner);
+    return deps;
+  }
+  Operation *def = v.getDefiningOp();
+  def->walk([&](Operation *inner) {
+    for (Value o : inner->getOperands()) {
+      Operation *from = o.getParentBlock() ? o.getParentBlock()->getParentOp() : nullptr;
+      if (inner == def || !from || !def->isAncestor(from))
+        deps |= refDeps(o, owner);
+    }
+  });
+  return deps;
+}
+unsigned refDepsOfOp(Operation *op, Operation *owner) {
+  unsigned d = 0;
+  op->walk([&](Operation *inner) {
+    for (Value o : inner->getOperands())
+      d |= refDeps(o, owner);
+  });
+  return d;
+}
+} // namespace
+
+// only_consts, depends_on_carries and only_xs give the same answers as the
+// backward-slice reference, for every op and value directly in a scan, while
+// or cond (nested ones, regions reading values from above), with the memo of
+// an active runtime (asked twice: the second time from the memo) and without.
+TEST_F(RuleEngineTest, DependencePredicatesMatchTheBackwardSlice) {
+  OwningOpRef<ModuleOp> mod = parseSourceString<ModuleOp>(R"(
+func.func @f(%w: tensor<4xf32>, %c0: tensor<4xf32>, %xs: tensor<6x4xf32>, %i: tensor<i32>, %l: tensor<i32>) -> (tensor<4xf32>, tensor<6x4xf32>) {
+  %c, %ys = lax.scan length = 6 consts(%w, %i, %l) carry(%c0) xs(%xs)
+      : (tensor<4xf32>, tensor<i32>, tensor<i32>, tensor<4xf32>, tensor<6x4xf32>) -> (tensor<4xf32>, tensor<6x4xf32>) {
+  ^bb0(%wc: tensor<4xf32>, %ic: tensor<i32>, %lc: tensor<i32>, %carry: tensor<4xf32>, %x: tensor<4xf32>):
+    %e = lax.exp %wc : tensor<4xf32>
+    %m = lax.mul %x, %e : tensor<4xf32>
+    %a = lax.add %carry, %m : tensor<4xf32>
+    %xo = lax.neg %x : tensor<4xf32>
+    %cx = lax.add %carry, %xo : tensor<4xf32>
+    %r = lax.cond %ic (%e) : (tensor<i32>, tensor<4xf32>) -> tensor<4xf32>
+    branch 0 {
+    ^bb0(%b: tensor<4xf32>):
+      %n = lax.neg %b : tensor<4xf32>
+      lax.yield %n : tensor<4xf32>
+    } branch 1 {
+    ^bb0(%b: tensor<4xf32>):
+      %s = lax.sin %carry : tensor<4xf32>
+      lax.yield %s : tensor<4xf32>
+    }
+    %q = lax.cond %ic (%e) : (tensor<i32>, tensor<4xf32>) -> tensor<4xf32>
+    branch 0 {
+    ^bb0(%b: tensor<4xf32>):
+      lax.yield %b : tensor<4xf32>
+    } branch 1 {
+    ^bb0(%b: tensor<4xf32>):
+      %t = lax.tanh %x : tensor<4xf32>
+      lax.yield %t : tensor<4xf32>
+    }
+    %g = lax.cond %ic (%e) : (tensor<i32>, tensor<4xf32>) -> tensor<4xf32>
+    branch 0 {
+    ^bb0(%b: tensor<4xf32>):
+      %o = lax.cos %wc : tensor<4xf32>
+      lax.yield %o : tensor<4xf32>
+    } branch 1 {
+    ^bb0(%b: tensor<4xf32>):
+      lax.yield %b : tensor<4xf32>
+    }
+    %v = lax.while cond_consts(%lc) body_consts(%e) carry(%e)
+        : (tensor<i32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    cond {
+    ^bb0(%lw: tensor<i32>, %cw: tensor<4xf32>):
+      %p = lax.compare LT, %lw, %ic : tensor<i32>
+      lax.yield %p : tensor<i1>
+    } body {
+    ^bb0(%k: tensor<4xf32>, %u: tensor<4xf32>):
+      %h = lax.add %u, %x : tensor<4xf32>
+      %h2 = lax.mul %h, %k : tensor<4xf32>
+      lax.yield %h2 : tensor<4xf32>
+    }
+    %z1 = lax.add %r, %q : tensor<4xf32>
+    %z2 = lax.add %g, %v : tensor<4xf32>
+    %z3 = lax.add %z1, %z2 : tensor<4xf32>
+    %z = lax.add %z3, %cx : tensor<4xf32>
+    lax.yield %a, %z : tensor<4xf32>, tensor<4xf32>
+  }
+  return %c, %ys : tensor<4xf32>, tensor<6x4xf32>
+}
+)", &ctx);
+  ASSERT_TRUE(mod);
+  NativeRegistry &reg = NativeRegistry::global();
+  const NativeFunction *onlyConsts = reg.lookup("only_consts");
+  const NativeFunction *onCarries = reg.lookup("depends_on_carries");
+  const NativeFunction *onlyXs = reg.lookup("only_xs");
+  ASSERT_TRUE(onlyConsts && onCarries && onlyXs);
+  IRRewriter rw(&ctx);
+  auto ask = [&](const NativeFunction *f, const Val &x) {
+    auto v = f->fn(rw, {x});
+    return v && v->asBool().value_or(false);
+  };
+  auto check = [&](const Val &x, unsigned want, const std::string &what) {
+    EXPECT_EQ(ask(onCarries, x), bool(want & RefCarry)) << what;
+    EXPECT_EQ(ask(onlyConsts, x), !(want & (RefCarry | RefXs))) << what;
+    EXPECT_EQ(ask(onlyXs, x), !(want & RefCarry) && (want & RefXs)) << what;
+  };
+  RuleRuntime rt;
+  unsigned asked = 0, kinds = 0;
+  for (int memo = 0; memo < 3; ++memo) {
+    std::optional<RuleRuntime::Active> active;
+    if (memo)
+      active.emplace(rt);
+    mod->walk([&](Operation *owner) {
+      if (!isa<kiln::lax::ScanOp, kiln::lax::WhileOp, kiln::lax::CondOp>(owner))
+        return;
+      for (Region &region : owner->getRegions())
+        for (Block &block : region) {
+          for (BlockArgument arg : block.getArguments()) {
+            check(Val::ofValue(arg), refRole(owner, arg),
+                  "argument " + std::to_string(arg.getArgNumber()));
+            ++asked;
+          }
+          for (Operation &op : block) {
+            unsigned d = refDepsOfOp(&op, owner);
+            kinds |= 1u << d;
+            check(Val::ofOp(&op), d, op.getName().getStringRef().str());
+            for (Value r : op.getResults())
+              check(Val::ofValue(r), refDeps(r, owner), op.getName().getStringRef().str());
+            ++asked;
+          }
+        }
+    });
+    if (memo) {
+      EXPECT_FALSE(rt.dependences.empty());
+    }
+  }
+  EXPECT_TRUE(rt.dependences.empty()); // dropped when the runtime stops being active
+  EXPECT_GT(asked, 40u);
+  // Every combination was asked: nothing (only values from outside), consts,
+  // carries, xs and their unions.
+  for (unsigned d : {0u, 1u, 2u, 4u, 5u, 6u, 7u})
+    EXPECT_TRUE(kinds & (1u << d)) << d;
 }
