@@ -239,15 +239,19 @@ Tensor reduce(const Evaluator &ev, Operation *op, const Tensor &x, ArrayRef<int6
       case Combine::Sum: a += v; break;
       case Combine::Prod: a *= v; break;
       // NaN propagates; -0 < +0, as lax.max/min (IEEE maximum/minimum).
+      // The NaN kept is the first one met, sign and payload included, as
+      // lax.max/min keep their NaN operand (InterpretElementwise.cpp).
       case Combine::Max:
-        a = (std::isnan(a) || std::isnan(v)) ? NAN
-            : a == v                          ? (std::signbit(a) ? v : a)
-                                              : std::max(a, v);
+        a = std::isnan(a) ? a
+            : std::isnan(v) ? v
+            : a == v        ? (std::signbit(a) ? v : a)
+                            : std::max(a, v);
         break;
       case Combine::Min:
-        a = (std::isnan(a) || std::isnan(v)) ? NAN
-            : a == v                          ? (std::signbit(a) ? a : v)
-                                              : std::min(a, v);
+        a = std::isnan(a) ? a
+            : std::isnan(v) ? v
+            : a == v        ? (std::signbit(a) ? a : v)
+                            : std::min(a, v);
         break;
       }
     } else {

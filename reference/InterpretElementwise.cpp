@@ -29,17 +29,27 @@ double square(double x) { return x * x; }
 double signOf(double x) { return std::isnan(x) || x == 0 ? x : (x > 0 ? 1.0 : -1.0); }
 double negate(double x) { return -x; }
 /// IEEE maximum/minimum (arith.maximumf): NaN propagates and -0 < +0, so
-/// the result does not depend on the operands' order.
+/// the result does not depend on the operands' order. The NaN that
+/// propagates is the operand itself (the first one when both are NaN), sign
+/// and payload included, as IEEE 754-2019 (6.2.3) recommends, as APFloat's
+/// maximum/minimum (the constant folder) and XLA's CPU code do. A canonical
+/// NaN here made `min(x, x) -> x` (LaxFolds.cpp) change the bits a
+/// bitcast_convert_type of the result exposes: log(-1) is -NaN, min(-NaN,
+/// -NaN) was +NaN (generated program 1966, min-max-nan-operand.mlir).
 double nanMax(double a, double b) {
-  if (std::isnan(a) || std::isnan(b))
-    return NAN;
+  if (std::isnan(a))
+    return a;
+  if (std::isnan(b))
+    return b;
   if (a == b)
     return std::signbit(a) ? b : a;
   return std::max(a, b);
 }
 double nanMin(double a, double b) {
-  if (std::isnan(a) || std::isnan(b))
-    return NAN;
+  if (std::isnan(a))
+    return a;
+  if (std::isnan(b))
+    return b;
   if (a == b)
     return std::signbit(a) ? a : b;
   return std::min(a, b);

@@ -36,17 +36,22 @@ int64_t indexVectorEntry(const Tensor &indices, ArrayRef<int64_t> indicesStrides
 }
 
 /// IEEE 754-2019 maximum/minimum, as lax.max/lax.min on XLA: NaN if either
-/// is NaN, and -0 < +0.
+/// is NaN (that operand, sign and payload included: the first one when both
+/// are, as lax.max/min in InterpretElementwise.cpp), and -0 < +0.
 double ieeeMax(double a, double b) {
-  if (std::isnan(a) || std::isnan(b))
-    return NAN;
+  if (std::isnan(a))
+    return a;
+  if (std::isnan(b))
+    return b;
   if (a == b)
     return std::signbit(a) ? b : a;
   return a > b ? a : b;
 }
 double ieeeMin(double a, double b) {
-  if (std::isnan(a) || std::isnan(b))
-    return NAN;
+  if (std::isnan(a))
+    return a;
+  if (std::isnan(b))
+    return b;
   if (a == b)
     return std::signbit(a) ? a : b;
   return a < b ? a : b;
