@@ -32,8 +32,11 @@ public:
   const Tensor &lookup(mlir::Value v) const;
   /// A zero tensor of `type` computed at this evaluator's precision.
   Tensor make(mlir::Type type) const {
-    return Tensor(llvm::cast<mlir::RankedTensorType>(type), !options.f64Reference);
+    return Tensor(llvm::cast<mlir::RankedTensorType>(type), roundsFloats());
   }
+  /// Whether the op being evaluated rounds its float results to their types
+  /// (not under f64Reference, nor for an op marked options.unroundedAttr).
+  bool roundsFloats() const { return !options.f64Reference && !unrounded; }
 
 private:
   mlir::LogicalResult evalOp(mlir::Operation *op);
@@ -59,6 +62,8 @@ private:
   /// Nesting of func.call, bounded so that a recursive program fails with a
   /// diagnostic instead of overflowing the stack.
   unsigned callDepth = 0;
+  /// The op being evaluated carries options.unroundedAttr.
+  bool unrounded = false;
   llvm::SmallVector<llvm::DenseMap<mlir::Value, Tensor>> scopes;
 };
 

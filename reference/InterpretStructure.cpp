@@ -68,7 +68,7 @@ std::optional<FailureOr<Tensor>> Evaluator::evalStructure(Operation *op) {
         if (!isa<DenseElementsAttr>(c.getValue()))
           return FailureOr<Tensor>(
               op->emitError("the interpreter evaluates dense constants only"));
-        return Tensor::fromAttr(c.getValue(), !options.f64Reference);
+        return Tensor::fromAttr(c.getValue(), roundsFloats());
       })
       .Case([&](IotaOp iota) -> R {
         Tensor r = make(resultType);

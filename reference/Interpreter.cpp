@@ -47,10 +47,12 @@ FailureOr<SmallVector<Tensor>> Evaluator::call(Operation *callee, ArrayRef<Tenso
       return func.emitError("input #") << i << " has type " << value.getType()
                                        << ", expected " << type;
   }
-  // Inputs computed at another precision are re-rounded for this run.
+  // Inputs computed at another precision are re-rounded for this run (the
+  // arguments of an inner call were computed by this run, at the precision
+  // their ops chose: see InterpreterOptions::unroundedAttr).
   SmallVector<Tensor> bound;
   for (const Tensor &t : args) {
-    if (t.roundsFloats() == !options.f64Reference) {
+    if (callDepth > 0 || t.roundsFloats() == !options.f64Reference) {
       bound.push_back(t);
       continue;
     }
@@ -69,6 +71,9 @@ FailureOr<SmallVector<Tensor>> Evaluator::call(Operation *callee, ArrayRef<Tenso
 }
 
 LogicalResult Evaluator::evalOp(Operation *op) {
+  bool outer = unrounded;
+  unrounded = !options.unroundedAttr.empty() && op->hasAttr(options.unroundedAttr);
+  llvm::scope_exit restore([&] { unrounded = outer; });
   if (auto scan = dyn_cast<lax::ScanOp>(op)) {
     FailureOr<SmallVector<Tensor>> results = evalScan(scan);
     if (failed(results))
@@ -102,7 +107,7 @@ LogicalResult Evaluator::evalOp(Operation *op) {
     auto elements = dyn_cast<DenseElementsAttr>(constant.getValue());
     if (!elements)
       return op->emitError("the interpreter evaluates dense tensor constants only");
-    bind(op->getResult(0), Tensor::fromAttr(elements, !options.f64Reference));
+    bind(op->getResult(0), Tensor::fromAttr(elements, roundsFloats()));
     return success();
   }
   for (auto family : {&Evaluator::evalElementwise, &Evaluator::evalStructure,

@@ -20,6 +20,13 @@ struct InterpreterOptions {
   /// Evaluate every float op in double precision (no rounding to the
   /// declared type): a float64 reference for the same program.
   bool f64Reference = false;
+  /// When not empty: ops that carry a (discardable) attribute of this name
+  /// compute their float results in double, unrounded, although the rest of
+  /// the program rounds to its types. magnitudes() (Magnitude.cpp) marks its
+  /// shadow computations so: the original computation then follows the
+  /// reference's own (rounded) values, the shadows do not overflow their
+  /// nominal type.
+  llvm::StringRef unroundedAttr;
 };
 
 /// Runs function `entry` of `module` on `inputs`. Unknown entry, wrong

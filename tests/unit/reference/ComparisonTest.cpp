@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "tests/unit/reference/InterpreterTesting.h"
 
+#include <cfloat>
 #include <cmath>
 #include <random>
 
@@ -248,15 +249,52 @@ func.func @f(%x: tensor<2xf32>, %y: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf
   return %e, %r, %q, %c : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xi1>
 })";
   Tensor x = f32({1, 2}), y = f32({1, -2});
-  // exp(d): |exp(d)| (S(d) + 1) with S(d) = |x| + |y|.
+  // exp(d): |exp(d)| (S(d) + 1) with S(d) = |x| + |y|, and exp(d) the
+  // reference's value, rounded to f32 (the shadows are taken at the values
+  // the comparison measures against).
   std::vector<double> e = valuesOf(magnitudesOf(src, {x, y}, 0));
   EXPECT_DOUBLE_EQ(e[0], 1 * (2 + 1));
-  EXPECT_NEAR(e[1], std::exp(4.0) * (4 + 1), 1e-9);
+  EXPECT_NEAR(e[1], double(float(std::exp(4.0))) * (4 + 1), 1e-9);
   EXPECT_TRUE(std::isnan(valuesOf(magnitudesOf(src, {x, y}, 1))[0]));
   // x / y: (S(x) + |x / y| (S(y) - |y|)) / |y|, |x / y| for inputs.
   EXPECT_EQ(valuesOf(magnitudesOf(src, {x, y}, 2)), (std::vector<double>{1, 1}));
   // A non-float output comes back as it is.
   EXPECT_EQ(valuesOf(magnitudesOf(src, {x, y}, 3)), (std::vector<double>{0, 1}));
+}
+
+// The shadows are taken at the reference's values, rounded to the program's
+// types (generated program 30946): float(2147483646) is 2^31 in f32, where
+// cos is 0.238 and pow(FLT_MAX, cos) 1.457e9; at the double 2147483646 cos is
+// -0.98 and pow 1.4e-38, which made S(pow) 2.7e-27, below |ref|. The shadows
+// themselves stay in double: S(60000 - 30000) = 90000, beyond f16's largest
+// 65504, also through a call's arguments and results.
+TEST_F(ComparisonTest, MagnitudesAtTheReferencesRoundedValues) {
+  const char *src = R"(
+func.func private @g(%a: tensor<2xf16>) -> tensor<2xf16> {
+  %0 = lax.neg %a : tensor<2xf16>
+  return %0 : tensor<2xf16>
+}
+func.func @f(%i: tensor<1xi32>, %h: tensor<2xf16>, %k: tensor<2xf16>) -> (tensor<1xf32>, tensor<2xf16>) {
+  %x = lax.convert_element_type %i : tensor<1xi32> -> tensor<1xf32>
+  %y = lax.cos %x : tensor<1xf32>
+  %big = lax.constant dense<0x7F7FFFFF> : tensor<1xf32>
+  %p = lax.pow %big, %y : tensor<1xf32>
+  %d = lax.sub %h, %k : tensor<2xf16>
+  %n = func.call @g(%d) : (tensor<2xf16>) -> tensor<2xf16>
+  return %p, %n : tensor<1xf32>, tensor<2xf16>
+})";
+  Tensor i = makeTensor(ctx, "tensor<1xi32>", {2147483646});
+  Tensor h = makeTensor(ctx, "tensor<2xf16>", {60000, 1});
+  Tensor k = makeTensor(ctx, "tensor<2xf16>", {30000, 0.5});
+  // S(pow(a, y)) = |r| (|y| S(a) / |a| + |ln a| S(y)) + |r| with S(a) = |a|
+  // and S(y) = S(x) + |y| = 2^31 + |y|, all at the f32 values.
+  double y = double(float(std::cos(2147483648.0)));
+  double r = double(float(std::pow(double(FLT_MAX), y)));
+  double want = r * (y + std::log(double(FLT_MAX)) * (2147483648.0 + y)) + r;
+  std::vector<double> p = valuesOf(magnitudesOf(src, {i, h, k}, 0));
+  EXPECT_NEAR(p[0] / want, 1, 1e-6) << p[0] << " against " << want;
+  EXPECT_GE(p[0], r);
+  EXPECT_EQ(valuesOf(magnitudesOf(src, {i, h, k}, 1)), (std::vector<double>{90000, 1.5}));
 }
 
 // max and min take the shadow of the operand they pick: the -inf that
