@@ -3,9 +3,13 @@
 // lax.while becomes scf.while: the "before" region is the cond region, ending
 // in scf.condition(predicate) with the carries, the "after" region is the
 // body. lax.cond becomes scf.if (an i1 index, or two branches: branch 0 when
-// the i32 index is 0, else branch 1) or scf.index_switch with cases
-// 0 .. N-2 and the last branch as the default, which also takes every
-// index out of range (jax.jit's semantics); one branch is inlined.
+// the i32 index is 0, else branch 1) or, with N > 2 branches, a chain of
+// scf.if (branch k when the index is k, k < N-1; the last branch takes N-1
+// and every index out of range, jax.jit's semantics); one branch is inlined.
+// Not scf.index_switch: MLIR 22's one-shot bufferization lets a later write
+// into an index_switch result land in a constant a case yields (a read-only
+// global: the JIT segfaulted, tests/differential/regressions/
+// cond-switch-constant-write.mlir), where it copies an scf.if's.
 //
 // The regions are moved, with their block arguments converted by the type
 // converter (ui32 carries become i32); the consts become uses of the
@@ -121,17 +125,28 @@ struct CondPattern : RegionOpPattern<kiln::lax::CondOp> {
       targets = {&ifOp.getElseRegion(), &ifOp.getThenRegion()};
       dispatch = ifOp;
     } else {
-      // Cases 0 .. N-2; the default, the last branch, takes N-1 and every
-      // index out of range (index_cast keeps negative ones negative).
-      Value selector =
-          arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), index);
-      SmallVector<int64_t> cases = llvm::to_vector(llvm::seq<int64_t>(0, numBranches - 1));
-      auto switchOp = scf::IndexSwitchOp::create(rewriter, loc, types, selector, cases,
-                                                 numBranches - 1);
-      for (Region &region : switchOp.getCaseRegions())
-        targets.push_back(&region);
-      targets.push_back(&switchOp.getDefaultRegion());
-      dispatch = switchOp;
+      // if (index == 0) {branch 0} else { if (index == 1) {branch 1} else
+      // {... else {branch N-1}} }: each else block but the innermost yields
+      // the results of the scf.if nested in it.
+      OpBuilder::InsertionGuard guard(rewriter);
+      scf::IfOp outer, inner;
+      for (unsigned k = 0; k + 1 < numBranches; ++k) {
+        if (inner)
+          rewriter.setInsertionPointToStart(rewriter.createBlock(&inner.getElseRegion()));
+        Value kth =
+            arith::ConstantOp::create(rewriter, loc, rewriter.getIntegerAttr(index.getType(), k));
+        Value pred = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, index, kth);
+        auto ifOp = scf::IfOp::create(rewriter, loc, types, pred, /*addThenBlock=*/false,
+                                      /*addElseBlock=*/false);
+        if (inner)
+          scf::YieldOp::create(rewriter, loc, ifOp.getResults());
+        targets.push_back(&ifOp.getThenRegion());
+        if (!outer)
+          outer = ifOp;
+        inner = ifOp;
+      }
+      targets.push_back(&inner.getElseRegion());
+      dispatch = outer;
     }
     for (auto [k, target] : llvm::enumerate(targets))
       if (failed(moveRegion(rewriter, *getTypeConverter(), op.getBranches()[k], *target,
@@ -161,7 +176,7 @@ struct YieldPattern : OpConversionPattern<kiln::lax::YieldOp> {
       rewriter.eraseOp(op);
       return success();
     }
-    if (!isa<scf::WhileOp, scf::IfOp, scf::IndexSwitchOp>(parent))
+    if (!isa<scf::WhileOp, scf::IfOp>(parent))
       return rewriter.notifyMatchFailure(op, "not in a region of a lowered while or cond");
     rewriter.replaceOpWithNewOp<scf::YieldOp>(op, adaptor.getValues());
     return success();

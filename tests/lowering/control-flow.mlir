@@ -1,4 +1,4 @@
-// lax.while -> scf.while and lax.cond -> scf.if / scf.index_switch (or the
+// lax.while -> scf.while and lax.cond -> scf.if / a chain of scf.if (or the
 // one branch, inlined), through the type converter: ui32 carries and results
 // become i32 while the ops inside keep their unsigned semantics.
 // RUN: kiln-opt --kiln-lax-to-linalg %s | FileCheck %s
@@ -117,18 +117,21 @@ func.func @cond_two(%i: tensor<i32>, %x: tensor<4xui32>, %y: tensor<4xf32>) -> (
   return %r#0, %r#1 : tensor<4xui32>, tensor<4xf32>
 }
 
-// Three branches: cases 0 and 1, the last branch as the default, which
-// also takes every index out of range.
+// Three branches: a chain of scf.if, branch 0 when the index is 0, branch 1
+// when it is 1, the last branch otherwise (every index out of range too).
 // CHECK-LABEL: func.func @cond_three
 // CHECK: %[[I:.*]] = tensor.extract %arg0[] : tensor<i32>
-// CHECK: %[[SEL:.*]] = arith.index_cast %[[I]] : i32 to index
-// CHECK: scf.index_switch %[[SEL]] -> tensor<4xf32>
-// CHECK: case 0 {
+// CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[I]], %c0_i32 : i32
+// CHECK: %[[R:.*]] = scf.if %[[IS0]] -> (tensor<4xf32>) {
 // CHECK: math.sin
-// CHECK: case 1 {
+// CHECK: } else {
+// CHECK: %[[IS1:.*]] = arith.cmpi eq, %[[I]], %c1_i32 : i32
+// CHECK: %[[INNER:.*]] = scf.if %[[IS1]] -> (tensor<4xf32>) {
 // CHECK: math.cos
-// CHECK: default {
+// CHECK: } else {
 // CHECK: math.tanh
+// CHECK: scf.yield %[[INNER]] : tensor<4xf32>
+// CHECK-NOT: scf.index_switch
 func.func @cond_three(%i: tensor<i32>, %x: tensor<4xf32>) -> tensor<4xf32> {
   %r = lax.cond %i (%x) : (tensor<i32>, tensor<4xf32>) -> tensor<4xf32>
   branch 0 {
