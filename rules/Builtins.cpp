@@ -22,7 +22,7 @@ using namespace mlir;
 using A = ArgKind;
 
 namespace kiln::rules {
-/// The role functions of region rules (rules/RegionRules.cpp).
+/// The role functions of region rules (rules/RegionMatch.cpp).
 void registerScanNatives(NativeRegistry &r);
 } // namespace kiln::rules
 

@@ -26,7 +26,7 @@ class PDLPatternModule;
 namespace kiln::rules {
 
 /// The dependence classes of the values in one loop op's regions
-/// (rules/RegionRules.cpp).
+/// (rules/RegionDependence.cpp).
 struct DependenceTable;
 
 class RuleRuntime : public mlir::RewriterBase::Listener {
@@ -155,7 +155,7 @@ std::optional<llvm::SmallVector<mlir::Type>> inferResultTypes(mlir::MLIRContext 
 /// A region rule (one with a `loop` section): Kiln's matcher, then a
 /// rewrite planned in full (detached ops, placeholders) before the IR is
 /// touched, so that it can fail without changing anything
-/// (rules/RegionRules.cpp).
+/// (rules/RegionRules.cpp; the rewrite: rules/RegionActions.cpp).
 std::unique_ptr<mlir::RewritePattern> makeRegionRulePattern(const CompiledRule &rule,
                                                             RuleRuntime &runtime,
                                                             mlir::MLIRContext *ctx);

@@ -52,7 +52,7 @@ struct CompiledRule {
   /// can only be inferred while rewriting (a failing PDL rewrite aborts
   /// with "Native PDL Rewrite failed"), or gives a result type that must be
   /// checked against inference: run by the plan-then-apply rewriter of
-  /// region rules (RegionRules.cpp), which cannot fail halfway.
+  /// region rules (RegionActions.cpp), which cannot fail halfway.
   bool planned = false;
   bool isCpp() const { return rule.isRegion() || planned; }
   /// Kiln's matcher: node name -> expression, per any_order variant (built
