@@ -101,17 +101,24 @@ std::optional<unsigned> depsOfVal(const Val &x) {
   Operation *owner = enclosingRegionOp(x);
   if (!owner)
     return std::nullopt;
-  std::shared_ptr<DependenceTable> table;
+  auto find = [&](const DependenceTable &t) -> std::optional<unsigned> {
+    if (x.kind == Val::Op) {
+      auto it = t.ops.find(x.op);
+      return it == t.ops.end() ? std::nullopt : std::optional<unsigned>(it->second);
+    }
+    auto it = t.values.find(x.asValue());
+    return it == t.values.end() ? std::nullopt : std::optional<unsigned>(it->second);
+  };
   if (RuleRuntime *rt = RuleRuntime::active()) {
     std::shared_ptr<DependenceTable> &memo = rt->dependences[owner];
-    if (!memo)
-      memo = computeDependences(owner);
-    table = memo;
-  } else {
-    table = computeDependences(owner);
+    if (memo)
+      if (auto d = find(*memo))
+        return d;
+    // Not computed yet, or (an IR change that reached no listener) the
+    // value is newer than the table.
+    memo = computeDependences(owner);
+    return find(*memo).value_or(0);
   }
-  if (x.kind == Val::Op)
-    return table->ops.lookup(x.op);
-  return table->values.lookup(x.asValue());
+  return find(*computeDependences(owner)).value_or(0);
 }
 } // namespace kiln::rules::region
