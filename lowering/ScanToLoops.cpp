@@ -26,12 +26,12 @@ namespace kiln::lowering {
 namespace {
 
 /// Offsets/sizes/strides selecting index `i` of `axis` of `full`.
-void sliceAt(OpBuilder &b, RankedTensorType full, int64_t axis, Value i,
+void sliceAt(OpBuilder &b, RankedTensorType full, int64_t axis, OpFoldResult i,
              SmallVectorImpl<OpFoldResult> &offsets,
              SmallVectorImpl<OpFoldResult> &sizes,
              SmallVectorImpl<OpFoldResult> &strides) {
   for (int64_t d = 0; d < full.getRank(); ++d) {
-    offsets.push_back(d == axis ? OpFoldResult(i) : b.getIndexAttr(0));
+    offsets.push_back(d == axis ? i : b.getIndexAttr(0));
     sizes.push_back(b.getIndexAttr(d == axis ? 1 : full.getDimSize(d)));
     strides.push_back(b.getIndexAttr(1));
   }
@@ -127,11 +127,22 @@ struct ScanPattern : OpConversionPattern<lax::ScanOp> {
     SmallVector<Value> blockArgs(consts.begin(), consts.end());
     ValueRange loopCarries = forOp.getRegionIterArgs().take_front(nCarry);
     blockArgs.append(loopCarries.begin(), loopCarries.end());
+    // A scan of length 1 reads its xs at the static index 0. Upstream's
+    // canonicalizer (MLIR 22) mis-folds a rank-reducing extract_slice whose
+    // dynamic offset becomes a constant -- here the induction variable, once
+    // the one-trip scf.for is inlined -- when the source has another unit
+    // dimension: the slice [0, 0, %i] [1, 2, 1] of a tensor<1x2x3xf32> with
+    // %i = 0 became [0, 0, 0] [1, 1, 2], which reads the wrong elements, or
+    // fails to verify ("slice along dimension 2 runs out-of-bounds", generated
+    // programs 101165, 105307, 112547, 120364). A slice built with static
+    // offsets is left alone.
+    OpFoldResult xsIndex = op.getLength() == 1 ? OpFoldResult(rewriter.getIndexAttr(0))
+                                               : OpFoldResult(i);
     for (auto [k, x] : llvm::enumerate(xs)) {
       auto xType = cast<RankedTensorType>(x.getType());
       int64_t axis = op.getXsAxis(k);
       SmallVector<OpFoldResult> offsets, sizes, strides;
-      sliceAt(rewriter, xType, axis, i, offsets, sizes, strides);
+      sliceAt(rewriter, xType, axis, xsIndex, offsets, sizes, strides);
       blockArgs.push_back(tensor::ExtractSliceOp::create(
           rewriter, loc, lax::dropDim(xType, axis), x, offsets, sizes,
           strides));
