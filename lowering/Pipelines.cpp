@@ -192,11 +192,19 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVMOptions;
   memrefToLLVMOptions.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVMOptions));
-  // convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,
+  // convert-math-to-llvm,convert-math-to-libm,convert-vector-to-llvm,
+  // convert-arith-to-llvm,
   // convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,
   // convert-ub-to-llvm,reconcile-unrealized-casts,canonicalize,cse
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // convert-math-to-libm scalarizes a vector op that has no LLVM intrinsic
+  // (math.erf on the vector<4xf64> lanes of a parallel scan) into
+  // vector.extract, libm calls and vector.from_elements, after
+  // convert-vector-to-llvm above: those vector ops go to LLVM here
+  // (generated program 104712: "missing LLVMTranslationDialectInterface
+  // registration ... vector.extract").
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVMOptions));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
