@@ -1,7 +1,7 @@
 //===- InterpretContraction.cpp - dot_general, reductions, arg-reductions -===//
 //
 // Sums accumulate in double (integers in 64-bit wrap-around) and round once
-// to the result type; an f64 dot_general sums its products exactly
+// to the result type; a float dot_general sums its products exactly
 // (ExactSum), so its result does not depend on the contraction order. dot_general packs both operands as [batch, free,
 // contracting] so the innermost loop is a dot product of contiguous rows.
 //
@@ -155,19 +155,38 @@ Tensor dotGeneral(const Evaluator &ev, DotGeneralOp op, const Tensor &lhs, const
   }
   std::vector<double> l = pack(lhs, lOuter, lk), r = pack(rhs, rOuter, rk);
   bool isFloat = out.isFloat();
-  // Products of operands narrower than f64 are exact in double, and their
-  // double sum rounded to the narrower type is (but for magnitudes spanning
-  // more than double's 53 bits) the same in any order: only f64 dots sum
-  // exactly (ExactSum is about 20 times slower than a double sum).
+  // Every float dot product is the exact sum of its terms rounded once to
+  // double, then to the result type, so that it does not depend on the
+  // order of the contraction (a rewrite may reorder it). Products of
+  // operands narrower than f64 are exact in double; their double sum with
+  // TwoSum's error terms brackets the exact sum, and where the whole bracket
+  // rounds to one value of the result type (the rounding is monotone), that
+  // value is the result -- almost always. Otherwise (a bracket across a
+  // rounding boundary, an inf or NaN term, terms spanning more than double's
+  // 53 bits as FLT_MAX * FLT_MIN beside 1 * FLT_MIN, an f64 dot) ExactSum
+  // computes it, about 20 times slower than a double sum. Unrounded
+  // evaluation (f64Reference) keeps the plain double sum.
   bool exactProducts = !lhs.getElementType().isF64() && !rhs.getElementType().isF64();
-  bool exactSums = !exactProducts;
+  Type outElement = out.getElementType();
+  auto roundToOut = [&](double v) -> double {
+    if (outElement.isF64())
+      return v;
+    if (outElement.isF32())
+      return double(float(v));
+    llvm::APFloat f(v);
+    bool lost = false;
+    f.convert(cast<FloatType>(outElement).getFloatSemantics(),
+              llvm::APFloat::rmNearestTiesToEven, &lost);
+    f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &lost);
+    return f.convertToDouble();
+  };
   int64_t flat = 0;
   for (size_t b = 0; b < lb.size(); ++b)
     for (size_t i = 0; i < LF; ++i) {
       const double *lrow = &l[(b * LF + i) * K];
       for (size_t j = 0; j < RF; ++j, ++flat) {
         const double *rrow = &r[(b * RF + j) * K];
-        if (!isFloat || !exactSums) {
+        if (!isFloat || (exactProducts && !out.roundsFloats())) {
           // -0.0: the additive identity, as the other sums (a sum of -0
           // terms is -0, as in the JIT).
           double acc = isFloat ? -0.0 : 0.0;
@@ -175,6 +194,36 @@ Tensor dotGeneral(const Evaluator &ev, DotGeneralOp op, const Tensor &lhs, const
             acc += lrow[k] * rrow[k];
           isFloat ? out.setFloat(flat, acc) : out.setInt(flat, int64_t(acc));
           continue;
+        }
+        if (exactProducts) {
+          // s + sum(lo) is the exact sum (TwoSum is exact without overflow).
+          double s = -0.0, err = 0.0, errAbs = 0.0;
+          for (size_t k = 0; k < K; ++k) {
+            double p = lrow[k] * rrow[k], t = s + p, bp = t - s;
+            double lo = (s - (t - bp)) + (p - bp);
+            err += lo;
+            errAbs += std::fabs(lo);
+            s = t;
+          }
+          if (std::isfinite(s) && std::isfinite(errAbs)) {
+            if (errAbs == 0.0) { // no addition rounded: s is the exact sum
+              out.setFloat(flat, s);
+              continue;
+            }
+            // |fl(sum lo) - sum lo| <= (K - 1) u sum|lo|, |fl(s + err) -
+            // (s + err)| <= u |s + err| (u = 2^-53), both bounds doubled,
+            // and the bracket's own rounding covered by two ulps each way.
+            double t = s + err;
+            double bound = 0x1p-52 * std::fabs(t) + 0x1p-51 * double(K + 1) * errAbs +
+                           0x1p-1072;
+            double lo = std::nextafter(std::nextafter(t - bound, -INFINITY), -INFINITY);
+            double hi = std::nextafter(std::nextafter(t + bound, INFINITY), INFINITY);
+            double rlo = roundToOut(lo), rhi = roundToOut(hi);
+            if (rlo == rhi && std::signbit(rlo) == std::signbit(rhi)) {
+              out.setFloat(flat, rlo);
+              continue;
+            }
+          }
         }
         ExactSum acc;
         for (size_t k = 0; k < K; ++k)
