@@ -377,11 +377,27 @@ Value ScalarEmitter::emit(Operation *op, ValueRange s) {
       })
       .Case([&](PowOp) { return math::PowFOp::create(b, loc, s[0], s[1]); })
       .Case([&](Atan2Op) -> Value {
+        // atan2(+-0, +0) = +-0 and atan2(+-0, -0) = +-pi, chosen here:
+        // upstream's constant folder of math.atan2 (MLIR 22) gives NaN for
+        // two zeros, so a constant atan2(0, 0) was NaN in the JIT where libm
+        // and the interpreter give 0 (generated program 108205). At run
+        // time math.atan2 (libm) gets them right; the select costs little.
+        auto atan2 = [&](Value y, Value x) -> Value {
+          Type t = y.getType();
+          Value zero = cst(t, 0.0);
+          Value bothZero = arith::AndIOp::create(b, loc, cmpf(arith::CmpFPredicate::OEQ, y, zero),
+                                                 cmpf(arith::CmpFPredicate::OEQ, x, zero));
+          Value xNegative = cmpf(arith::CmpFPredicate::OLT,
+                                 math::CopySignOp::create(b, loc, cst(t, 1.0), x), zero);
+          Value zeros = math::CopySignOp::create(
+              b, loc, select(xNegative, cst(t, M_PI), zero), y);
+          return select(bothZero, zeros, math::Atan2Op::create(b, loc, y, x));
+        };
         if (widthOf(s[0]) >= 32)
-          return math::Atan2Op::create(b, loc, s[0], s[1]);
+          return atan2(s[0], s[1]);
         Type f32 = withElement(type, b.getF32Type());
-        Value r = math::Atan2Op::create(b, loc, arith::ExtFOp::create(b, loc, f32, s[0]),
-                                        arith::ExtFOp::create(b, loc, f32, s[1]));
+        Value r = atan2(arith::ExtFOp::create(b, loc, f32, s[0]),
+                        arith::ExtFOp::create(b, loc, f32, s[1]));
         return arith::TruncFOp::create(b, loc, type, r);
       })
       .Case([&](NextAfterOp) { return nextAfter(s[0], s[1]); })
