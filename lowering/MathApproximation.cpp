@@ -129,7 +129,7 @@ void propagateNaN(Operation *op) {
 /// f64 log1p: MathToLLVM lowers math.log1p to log(1 + x), which cancels for
 /// small x (log1p(0.001) was 500 ulps off: the differential tests found it).
 /// Goldberg's formula is accurate to a few ulps: u = 1 + x; x where u == 1
-/// (x = -0 stays -0), log(u) * x / (u - 1) elsewhere, x where u is inf.
+/// (x = -0 stays -0), log(u) * (x / (u - 1)) elsewhere, x where u is inf.
 void accurateLog1p(math::Log1pOp op) {
   Value x = op.getOperand();
   Type type = x.getType();
@@ -140,8 +140,11 @@ void accurateLog1p(math::Log1pOp op) {
   Value one = floatConstant(b, loc, type, 1.0);
   Value u = arith::AddFOp::create(b, loc, one, x);
   Value um1 = arith::SubFOp::create(b, loc, u, one);
-  Value scaled = arith::DivFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u), x), um1);
+  // log(u) * (x / (u - 1)): log(u) * x would overflow for x near the
+  // largest double (log1p(DBL_MAX / 2) = 709.09 was inf: generated program
+  // 124590).
+  Value scaled = arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u),
+                                       arith::DivFOp::create(b, loc, x, um1));
   Value exact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one);
   Value inf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u,
                                     floatConstant(b, loc, type, INFINITY));
