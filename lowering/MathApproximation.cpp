@@ -126,6 +126,26 @@ void propagateNaN(Operation *op) {
   r.replaceAllUsesExcept(result, result.getDefiningOp());
 }
 
+/// f(+-0) = +-0 for the functions approximated here that keep zeros (sin,
+/// erf, atan, tanh, expm1, log1p), but f32 sin (its range reduction's
+/// fma(-k, pi/2, x) is +0 for k = 0, x = -0) and erf gave +0 for -0
+/// (atan2(sin(-0), -0) was +pi instead of -pi: generated program 121991).
+/// A zero argument is passed through explicitly; `x` is the argument before
+/// any range reduction.
+void preserveSignedZero(Operation *op, Value x) {
+  Type type = x.getType();
+  if (!getElementTypeOrSelf(type).isF32() || op->getNumResults() != 1)
+    return;
+  OpBuilder b(op);
+  b.setInsertionPointAfter(op);
+  Location loc = op->getLoc();
+  Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
+                                       floatConstant(b, loc, type, 0.0));
+  Value r = op->getResult(0);
+  Value result = arith::SelectOp::create(b, loc, isZero, x, r);
+  r.replaceAllUsesExcept(result, result.getDefiningOp());
+}
+
 /// f64 log1p: MathToLLVM lowers math.log1p to log(1 + x), which cancels for
 /// small x (log1p(0.001) was 500 ulps off: the differential tests found it).
 /// Goldberg's formula is accurate to a few ulps: u = 1 + x; x where u == 1
@@ -187,13 +207,21 @@ void accurateExpm1(math::ExpM1Op op) {
 struct ApproximateMathPass : kiln::impl::ApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
     SmallVector<Operation *> ops, approximated;
+    SmallVector<std::pair<Operation *, Value>> odd;
     getOperation()->walk([&](Operation *op) {
+      if (isa<math::SinOp, math::ErfOp, math::AtanOp, math::TanhOp, math::ExpM1Op,
+              math::Log1pOp>(op))
+        odd.push_back({op, op->getOperand(0)});
       if (isa<math::SinOp, math::CosOp, math::LogOp, math::Log2Op>(op))
         ops.push_back(op);
       if (isa<math::SinOp, math::CosOp, math::ExpOp, math::ExpM1Op, math::LogOp,
               math::Log1pOp, math::Log2Op, math::TanhOp, math::ErfOp, math::AtanOp>(op))
         approximated.push_back(op);
     });
+    // First, so that the select ends the chain of fixes the others insert
+    // after the op (each replaces the uses of the op's result).
+    for (auto [op, x] : odd)
+      preserveSignedZero(op, x);
     for (Operation *op : ops) {
       if (isa<math::SinOp, math::CosOp>(op))
         reduceTrigArgument(op);
