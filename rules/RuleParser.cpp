@@ -93,6 +93,7 @@ struct YamlRuleParser {
       error(locOf(n), std::string("'") + what + "' must map node names to expressions");
       return false;
     }
+    std::set<std::string> seen;
     for (auto it = n.begin(); it != n.end(); ++it) {
       // Copies: `it->` yields a temporary proxy whose members die with it.
       YAML::Node key = it->first, value = it->second;
@@ -100,6 +101,11 @@ struct YamlRuleParser {
       node.loc = locOf(key);
       if (!scalar(key, what, node.name))
         return false;
+      // YAML keeps both entries of a repeated key; a node is named once.
+      if (!seen.insert(node.name).second) {
+        error(node.loc, "node '" + node.name + "' appears twice in '" + what + "'");
+        return false;
+      }
       if (allowLists && value.IsSequence()) {
         for (const YAML::Node &v : value) {
           ExprP e = expr(v, what);
@@ -217,9 +223,17 @@ struct YamlRuleParser {
     static const std::set<std::string> known = {
         "name", "description", "benefit", "phase", "tags", "any_order",
         "match", "loop", "where", "rewrite", "tolerance", "inputs"};
+    std::set<std::string> seen;
     for (auto it = n.begin(); it != n.end(); ++it) {
       YAML::Node keyNode = it->first; // a copy, as in nodes()
       std::string key = keyNode.IsScalar() ? keyNode.Scalar() : "";
+      // YAML keeps both entries of a repeated key (a second 'rewrite' was
+      // merged into the first, and the rule's rewrite then failed halfway:
+      // a segfault found by kiln-fuzz-rules).
+      if (known.count(key) && !seen.insert(key).second) {
+        error(locOf(keyNode), "key '" + key + "' appears twice in rule");
+        return false;
+      }
       if (!known.count(key)) {
         error(locOf(keyNode),
               "unknown key '" + key +
