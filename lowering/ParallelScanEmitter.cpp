@@ -538,9 +538,16 @@ void ParallelScanEmitter::emitParallel(function_ref<void(OpBuilder &, ArrayRef<L
   parallel->setAttr("kiln.parallel_scan", rewriter.getI64IntegerAttr(work));
 }
 
+/// Not writable: a consumer that updates the result in place (a scatter, a
+/// dynamic_update_slice, a loop carried through it) gets a copy. Writable,
+/// one-shot bufferization wrote into `buffer` itself, which is also read
+/// directly where the result is returned (the DPS wrapper's
+/// to_buffer(to_tensor(buffer)) folds to `buffer`): the JIT returned a
+/// scan's carry with a later scatter's writes in it (generated program
+/// 120474).
 Value ParallelScanEmitter::asTensor(Value buffer, Type type) {
   return bufferization::ToTensorOp::create(rewriter, loc, type, buffer, /*restrict=*/true,
-                                           /*writable=*/true);
+                                           /*writable=*/false);
 }
 
 bool ParallelScanEmitter::isStridedGlobal(const ElementAccess &a) const {

@@ -19,7 +19,7 @@
 // TDMA: memref.store %{{.*}}, %[[OUT]][%[[P]], %[[R]]]
 // TDMA-NOT: scf.parallel
 // TDMA-NOT: lax.
-// TDMA: bufferization.to_tensor %[[OUT]] restrict writable
+// TDMA: bufferization.to_tensor %[[OUT]] restrict :
 
 // The same with 16 systems per iteration as vector lanes (TDMA's body is
 // arithmetic over strided rows, so it takes half of `vector-bits`: 1024
