@@ -2,8 +2,9 @@
 //
 // The dependence classes of region rules (only_consts, depends_on_carries,
 // only_xs): whether a value directly in a scan's, while's or cond's regions
-// depends on its consts, its carries or its xs slices, computed for the whole
-// loop in one forward pass and memoized per loop op while rules run.
+// depends on its consts, its carries or its xs slices, each op's computed
+// once from those of the ops it reads and memoized per loop op while rules
+// run.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/RegionRulesImpl.h"
@@ -34,91 +35,110 @@ unsigned argRole(Operation *owner, BlockArgument arg) {
 }
 } // namespace kiln::rules::region
 
-/// The dependence classes (Dep bits) of what lies directly in the regions of
-/// one scan, while or cond: its block arguments, and each op with its
-/// results. An op depends on what its operands depend on and on what the
-/// values its own regions read from outside it depend on; values defined
-/// outside the loop depend on nothing (they are invariant).
+/// The dependence classes (Dep bits) of the ops directly in the regions of
+/// one scan, while or cond, as far as they have been asked for. An op
+/// depends on what its operands depend on and on what the values its own
+/// regions read from outside it depend on; a block argument of the loop's
+/// regions on its role; a value defined outside the loop on nothing (it is
+/// invariant).
 struct kiln::rules::DependenceTable {
-  llvm::DenseMap<Value, unsigned> values;
   llvm::DenseMap<Operation *, unsigned> ops;
 };
 
 namespace {
-/// One forward pass over `owner`'s blocks in program order (again only if a
-/// value is read before the op defining it in block order, until nothing
-/// changes): linear in the size of its regions.
-std::shared_ptr<DependenceTable> computeDependences(Operation *owner) {
-  auto t = std::make_shared<DependenceTable>();
-  bool again = true;
-  while (again) {
-    bool early = false, changed = false;
-    auto depOf = [&](Value v) -> unsigned {
-      if (auto it = t->values.find(v); it != t->values.end())
-        return it->second;
-      Block *b = v.getParentBlock();
-      early |= b && b->getParentOp() == owner; // not computed yet
-      return 0;
-    };
-    for (Region &region : owner->getRegions())
-      for (Block &block : region) {
-        for (BlockArgument arg : block.getArguments())
-          t->values[arg] = argRole(owner, arg);
-        for (Operation &op : block) {
-          unsigned d = 0;
-          for (Value o : op.getOperands())
-            d |= depOf(o);
-          // What its nested regions read from above it.
-          if (op.getNumRegions())
-            op.walk([&](Operation *inner) {
-              if (inner == &op)
-                return;
-              for (Value o : inner->getOperands()) {
-                Operation *from = o.getParentBlock() ? o.getParentBlock()->getParentOp() : nullptr;
-                if (!from || !op.isAncestor(from))
-                  d |= depOf(o);
-              }
-            });
-          unsigned &slot = t->ops[&op];
-          changed |= slot != d;
-          slot = d;
-          for (Value r : op.getResults())
-            t->values[r] = d;
-        }
+/// What op `op` (directly in `owner`'s regions) reads: its operands, and
+/// the values its nested regions read from outside it.
+void inputsOf(Operation *op, SmallVectorImpl<Value> &inputs) {
+  llvm::append_range(inputs, op->getOperands());
+  if (op->getNumRegions())
+    op->walk([&](Operation *inner) {
+      if (inner == op)
+        return;
+      for (Value o : inner->getOperands()) {
+        Operation *from = o.getParentBlock() ? o.getParentBlock()->getParentOp() : nullptr;
+        if (!from || !op->isAncestor(from))
+          inputs.push_back(o);
       }
-    again = early && changed;
+    });
+}
+
+/// The op directly in `owner`'s regions that defines `v`; null for a block
+/// argument or a value from outside.
+Operation *defIn(Operation *owner, Value v) {
+  Operation *def = v.getDefiningOp();
+  return def && def->getParentOp() == owner ? def : nullptr;
+}
+
+/// The class of op `target` (directly in `owner`'s regions): from the
+/// classes of the ops it reads, each computed once and kept in `t`. An
+/// iterative walk of the part of its backward slice that `t` lacks (no
+/// recursion: a body may be a chain of many thousand ops).
+unsigned depsOfOp(Operation *owner, DependenceTable &t, Operation *target) {
+  if (auto it = t.ops.find(target); it != t.ops.end())
+    return it->second;
+  auto classOf = [&](Value v) -> unsigned {
+    Region *r = v.getParentRegion();
+    if (!r || !owner->isAncestor(r->getParentOp()))
+      return 0; // from outside the loop
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return argRole(owner, arg);
+    return t.ops.lookup(defIn(owner, v)); // 0 on a cycle (not in SSA form)
+  };
+  // An op is expanded (its inputs' ops pushed above it) once; it may stand
+  // in the stack more than once, and is computed at its first entry from the
+  // top, once every op above it is.
+  llvm::SmallPtrSet<Operation *, 16> expanded;
+  SmallVector<std::pair<Operation *, bool>> stack = {{target, false}};
+  SmallVector<Value> inputs;
+  while (!stack.empty()) {
+    auto [op, ready] = stack.back();
+    inputs.clear();
+    if (!ready) {
+      // Done, or on a cycle (not in SSA form): nothing to do here.
+      if (t.ops.count(op) || !expanded.insert(op).second) {
+        stack.pop_back();
+        continue;
+      }
+      stack.back().second = true;
+      inputsOf(op, inputs);
+      for (Value v : inputs)
+        if (Operation *def = defIn(owner, v); def && !t.ops.count(def) && !expanded.count(def))
+          stack.push_back({def, false});
+      continue;
+    }
+    inputsOf(op, inputs);
+    unsigned d = 0;
+    for (Value v : inputs)
+      d |= classOf(v);
+    t.ops[op] = d;
+    stack.pop_back();
   }
-  return t;
+  return t.ops.lookup(target);
 }
 } // namespace
 
 namespace kiln::rules::region {
 /// The deps of a value, or of an op's operands (and what its regions read),
 /// in the scan, while or cond whose region directly holds it; std::nullopt
-/// when none does. The loop's table is computed once while rules run
-/// (RuleRuntime::Active: any IR change drops it), afresh otherwise.
+/// when none does. While rules run (RuleRuntime::Active), the loop's classes
+/// are kept: each op's is computed once until the IR changes (any change
+/// drops them), so asking of every op of a body is linear in its size, and
+/// a question after a change costs at most the value's backward slice.
 std::optional<unsigned> depsOfVal(const Val &x) {
   Operation *owner = enclosingRegionOp(x);
   if (!owner)
     return std::nullopt;
-  auto find = [&](const DependenceTable &t) -> std::optional<unsigned> {
-    if (x.kind == Val::Op) {
-      auto it = t.ops.find(x.op);
-      return it == t.ops.end() ? std::nullopt : std::optional<unsigned>(it->second);
-    }
-    auto it = t.values.find(x.asValue());
-    return it == t.values.end() ? std::nullopt : std::optional<unsigned>(it->second);
-  };
+  if (x.kind != Val::Op)
+    if (auto arg = dyn_cast<BlockArgument>(x.asValue()))
+      return argRole(owner, arg);
+  Operation *op = x.kind == Val::Op ? x.op : x.asValue().getDefiningOp();
   if (RuleRuntime *rt = RuleRuntime::active()) {
     std::shared_ptr<DependenceTable> &memo = rt->dependences[owner];
-    if (memo)
-      if (auto d = find(*memo))
-        return d;
-    // Not computed yet, or (an IR change that reached no listener) the
-    // value is newer than the table.
-    memo = computeDependences(owner);
-    return find(*memo).value_or(0);
+    if (!memo)
+      memo = std::make_shared<DependenceTable>();
+    return depsOfOp(owner, *memo, op);
   }
-  return find(*computeDependences(owner)).value_or(0);
+  DependenceTable fresh;
+  return depsOfOp(owner, fresh, op);
 }
 } // namespace kiln::rules::region

@@ -79,9 +79,8 @@ public:
   void rememberEval(const Site &s, llvm::ArrayRef<mlir::PDLValue> args, const void *result);
   const void *lookupEval(const Site &s, llvm::ArrayRef<mlir::PDLValue> args) const;
   /// The dependence classes that only_consts, depends_on_carries and
-  /// only_xs read, per scan, while or cond: computed once for the whole loop
-  /// while this runtime is active (one forward pass over its regions); any
-  /// IR change drops them.
+  /// only_xs read, per scan, while or cond: each op's computed once while
+  /// this runtime is active; any IR change drops them.
   llvm::DenseMap<mlir::Operation *, std::shared_ptr<DependenceTable>> dependences;
   void clearMemos() {
     inferMemo.valid = false;

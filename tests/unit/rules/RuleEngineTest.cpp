@@ -218,7 +218,7 @@ TEST_F(RuleEngineTest, TagsPhasesAndAnyOrderVariants) {
 namespace {
 /// The dependence classes as the region predicates computed them before they
 /// were memoized per loop (each question followed the value's backward
-/// slice): the reference the memoized forward pass must agree with.
+/// slice): the reference the memoized classes must agree with.
 enum RefDep : unsigned { RefConst = 1, RefCarry = 2, RefXs = 4 };
 unsigned refRole(Operation *owner, BlockArgument arg) {
   unsigned i = arg.getArgNumber();
@@ -280,6 +280,7 @@ func.func @f(%w: tensor<4xf32>, %c0: tensor<4xf32>, %xs: tensor<6x4xf32>, %i: te
     %a = lax.add %carry, %m : tensor<4xf32>
     %xo = lax.neg %x : tensor<4xf32>
     %cx = lax.add %carry, %xo : tensor<4xf32>
+    %dd = lax.add %xo, %cx : tensor<4xf32>
     %r = lax.cond %ic (%e) : (tensor<i32>, tensor<4xf32>) -> tensor<4xf32>
     branch 0 {
     ^bb0(%b: tensor<4xf32>):
@@ -323,7 +324,7 @@ func.func @f(%w: tensor<4xf32>, %c0: tensor<4xf32>, %xs: tensor<6x4xf32>, %i: te
     %z1 = lax.add %r, %q : tensor<4xf32>
     %z2 = lax.add %g, %v : tensor<4xf32>
     %z3 = lax.add %z1, %z2 : tensor<4xf32>
-    %z = lax.add %z3, %cx : tensor<4xf32>
+    %z = lax.add %z3, %dd : tensor<4xf32>
     lax.yield %a, %z : tensor<4xf32>, tensor<4xf32>
   }
   return %c, %ys : tensor<4xf32>, tensor<6x4xf32>
