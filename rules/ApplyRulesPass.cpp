@@ -128,13 +128,7 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
     // them to the top of the function (out of scan bodies) even where no
     // rule fires.
     config.enableConstantCSE(false);
-    // The rules may add at most 4 ops per op of the input, plus 10000: a
-    // rule that grows the IR forever (neg -> neg(neg(neg))) stops there.
-    int64_t numOps = 0;
-    op->walk([&](Operation *) { ++numOps; });
-    rt.growth = 0;
-    rt.grew = false;
-    rt.maxGrowth = 4 * numOps + 10000;
+    int64_t numOps = rt.boundGrowth(op, /*slack=*/10000);
     rt.clearLog();
     bool converged;
     {

@@ -369,6 +369,15 @@ LogicalResult RuleRuntime::end(const CompiledRule &rule) {
   return success();
 }
 
+int64_t RuleRuntime::boundGrowth(Operation *scope, int64_t slack) {
+  int64_t numOps = 0;
+  scope->walk([&](Operation *) { ++numOps; });
+  growth = 0;
+  grew = false;
+  maxGrowth = 4 * numOps + slack;
+  return numOps;
+}
+
 void RuleRuntime::notifyOperationInserted(Operation *op, OpBuilder::InsertPoint previous) {
   clearMemos();
   // A new op (not one moved from elsewhere) counts towards the growth bound.

@@ -51,6 +51,10 @@ public:
   /// `maxGrowth` (>= 0) every rule stops matching and `grew` is set.
   int64_t growth = 0, maxGrowth = -1;
   bool grew = false;
+  /// Starts a growth count for rules about to run on `scope`: at most 4 new
+  /// ops per op of it, plus `slack`, so that a rule that grows the IR
+  /// forever (neg -> neg(neg(neg))) stops. Returns the op count of `scope`.
+  int64_t boundGrowth(mlir::Operation *scope, int64_t slack);
   /// Whether rules may still match (no verification failure, no growth stop).
   bool mayMatch() const { return brokenBy.empty() && !grew; }
   /// Rules already warned about (one warning per rule).

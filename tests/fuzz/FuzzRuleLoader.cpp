@@ -57,9 +57,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // kiln-opt's bounds (ApplyRulesPass), smaller: a rule that grows the IR
   // forever (the corpus has neg -> neg(neg(neg))) stops after a few hundred
   // ops instead of verifying ever larger modules until the fuzzer's timeout.
-  int64_t numOps = 0;
-  module->walk([&](mlir::Operation *) { ++numOps; });
-  runtime.maxGrowth = 4 * numOps + 200;
+  runtime.boundGrowth(*module, /*slack=*/200);
   mlir::GreedyRewriteConfig config;
   config.setListener(&runtime);
   config.setMaxIterations(4);
