@@ -349,13 +349,12 @@ public:
         return false;
       const TensorSpec &spec = e.compiled->freeInput(input);
       if (PyArray_CheckExact(a)) {
+        if (!fitsInput(a, *e.compiled, input))
+          return false;
         auto *arr = reinterpret_cast<PyArrayObject *>(a);
         s.kind = ArgSignature::Array;
         s.typenum = PyArray_DESCR(arr)->type_num;
         s.dims.assign(PyArray_DIMS(arr), PyArray_DIMS(arr) + PyArray_NDIM(arr));
-        if (!PyArray_EquivTypenums(s.typenum, e.compiled->freeInputTypenum(input)) ||
-            !std::equal(spec.shape.begin(), spec.shape.end(), s.dims.begin(), s.dims.end()))
-          return false;
       } else if (spec.shape.empty() && (PyFloat_CheckExact(a) || PyLong_CheckExact(a) ||
                                         PyBool_Check(a))) {
         int64_t scratch;
