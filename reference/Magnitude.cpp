@@ -26,7 +26,9 @@
 //   expand_dims, select_n, gather,
 //   scatter set/add/mul)           the same op on the S of its float operands
 //   scatter min/max                scatter max of the S
-//   convert_element_type           float -> float: S(x) converted; else |r|
+//   convert_element_type           float -> float: S(x) eps(from) / eps(to),
+//                                  plus |r| unless it widens; from an
+//                                  exact value or an integer: |r|
 //   floor, ceil, round, nextafter  S(x) + |r|
 //   smooth f (first order)         S = |f'(x)| S(x) + |r|, f' from:
 //     exp r   expm1 r+1   exp2 r ln2   log 1/x   log1p 1/(1+x)   sin, cos 1
@@ -84,6 +86,13 @@ namespace {
 bool isFloatValue(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   return t && isa<FloatType>(t.getElementType());
+}
+
+/// Whether every value of float type `from` is a value of `to` (f16 -> f32,
+/// bf16 -> f64): converting cannot round.
+bool isWideningFloat(Type from, Type to) {
+  return llvm::APFloat::isRepresentableBy(cast<FloatType>(from).getFloatSemantics(),
+                                          cast<FloatType>(to).getFloatSemantics());
 }
 
 /// The attribute on every op the Shadower builds (the shadow computations,
@@ -377,9 +386,21 @@ void Shadower::shadowOp(Operation *op) {
               [&](auto) { return add(s(0), abs(r)); })
           .Case<lax::BitcastConvertTypeOp>([&](auto) { return exact(r); })
           .Case<lax::ConvertElementTypeOp>([&](auto) -> Value {
-            if (!isFloatValue(operand(0)))
+            if (!isFloatValue(operand(0)) || isExact(operand(0)))
               return exact(r);
-            return lax::ConvertElementTypeOp::create(b, loc, type, s(0));
+            // S counts in units of the value's own epsilon (the bound is
+            // k * eps(T) * S). A bf16 value's error is bf16's: widened to
+            // f32 its S must grow by eps(bf16) / eps(f32) = 2^16, or the
+            // f32 bound is 2^16 too tight for it (generated programs 105983,
+            // 113731, 116970, 123535: one bf16 ulp of a reassociated sum
+            // judged 340 x the f32 bound). A conversion that can round adds
+            // its own rounding, |r|; a widening one is exact.
+            Type from = getElementTypeOrSelf(operand(0).getType());
+            Type to = getElementTypeOrSelf(type);
+            double unit = epsilonOf(from) / epsilonOf(to);
+            Value carried = mul(lax::ConvertElementTypeOp::create(b, loc, type, s(0)),
+                                splat(type, unit));
+            return isWideningFloat(from, to) ? carried : add(carried, abs(r));
           })
           .Case<lax::ReduceMaxOp, lax::ReduceMinOp>([&](auto reduce) -> Value {
             // Either picks one element: its error is at most the largest S.
