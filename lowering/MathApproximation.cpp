@@ -17,6 +17,7 @@
 #include "mlir/IR/TypeUtilities.h"
 
 #include <cmath>
+#include <optional>
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace kiln {
@@ -150,14 +151,32 @@ void preserveSignedZero(Operation *op, Value x) {
 /// small x (log1p(0.001) was 500 ulps off: the differential tests found it).
 /// Goldberg's formula is accurate to a few ulps: u = 1 + x; x where u == 1
 /// (x = -0 stays -0), log(u) * (x / (u - 1)) elsewhere, x where u is inf.
-void accurateLog1p(math::Log1pOp op) {
-  Value x = op.getOperand();
+/// What the f64 rewrites below start from: a builder before `op`, its
+/// operand x, x's type and the constant 1.
+struct F64Rewrite {
+  OpBuilder b;
+  Location loc;
+  Value x;
+  Type type;
+  Value one;
+};
+
+/// None when `op`'s operand is not f64 (the f32 lowerings are accurate).
+std::optional<F64Rewrite> f64Rewrite(Operation *op) {
+  Value x = op->getOperand(0);
   Type type = x.getType();
   if (!getElementTypeOrSelf(type).isF64())
-    return;
+    return std::nullopt;
   OpBuilder b(op);
-  Location loc = op.getLoc();
-  Value one = floatConstant(b, loc, type, 1.0);
+  Value one = floatConstant(b, op->getLoc(), type, 1.0);
+  return F64Rewrite{b, op->getLoc(), x, type, one};
+}
+
+void accurateLog1p(math::Log1pOp op) {
+  std::optional<F64Rewrite> f = f64Rewrite(op);
+  if (!f)
+    return;
+  auto &[b, loc, x, type, one] = *f;
   Value u = arith::AddFOp::create(b, loc, one, x);
   Value um1 = arith::SubFOp::create(b, loc, u, one);
   // log(u) * (x / (u - 1)): log(u) * x would overflow for x near the
@@ -179,13 +198,10 @@ void accurateLog1p(math::Log1pOp op) {
 /// (x = -0 stays -0), -1 where u - 1 == -1, u where u is inf, and
 /// (u - 1) * (x / log(u)) elsewhere.
 void accurateExpm1(math::ExpM1Op op) {
-  Value x = op.getOperand();
-  Type type = x.getType();
-  if (!getElementTypeOrSelf(type).isF64())
+  std::optional<F64Rewrite> f = f64Rewrite(op);
+  if (!f)
     return;
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  Value one = floatConstant(b, loc, type, 1.0);
+  auto &[b, loc, x, type, one] = *f;
   Value minusOne = floatConstant(b, loc, type, -1.0);
   Value u = math::ExpOp::create(b, loc, x);
   Value um1 = arith::SubFOp::create(b, loc, u, one);
@@ -232,14 +248,17 @@ struct ApproximateMathPass : kiln::impl::ApproximateMathBase<ApproximateMathPass
     }
     for (Operation *op : approximated)
       propagateNaN(op);
-    SmallVector<math::Log1pOp> log1ps;
-    getOperation()->walk([&](math::Log1pOp op) { log1ps.push_back(op); });
-    for (math::Log1pOp op : log1ps)
-      accurateLog1p(op);
-    SmallVector<math::ExpM1Op> expm1s;
-    getOperation()->walk([&](math::ExpM1Op op) { expm1s.push_back(op); });
-    for (math::ExpM1Op op : expm1s)
-      accurateExpm1(op);
+    SmallVector<Operation *> f64Rewrites;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::Log1pOp, math::ExpM1Op>(op))
+        f64Rewrites.push_back(op);
+    });
+    for (Operation *op : f64Rewrites) {
+      if (auto log1p = dyn_cast<math::Log1pOp>(op))
+        accurateLog1p(log1p);
+      else
+        accurateExpm1(cast<math::ExpM1Op>(op));
+    }
     RewritePatternSet patterns(&getContext());
     // The predicate sees the op name (upstream spells some "math.cos",
     // others "tanh"): accept both spellings of the ops Kiln emits.
