@@ -44,8 +44,10 @@ struct CpuCostModel {
   /// strided rows (lane-groups=0).
   int64_t laneGroupsStridedTranscendental = 2;
   /// Lane groups per iteration for a body of arithmetic over strided rows
-  /// (lane-groups=0).
-  int64_t laneGroupsStridedArithmetic = 1;
+  /// (lane-groups=0). Two: the TDMA's division chain leaves the core idle
+  /// with one, and with the rows prefetched into L2 (below) a second
+  /// group's rows no longer evict them from L1.
+  int64_t laneGroupsStridedArithmetic = 2;
   /// Fewest parallel iterations the lane groups may leave the cores: the
   /// groups halve while the batch would give fewer.
   int64_t laneGroupsMinIterations = 64;
@@ -55,8 +57,10 @@ struct CpuCostModel {
   /// Iterations ahead whose strided rows are prefetched (the pass's
   /// prefetch-distance default; 0: none).
   int64_t scanPrefetchDistance = 1;
-  /// Locality hint of those prefetches (3: keep in every cache level).
-  uint32_t scanPrefetchLocalityHint = 3;
+  /// Locality hint of those prefetches (2: prefetcht1 on x86, into L2 and
+  /// not L1, where the rows in use stay; 3 kept every level and let the
+  /// next iteration's rows evict the current ones).
+  uint32_t scanPrefetchLocalityHint = 2;
 
   //--- kiln-vectorize-matvec (VectorizeMatvec.cpp) --------------------------
   /// Bits of one vector: L = bits / element bits rows per block (vector-bits).

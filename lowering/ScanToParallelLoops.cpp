@@ -198,8 +198,9 @@ int64_t laneCountFor(const GroupTraits &traits, ArrayRef<int64_t> batch, int64_t
 ///   transcendental over strided rows: each group has its own block
 ///   transposes, so compile time grows with the groups.
 /// - CpuCostModel::laneGroupsStridedArithmetic for arithmetic over strided
-///   rows (jax-ml/jax#2491's TDMA), bound by moving the rows: more groups'
-///   rows in flight evict the prefetched ones.
+///   rows (jax-ml/jax#2491's TDMA): independent chains for the latency of
+///   a division on every step, as many as keep the rows in flight within
+///   L1 (the rows ahead are prefetched into L2).
 /// Fewer groups when the batch would leave fewer than
 /// CpuCostModel::laneGroupsMinIterations iterations to share among the
 /// cores.

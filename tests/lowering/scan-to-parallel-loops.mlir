@@ -58,7 +58,7 @@
 // LANES: %[[X:.*]] = tensor.extract %arg0[%[[ROW]], %[[STEP]]]
 // LANES: memref.store %[[X]], %[[A]][%[[S]], %[[L]]] : memref<16x16xf32>
 // LANES: memref.collapse_shape %{{.*}} {{\[}}[0, 1]] : memref<1000x100xf32> into memref<100000xf32>
-// LANES: memref.prefetch %{{.*}}, read, locality<3>, data : memref<100000xf32>
+// LANES: memref.prefetch %{{.*}}, read, locality<2>, data : memref<100000xf32>
 // LANES: scf.for %[[I:[^ ]+]] = %c0 to %c16 step %c1 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
 // LANES: %[[GLOBAL:.*]] = arith.addi %[[START]], %[[I]]
 // LANES: vector.load %[[A]][%[[I]], %c0]
@@ -69,7 +69,7 @@
 // blocks from the last; each ends with the solution's block written out.
 // LANES: %[[SOL:.*]] = memref.alloca() : memref<16x16xf32>
 // LANES: %[[FLAT:.*]] = memref.collapse_shape %[[OUT]]
-// LANES: memref.prefetch %[[FLAT]]{{.*}}, write, locality<3>, data
+// LANES: memref.prefetch %[[FLAT]]{{.*}}, write, locality<2>, data
 // LANES: scf.for %[[J:[^ ]+]] = %c0 to %c4 step %c1 iter_args({{.*}}) -> (vector<16xf32>)
 // LANES: arith.subi %c3, %[[J]]
 // LANES: %[[R:.*]] = arith.subi %c99, %[[J]]
