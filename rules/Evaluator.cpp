@@ -56,7 +56,8 @@ bool kiln::rules::valEquals(const Val &a, const Val &b) {
 
 namespace {
 struct Evaluator {
-  const Env &env;
+  /// The value bound to "$x" (a capture) or "node" (a match node), or null.
+  llvm::function_ref<const Val *(StringRef)> lookup;
   RewriterBase &rewriter;
   std::string *why;
 
@@ -74,16 +75,15 @@ struct Evaluator {
       if (e.kind == Expr::Capture)
         key = "$";
       key += e.name;
-      auto it = env.find(key);
-      if (it != env.end()) {
+      if (const Val *bound = lookup(key)) {
         // `s#1`: result 1 of the op bound to node s, as in operands.
-        if (e.kind == Expr::Ref && e.resultIndex && it->second.kind == Val::Op) {
-          Operation *op = it->second.op;
+        if (e.kind == Expr::Ref && e.resultIndex && bound->kind == Val::Op) {
+          Operation *op = bound->op;
           if (unsigned(e.resultIndex) >= op->getNumResults())
             return fail(e, "no result #" + std::to_string(e.resultIndex));
           return Val::ofValue(op->getResult(e.resultIndex));
         }
-        return it->second;
+        return *bound;
       }
       if (e.kind == Expr::Ref) {
         Val lit = parseLiteral(rewriter.getContext(), e.name);
@@ -285,6 +285,24 @@ struct Evaluator {
 
 std::optional<Val> kiln::rules::evaluate(const Expr &e, const Env &env, RewriterBase &rewriter,
                                          std::string *why) {
-  Evaluator ev{env, rewriter, why};
+  auto lookup = [&](StringRef key) -> const Val * {
+    auto it = env.find(key);
+    return it == env.end() ? nullptr : &it->second;
+  };
+  Evaluator ev{lookup, rewriter, why};
+  return ev.eval(e);
+}
+
+const Val *ArgBindings::lookup(StringRef key) const {
+  for (size_t i = std::min(names.size(), values.size()); i-- > 0;)
+    if (names[i] == key)
+      return &values[i];
+  return nullptr;
+}
+
+std::optional<Val> kiln::rules::evaluate(const Expr &e, const ArgBindings &args,
+                                         RewriterBase &rewriter, std::string *why) {
+  auto lookup = [&](StringRef key) { return args.lookup(key); };
+  Evaluator ev{lookup, rewriter, why};
   return ev.eval(e);
 }

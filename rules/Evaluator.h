@@ -12,6 +12,19 @@ namespace kiln::rules {
 /// Bindings: "$x" for captures, plain names for match nodes (ops).
 using Env = llvm::StringMap<Val>;
 
+/// Bindings by position, as the generated PDL passes them to a native
+/// function: `names[i]` is bound to `values[i]` (names past the end of
+/// `values` are unbound; a name given twice is its later value, as when an
+/// Env is filled in order). Evaluating with them builds no Env: a rule's
+/// `where` runs on every candidate match, and a StringMap's allocations and
+/// hashing cost more than the few names it holds.
+struct ArgBindings {
+  llvm::ArrayRef<std::string> names;
+  llvm::ArrayRef<Val> values;
+  /// The value bound to `key`, or null.
+  const Val *lookup(llvm::StringRef key) const;
+};
+
 /// The longest list `range(n)` may build while a rule is matched; a longer
 /// one fails the evaluation (the rule does not match).
 inline constexpr int64_t kMaxRangeLength = int64_t(1) << 20;
@@ -21,6 +34,8 @@ inline constexpr int64_t kMaxRangeLength = int64_t(1) << 20;
 /// division by zero, INT64_MIN / -1); `why` then says why, for
 /// --rule-explain.
 std::optional<Val> evaluate(const Expr &e, const Env &env, mlir::RewriterBase &rewriter,
+                            std::string *why = nullptr);
+std::optional<Val> evaluate(const Expr &e, const ArgBindings &args, mlir::RewriterBase &rewriter,
                             std::string *why = nullptr);
 
 /// Parses a `literal` or a bare type name (f32, i64, index...): an attribute

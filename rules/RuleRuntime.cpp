@@ -13,12 +13,12 @@ using namespace kiln::rules;
 using namespace mlir;
 
 namespace {
-/// Converts PDL arguments to evaluator bindings by the site's names.
-Env bindings(const Site &site, ArrayRef<PDLValue> args) {
-  Env env(site.argNames.size());
-  for (size_t i = 0; i < site.argNames.size() && i < args.size(); ++i) {
+/// The PDL arguments of a site as evaluator values, in order (the first
+/// `site.argNames.size()` of them: see ArgBindings).
+SmallVector<Val, 8> argValues(const Site &site, ArrayRef<PDLValue> args) {
+  SmallVector<Val, 8> vals(std::min(site.argNames.size(), args.size()));
+  for (auto [i, v] : llvm::enumerate(vals)) {
     const PDLValue &a = args[i];
-    Val v;
     switch (a.getKind()) {
     case PDLValue::Kind::Attribute:
       v = Val::ofAttr(a.cast<Attribute>());
@@ -41,9 +41,14 @@ Env bindings(const Site &site, ArrayRef<PDLValue> args) {
     case PDLValue::Kind::TypeRange:
       break;
     }
-    env[site.argNames[i]] = v;
   }
-  return env;
+  return vals;
+}
+
+/// Evaluates a site's expression on its PDL arguments.
+std::optional<Val> evaluateSite(const Site &site, ArrayRef<PDLValue> args, PatternRewriter &rw) {
+  SmallVector<Val, 8> vals = argValues(site, args);
+  return evaluate(*site.expr, ArgBindings{site.argNames, vals}, rw);
 }
 
 } // namespace
@@ -101,28 +106,29 @@ LogicalResult inferTypes(RuleRuntime &rt, const Site &s, PatternRewriter &rw,
 /// match bindings and infers.
 LogicalResult checkInfer(RuleRuntime &rt, const Site &s, PatternRewriter &rw,
                          ArrayRef<PDLValue> args) {
-  Env env = bindings(s, args);
+  SmallVector<Val, 8> vals = argValues(s, args);
+  ArgBindings bound{s.argNames, vals};
   SmallVector<Value> operands;
   for (const ExprP &e : s.operandExprs) {
     llvm::SmallString<32> key;
     if (e->kind == Expr::Capture)
       key = "$";
     key += e->name;
-    auto it = env.find(key);
-    if (it == env.end())
+    const Val *v = bound.lookup(key);
+    if (!v)
       return failure();
     if (e->kind == Expr::Ref) {
-      Operation *op = it->second.asOp();
+      Operation *op = v->asOp();
       if (!op || unsigned(e->resultIndex) >= op->getNumResults())
         return failure();
       operands.push_back(op->getResult(e->resultIndex));
     } else {
-      operands.push_back(it->second.asValue());
+      operands.push_back(v->asValue());
     }
   }
   NamedAttrList attrs;
   for (auto &[n, e] : s.attrExprs) {
-    auto v = evaluate(*e, env, rw);
+    auto v = evaluate(*e, bound, rw);
     Attribute a = v ? v->toAttribute(rw.getContext()) : Attribute();
     if (!a)
       return failure();
@@ -161,7 +167,7 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
     case Site::Where:
       pm.registerConstraintFunction(
           site.pdlName, [s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
-            auto v = evaluate(*s->expr, bindings(*s, args), rw);
+            auto v = evaluateSite(*s, args, rw);
             return success(v && v->asBool().value_or(false));
           });
       break;
@@ -176,7 +182,7 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
                 results.push_back(Attribute::getFromOpaquePointer(memo));
               return success();
             }
-            auto v = evaluate(*s->expr, bindings(*s, args), rw);
+            auto v = evaluateSite(*s, args, rw);
             if (!v)
               return failure();
             if (s->resultIsType) {
@@ -196,7 +202,7 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
     case Site::Check:
       pm.registerConstraintFunction(
           site.pdlName, [this, s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
-            auto v = evaluate(*s->expr, bindings(*s, args), rw);
+            auto v = evaluateSite(*s, args, rw);
             if (!v)
               return failure();
             const void *r = s->resultIsType ? v->asType().getAsOpaquePointer()
@@ -215,7 +221,7 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
     case Site::Call:
       pm.registerRewriteFunction(
           site.pdlName, [s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
-            return success(evaluate(*s->expr, bindings(*s, args), rw).has_value());
+            return success(evaluateSite(*s, args, rw).has_value());
           });
       break;
     case Site::Infer:
