@@ -59,22 +59,29 @@ std::optional<SmallVector<Type>> kiln::rules::inferResultTypes(MLIRContext *ctx,
   auto name = RegisteredOperationName::lookup(opName, ctx);
   if (!name)
     return std::nullopt;
-  auto *iface = name->getInterface<InferTypeOpInterface>();
+  return inferResultTypes(*name, operands, dict);
+}
+
+std::optional<SmallVector<Type>> kiln::rules::inferResultTypes(RegisteredOperationName name,
+                                                               ValueRange operands,
+                                                               DictionaryAttr dict) {
+  MLIRContext *ctx = name.getContext();
+  auto *iface = name.getInterface<InferTypeOpInterface>();
   if (!iface)
     return std::nullopt;
   ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
   llvm::SmallVector<std::max_align_t, 16> storage(
-      (name->getOpPropertyByteSize() + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t) + 1);
+      (name.getOpPropertyByteSize() + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t) + 1);
   OpaqueProperties props(storage.data());
-  name->initOpProperties(props, OpaqueProperties(nullptr));
+  name.initOpProperties(props, OpaqueProperties(nullptr));
   LogicalResult ok = success();
-  if (name->getOpPropertyByteSize() > 0)
-    ok = name->setOpPropertiesFromAttribute(*name, props, dict,
-                                            [&] { return emitError(UnknownLoc::get(ctx)); });
+  if (name.getOpPropertyByteSize() > 0)
+    ok = name.setOpPropertiesFromAttribute(name, props, dict,
+                                           [&] { return emitError(UnknownLoc::get(ctx)); });
   SmallVector<Type> types;
   if (succeeded(ok))
     ok = iface->inferReturnTypes(ctx, std::nullopt, operands, dict, props, RegionRange(), types);
-  name->destroyOpProperties(props);
+  name.destroyOpProperties(props);
   if (failed(ok))
     return std::nullopt;
   return types;
@@ -82,9 +89,52 @@ std::optional<SmallVector<Type>> kiln::rules::inferResultTypes(MLIRContext *ctx,
 
 namespace {
 
-LogicalResult inferTypes(RuleRuntime &rt, const Site &s, PatternRewriter &rw,
+/// What an Infer or InferCheck site needs on every call, resolved when its
+/// patterns are built: the op, its attribute names, and (InferCheck) where
+/// the Check constraint that computed each attribute at match time keeps it.
+struct InferTarget {
+  std::optional<RegisteredOperationName> op;
+  SmallVector<StringAttr> attrNames;
+  /// InferCheck, per attribute: the positions, among the site's arguments,
+  /// of the arguments of the Check site of the same expression (the key of
+  /// its result in the eval memo); none when no Check site computes it.
+  SmallVector<std::optional<SmallVector<unsigned>>> checkArgs;
+};
+
+InferTarget resolveInfer(const CompiledRule &rule, const Site &site, MLIRContext *ctx) {
+  InferTarget t;
+  t.op = RegisteredOperationName::lookup(site.opName, ctx);
+  if (site.kind == Site::Infer) {
+    for (const std::string &n : site.attrNames)
+      t.attrNames.push_back(StringAttr::get(ctx, n));
+    return t;
+  }
+  for (auto &[n, e] : site.attrExprs) {
+    t.attrNames.push_back(StringAttr::get(ctx, n));
+    std::optional<SmallVector<unsigned>> positions;
+    auto check = llvm::find_if(rule.sites, [&, &e = e](const Site &c) {
+      return c.kind == Site::Check && c.expr == e && !c.resultIsType;
+    });
+    if (check != rule.sites.end()) {
+      positions.emplace();
+      for (const std::string &name : check->argNames) {
+        auto at = llvm::find(llvm::reverse(site.argNames), name);
+        if (at == site.argNames.rend()) {
+          positions.reset();
+          break;
+        }
+        positions->push_back(std::distance(at, site.argNames.rend()) - 1);
+      }
+    }
+    t.checkArgs.push_back(std::move(positions));
+  }
+  return t;
+}
+
+LogicalResult inferTypes(RuleRuntime &rt, const Site &s, const InferTarget &t,
                          PDLResultList &results, ArrayRef<PDLValue> args) {
-  MLIRContext *ctx = rw.getContext();
+  if (!t.op)
+    return failure();
   SmallVector<Value> operands;
   for (unsigned i = 0; i < s.numOperands && i < args.size(); ++i) {
     if (args[i].getKind() == PDLValue::Kind::ValueRange)
@@ -92,10 +142,10 @@ LogicalResult inferTypes(RuleRuntime &rt, const Site &s, PatternRewriter &rw,
     else
       operands.push_back(args[i].cast<Value>());
   }
-  NamedAttrList attrs;
+  SmallVector<NamedAttribute> attrs;
   for (unsigned i = 0; i < s.attrNames.size() && s.numOperands + i < args.size(); ++i)
-    attrs.append(s.attrNames[i], args[s.numOperands + i].cast<Attribute>());
-  auto types = rt.inferCached(ctx, s.opName, operands, attrs.getDictionary(ctx), false);
+    attrs.emplace_back(t.attrNames[i], args[s.numOperands + i].cast<Attribute>());
+  auto types = rt.inferCached(*t.op, operands, attrs, false);
   if (!types)
     return failure();
   results.push_back(TypeRange(*types));
@@ -103,9 +153,12 @@ LogicalResult inferTypes(RuleRuntime &rt, const Site &s, PatternRewriter &rw,
 }
 
 /// The InferCheck constraint: evaluates the operands and attributes from the
-/// match bindings and infers.
-LogicalResult checkInfer(RuleRuntime &rt, const Site &s, PatternRewriter &rw,
-                         ArrayRef<PDLValue> args) {
+/// match bindings and infers. An attribute that a Check constraint of this
+/// match has computed already is taken from the eval memo.
+LogicalResult checkInfer(RuleRuntime &rt, const Site &s, const InferTarget &t,
+                         PatternRewriter &rw, ArrayRef<PDLValue> args) {
+  if (!t.op)
+    return failure();
   SmallVector<Val, 8> vals = argValues(s, args);
   ArgBindings bound{s.argNames, vals};
   SmallVector<Value> operands;
@@ -126,18 +179,26 @@ LogicalResult checkInfer(RuleRuntime &rt, const Site &s, PatternRewriter &rw,
       operands.push_back(v->asValue());
     }
   }
-  NamedAttrList attrs;
-  for (auto &[n, e] : s.attrExprs) {
-    auto v = evaluate(*e, bound, rw);
-    Attribute a = v ? v->toAttribute(rw.getContext()) : Attribute();
+  SmallVector<NamedAttribute> attrs;
+  for (auto [i, attr] : llvm::enumerate(s.attrExprs)) {
+    const Expr &e = *attr.second;
+    Attribute a;
+    if (const auto &positions = t.checkArgs[i];
+        positions && llvm::all_of(*positions, [&](unsigned p) { return p < args.size(); })) {
+      SmallVector<PDLValue, 8> checkArgs;
+      for (unsigned p : *positions)
+        checkArgs.push_back(args[p]);
+      a = Attribute::getFromOpaquePointer(rt.lookupEval(e, checkArgs));
+    }
+    if (!a) {
+      auto v = evaluate(e, bound, rw);
+      a = v ? v->toAttribute(rw.getContext()) : Attribute();
+    }
     if (!a)
       return failure();
-    attrs.append(n, a);
+    attrs.emplace_back(t.attrNames[i], a);
   }
-  return success(
-      rt.inferCached(rw.getContext(), s.opName, operands, attrs.getDictionary(rw.getContext()),
-                     true)
-          .has_value());
+  return success(rt.inferCached(*t.op, operands, attrs, true).has_value());
 }
 
 /// file:line:col for file locations, MLIR's form otherwise.
@@ -175,7 +236,7 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
       pm.registerRewriteFunction(
           site.pdlName,
           [this, s](PatternRewriter &rw, PDLResultList &results, ArrayRef<PDLValue> args) {
-            if (const void *memo = lookupEval(*s, args)) {
+            if (const void *memo = lookupEval(*s->expr, args)) {
               if (s->resultIsType)
                 results.push_back(Type::getFromOpaquePointer(memo));
               else
@@ -208,14 +269,15 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
             const void *r = s->resultIsType ? v->asType().getAsOpaquePointer()
                                             : v->toAttribute(rw.getContext()).getAsOpaquePointer();
             if (r)
-              rememberEval(*s, args, r);
+              rememberEval(*s->expr, args, r);
             return success(r != nullptr);
           });
       break;
     case Site::InferCheck:
       pm.registerConstraintFunction(
-          site.pdlName, [this, s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
-            return checkInfer(*this, *s, rw, args);
+          site.pdlName, [this, s, t = resolveInfer(rule, site, pm.getContext())](
+                            PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
+            return checkInfer(*this, *s, t, rw, args);
           });
       break;
     case Site::Call:
@@ -226,9 +288,9 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
       break;
     case Site::Infer:
       pm.registerRewriteFunction(
-          site.pdlName,
-          [this, s](PatternRewriter &rw, PDLResultList &results, ArrayRef<PDLValue> args) {
-            return inferTypes(*this, *s, rw, results, args);
+          site.pdlName, [this, s, t = resolveInfer(rule, site, pm.getContext())](
+                            PatternRewriter &, PDLResultList &results, ArrayRef<PDLValue> args) {
+            return inferTypes(*this, *s, t, results, args);
           });
       break;
     case Site::Guard:
@@ -279,9 +341,9 @@ static bool memoKey(ArrayRef<PDLValue> args, SmallVectorImpl<std::pair<int, cons
   return true;
 }
 
-void RuleRuntime::rememberEval(const Site &s, ArrayRef<PDLValue> args, const void *result) {
+void RuleRuntime::rememberEval(const Expr &expr, ArrayRef<PDLValue> args, const void *result) {
   EvalMemo m;
-  m.expr = s.expr.get();
+  m.expr = &expr;
   if (!memoKey(args, m.args))
     return;
   m.result = result;
@@ -293,37 +355,39 @@ void RuleRuntime::rememberEval(const Site &s, ArrayRef<PDLValue> args, const voi
   }
 }
 
-const void *RuleRuntime::lookupEval(const Site &s, ArrayRef<PDLValue> args) const {
+const void *RuleRuntime::lookupEval(const Expr &expr, ArrayRef<PDLValue> args) const {
   if (evalMemo.empty())
     return nullptr;
   SmallVector<std::pair<int, const void *>, 4> key;
   if (!memoKey(args, key))
     return nullptr;
   for (const EvalMemo &m : evalMemo)
-    if (m.expr == s.expr.get() && m.args == key)
+    if (m.expr == &expr && m.args == key)
       return m.result;
   return nullptr;
 }
 
-std::optional<SmallVector<Type>> RuleRuntime::inferCached(MLIRContext *ctx, StringRef opName,
+std::optional<SmallVector<Type>> RuleRuntime::inferCached(RegisteredOperationName name,
                                                           ValueRange operands,
-                                                          DictionaryAttr dict, bool remember) {
+                                                          ArrayRef<NamedAttribute> attrs,
+                                                          bool remember) {
   InferMemo &m = inferMemo;
-  if (m.valid && m.dict == dict && m.opName == opName && m.operands.size() == operands.size()) {
+  if (m.valid && m.name == name && ArrayRef<NamedAttribute>(m.attrs) == attrs &&
+      m.operands.size() == operands.size()) {
     bool same = true;
     for (auto [i, v] : llvm::enumerate(operands))
       same &= v == m.operands[i] && v.getType() == m.operandTypes[i];
     if (same)
       return m.results;
   }
-  auto types = inferResultTypes(ctx, opName, operands, dict);
+  auto types = inferResultTypes(name, operands, NamedAttrList(attrs).getDictionary(name.getContext()));
   if (remember) {
     m.valid = types.has_value();
     if (m.valid) {
-      m.opName = opName.str();
+      m.name = name;
       m.operands.assign(operands.begin(), operands.end());
       m.operandTypes.assign(operands.getTypes().begin(), operands.getTypes().end());
-      m.dict = dict;
+      m.attrs.assign(attrs.begin(), attrs.end());
       m.results = *types;
     }
   }

@@ -61,13 +61,14 @@ public:
   std::set<std::string> warned;
   /// The result types inferred by the last InferCheck constraint (at match
   /// time), reused by the rewrite's Infer of the same op, operands and
-  /// attributes; any IR change in between drops it.
+  /// attributes (in the same order: both sites list the rewrite op's
+  /// attributes as the rule writes them); any IR change in between drops it.
   struct InferMemo {
     bool valid = false;
-    std::string opName;
+    std::optional<mlir::OperationName> name;
     llvm::SmallVector<mlir::Value> operands;
     llvm::SmallVector<mlir::Type> operandTypes;
-    mlir::DictionaryAttr dict;
+    llvm::SmallVector<mlir::NamedAttribute> attrs;
     llvm::SmallVector<mlir::Type> results;
   } inferMemo;
   /// The attributes/types computed by the last Check constraints (at match
@@ -80,8 +81,8 @@ public:
   };
   llvm::SmallVector<EvalMemo, 4> evalMemo;
   unsigned evalMemoNext = 0;
-  void rememberEval(const Site &s, llvm::ArrayRef<mlir::PDLValue> args, const void *result);
-  const void *lookupEval(const Site &s, llvm::ArrayRef<mlir::PDLValue> args) const;
+  void rememberEval(const Expr &expr, llvm::ArrayRef<mlir::PDLValue> args, const void *result);
+  const void *lookupEval(const Expr &expr, llvm::ArrayRef<mlir::PDLValue> args) const;
   /// The dependence classes that only_consts, depends_on_carries and
   /// only_xs read, per scan, while or cond: each op's computed once while
   /// this runtime is active; any IR change drops them.
@@ -106,11 +107,10 @@ public:
     RuleRuntime *previous;
   };
   static RuleRuntime *active();
-  /// inferResultTypes through `inferMemo`.
-  std::optional<llvm::SmallVector<mlir::Type>> inferCached(mlir::MLIRContext *ctx,
-                                                           llvm::StringRef opName,
+  /// inferResultTypes through `inferMemo`: a hit builds no DictionaryAttr.
+  std::optional<llvm::SmallVector<mlir::Type>> inferCached(mlir::RegisteredOperationName name,
                                                            mlir::ValueRange operands,
-                                                           mlir::DictionaryAttr dict,
+                                                           llvm::ArrayRef<mlir::NamedAttribute> attrs,
                                                            bool remember);
   void clearLog() {
     log.clear();
@@ -152,6 +152,9 @@ bool matchRule(const CompiledRule &rule, mlir::Operation *op, mlir::RewriterBase
 /// Silent; std::nullopt when they cannot be inferred.
 std::optional<llvm::SmallVector<mlir::Type>> inferResultTypes(mlir::MLIRContext *ctx,
                                                               llvm::StringRef opName,
+                                                              mlir::ValueRange operands,
+                                                              mlir::DictionaryAttr dict);
+std::optional<llvm::SmallVector<mlir::Type>> inferResultTypes(mlir::RegisteredOperationName name,
                                                               mlir::ValueRange operands,
                                                               mlir::DictionaryAttr dict);
 
