@@ -11,6 +11,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace kiln;
@@ -38,7 +39,11 @@ SmallVector<int64_t> offsetsOver(const Tensor &t, ArrayRef<int64_t> dims) {
 /// contracting dimensions, folding a transpose into dot_general) gives the
 /// same bits, as "exact" promises. Products of f16/bf16/f32 values are
 /// exact in double; f64 products enter as their two exact halves (fma).
-/// Infinities and NaN sum separately (their sum has no order either).
+/// Infinities and NaN sum separately (their sum has no order either). A NaN
+/// sum is the canonical quiet NaN: which of several NaN terms an ordered sum
+/// keeps, sign and payload, depends on the order (x86 keeps the first), so
+/// a rewrite that reorders the contraction would change the bits a
+/// bitcast_convert_type shows (generated program 309302).
 class ExactSum {
 public:
   void add(double x) {
@@ -67,7 +72,7 @@ public:
   }
   double result() const {
     if (hasSpecial)
-      return special;
+      return std::isnan(special) ? std::numeric_limits<double>::quiet_NaN() : special;
     size_t n = partials.size();
     if (n == 0)
       return -0.0; // the empty sum, as the interpreter's other sums

@@ -202,8 +202,10 @@ int main(int argc, char **argv) {
     return 1;
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv, "Kiln: run a lax program (LLVM JIT or interpreter)\n");
-  if (inputs.empty() == !randomInputsFlag) {
-    llvm::errs() << "kiln-run: error: give exactly one of --inputs and --random-inputs\n";
+  // Neither is fine for a function without arguments (readInputs says
+  // what is missing otherwise).
+  if (!inputs.empty() && randomInputsFlag) {
+    llvm::errs() << "kiln-run: error: give one of --inputs and --random-inputs, not both\n";
     return 1;
   }
   if (target != "cpu" && target != "gpu") {
@@ -228,6 +230,12 @@ int main(int argc, char **argv) {
   FailureOr<std::string> entry = run::chooseEntry(*module, entryName);
   if (failed(entry))
     return 1;
+  auto entryArgs = cast<func::FuncOp>(SymbolTable::lookupSymbolIn(*module, *entry)).getNumArguments();
+  if (inputs.empty() && !randomInputsFlag && entryArgs > 0) {
+    llvm::errs() << "kiln-run: error: @" << *entry << " takes " << entryArgs
+                 << " arguments: give their .npy files with --inputs, or --random-inputs\n";
+    return 1;
+  }
   FailureOr<SmallVector<Tensor>> args =
       randomInputsFlag ? interp::randomInputs(*module, *entry, seed, positiveInputs)
                        : run::readInputs(*module, *entry, inputs);
