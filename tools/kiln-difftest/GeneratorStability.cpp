@@ -1,0 +1,173 @@
+//===- GeneratorStability.cpp - which outputs the JIT comparison can judge ===//
+//
+// The CPU JIT agrees with the interpreter bit for bit on IEEE basic
+// operations, but only within the error model on sums (dot_general,
+// reduce_sum/prod: other orders) and transcendental functions. A value is
+// 0: exact, 1: approximate (a float within the model), 2: unstable (a
+// discrete function of an approximate value -- a comparison, a conversion to
+// an integer, a bitcast, floor -- which may differ arbitrarily). Outputs that
+// are unstable are left out of the JIT comparison (and only of it).
+//
+// A value's taint is found from the line that defines it: its op and the
+// names it reads (for a region op, every name of its regions).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/kiln-difftest/GeneratorImpl.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace kiln::difftest;
+using namespace kiln::difftest::gen;
+using llvm::StringRef;
+
+namespace {
+/// Ops whose float results are approximate in the JIT.
+bool isApproximate(StringRef op) {
+  static const llvm::StringSet<> ops = {
+      "exp",   "log",   "log1p", "sin",     "cos",   "tanh",        "logistic",
+      "rsqrt", "exp2",  "expm1", "cbrt",    "tan",   "asin",        "acos",
+      "atan",  "sinh",  "cosh",  "asinh",   "acosh", "atanh",       "erf",
+      "erfc",  "erf_inv", "dot_general", "reduce_sum", "reduce_prod", "pow", "atan2",
+      "integer_pow"};
+  return ops.contains(op);
+}
+
+/// The word after the first `prefix` in `text` (a regex `prefix(\w+)`), or "".
+StringRef wordAfter(StringRef text, StringRef prefix) {
+  size_t pos = text.find(prefix);
+  while (pos != StringRef::npos) {
+    StringRef rest = text.drop_front(pos + prefix.size());
+    StringRef word = rest.take_while([](char c) { return llvm::isAlnum(c) || c == '_'; });
+    if (!word.empty())
+      return word;
+    pos = text.find(prefix, pos + 1);
+  }
+  return "";
+}
+
+int floatRank(StringRef dt) {
+  return llvm::StringSwitch<int>(dt).Case("bf16", 0).Case("f16", 1).Case("f32", 2).Default(3);
+}
+} // namespace
+
+bool Generator::isDiscrete(StringRef op) {
+  static const llvm::StringSet<> ops = {
+      "compare",  "argmax",    "argmin", "is_finite", "floor", "ceil",
+      "round",    "sign",      "rem",    "nextafter", "bitcast_convert_type",
+      "convert_element_type", "dynamic_slice", "dynamic_update_slice", "gather", "scatter"};
+  return ops.contains(op);
+}
+
+int Generator::argTaint(llvm::ArrayRef<Value *> sources) {
+  int t = 0;
+  for (Value *v : sources)
+    t = std::max(t, taintOf(v->name));
+  return t;
+}
+
+void Generator::setArgsTaint(llvm::ArrayRef<Value *> args, llvm::ArrayRef<Value *> sources,
+                             bool loop) {
+  int t = argTaint(sources);
+  // A loop carry may become approximate in an earlier iteration.
+  for (Value *a : args)
+    taint[a->name] = std::max(t, loop && isFloat(a->dt) ? 1 : 0);
+}
+
+int Generator::inferTaint(const Block &blk, const Value &v) {
+  const std::vector<std::string> &lines = blk.lines;
+  // The line defining v: the last one whose left-hand side names it.
+  int k = int(lines.size()) - 1;
+  for (; k >= 0; --k) {
+    StringRef line = lines[k];
+    size_t eq = line.find(" = ");
+    if (eq == StringRef::npos)
+      continue;
+    llvm::SmallVector<StringRef> lhsNames;
+    line.take_front(eq).split(lhsNames, ',');
+    if (llvm::any_of(lhsNames, [&](StringRef n) { return n.trim() == v.name; }))
+      break;
+  }
+  if (k < 0)
+    return 0;
+  StringRef line = lines[k];
+  size_t eq = line.find(" = ");
+  StringRef lhs = line.take_front(eq), rhs = line.drop_front(eq + 3);
+  std::vector<std::string> names = namesIn(rhs);
+  auto maxTaint = [&](llvm::ArrayRef<std::string> ns) {
+    int m = 0;
+    for (const std::string &n : ns)
+      m = std::max(m, taintOf(n));
+    return m;
+  };
+  if (rhs.rtrim().ends_with("{") || line.contains(" lax.while ") || line.contains(" lax.cond ")) {
+    // A region op: whatever its regions read.
+    for (size_t l = k + 1; l < lines.size(); ++l)
+      for (std::string &n : namesIn(lines[l]))
+        names.push_back(std::move(n));
+    llvm::StringSet<> results;
+    for (std::string &n : namesIn(lhs))
+      results.insert(n);
+    llvm::erase_if(names, [&](const std::string &n) { return results.contains(n); });
+    return maxTaint(names);
+  }
+  int m = maxTaint(names);
+  StringRef callee = wordAfter(rhs, "func.call @");
+  if (!callee.empty()) {
+    // The callee's taint was found with exact arguments; approximate ones
+    // through a discrete op of its body (a bitcast of the argument) make the
+    // result unstable (generated program 1966).
+    auto discrete = calleeDiscrete.find(callee);
+    if (m >= 1 && (discrete == calleeDiscrete.end() || discrete->second))
+      return 2;
+    auto t = calleeTaint.find(callee);
+    m = std::max(m, t == calleeTaint.end() ? 2 : t->second);
+  }
+  if (m == 2)
+    return 2;
+  StringRef op = wordAfter(rhs, "lax.");
+  auto dtypeOf = [&](const std::string &n) -> StringRef {
+    auto it = dtypes.find(n);
+    return it == dtypes.end() ? StringRef() : StringRef(it->second);
+  };
+  if (m == 1 && isDiscrete(op)) {
+    bool floatIn = llvm::any_of(names, [&](const std::string &n) { return isFloat(dtypeOf(n)); });
+    if (!(op == "convert_element_type" && isFloat(v.dt)) && floatIn)
+      return 2;
+  }
+  if (m == 1 && op == "convert_element_type" && isFloat(v.dt)) {
+    // Widening an approximate float: the error model judges the result by
+    // the wider type's epsilon, but its error is the narrower one's (the
+    // model's shadows do not carry the type).
+    for (const std::string &n : names) {
+      if (!isFloat(dtypeOf(n)))
+        continue;
+      if (floatRank(dtypeOf(n)) < floatRank(v.dt))
+        return 2;
+      break;
+    }
+  }
+  if (m == 1 && op == "pow") {
+    // pow amplifies its base's error by the exponent: an approximate base
+    // with a huge exponent (cos(-FLT_MAX) = 1 in the JIT, 0.853 in libm,
+    // then ** -FLT_MAX: 1 against inf) is beyond any first-order bound
+    // (generated program 101340).
+    size_t pos = rhs.find("lax.pow %");
+    if (pos != StringRef::npos) {
+      std::vector<std::string> base = namesIn(rhs.drop_front(pos + 8));
+      if (!base.empty() && taintOf(base.front()) >= 1)
+        return 2;
+    }
+  }
+  if (isFloat(v.dt) && (op == "reduce_prod" || op == "dot_general" ||
+                        (op == "reduce_sum" && (v.dt == "f16" || v.dt == "bf16"))))
+    // The interpreter multiplies (and sums) in double and rounds once; the
+    // JIT in the element type, in another order: where one overflows to inf
+    // (then NaN) and the other does not, no error model relates them.
+    return 2;
+  if (isFloat(v.dt) && (m == 1 || isApproximate(op)))
+    return 1;
+  return m;
+}
