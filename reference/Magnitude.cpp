@@ -243,7 +243,13 @@ void Shadower::shadowOp(Operation *op) {
             // atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2).
             Value y = operand(0), x = operand(1);
             Value viaY = mul(abs(x), s(0)), viaX = mul(abs(y), s(1));
-            return add(div(add(viaY, viaX), add(square(x), square(y))), abs(r));
+            Value carried = div(add(viaY, viaX), add(square(x), square(y)));
+            // Both operands exact zeros (S = 0 means no error carried in):
+            // the result, +-0 or +-pi, has only its own rounding; the
+            // formula's 0 / 0 would make it unknown (generated program
+            // 308515: sin(atan2(-0, -0)) judged against its output's scale).
+            Value noneCarried = equal(add(s(0), s(1)), splat(type, 0));
+            return add(select(noneCarried, carried, splat(type, 0)), abs(r));
           })
           // Piecewise constant (or one ulp away): the error of the operand
           // carries over where no step is crossed.
