@@ -15,7 +15,10 @@
 # than KILN_FUZZ_CORPUS_MAX_BYTES, 1200 by default, stay out of the repository).
 # A crash leaves its input in build-fuzz/findings/<target>/ and fails the run;
 # fix it and keep the input as tests/fuzz/regressions/<kind>-<what>.<ext>
-# (kind: jaxpr, rewrites or rules): ctest runs it again in the sanitized build.
+# (kind: jaxpr, rewrites, rules or generated): ctest runs it again in the
+# sanitized build. kiln-fuzz-generated is structure-aware: its input is the
+# differential-testing generator's decisions (docs/soundness.md), and it
+# checks the program against the interpreter (KILN_FUZZ_JIT=1: the JIT too).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 with_tests=0
@@ -61,7 +64,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DKILN_FUZZ=ON -DKILN_BUILD_BENCH=OFF \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DLLVM_DIR=/usr/lib/llvm-22/lib/cmake/llvm >/dev/null
 fi
-targets=(kiln-fuzz-jaxpr kiln-fuzz-rewrites)
+targets=(kiln-fuzz-jaxpr kiln-fuzz-rewrites kiln-fuzz-generated)
 [ -f "$root/tests/fuzz/FuzzRuleLoader.cpp" ] && targets+=(kiln-fuzz-rules)
 if ((${#only[@]})); then
   for t in "${only[@]}"; do
@@ -98,6 +101,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 max_len() { # structured inputs (jaxpr, MLIR, YAML) need room: a program, not a token
   case "$1" in
     kiln-fuzz-rules) echo 32768 ;;
+    kiln-fuzz-generated) echo 4096 ;; # the generator's decisions, not text
     *) echo 65536 ;;
   esac
 }
