@@ -153,8 +153,9 @@ LogicalResult inferTypes(RuleRuntime &rt, const Site &s, const InferTarget &t,
 }
 
 /// The InferCheck constraint: evaluates the operands and attributes from the
-/// match bindings and infers. An attribute that a Check constraint of this
-/// match has computed already is taken from the eval memo.
+/// match bindings and infers. Each computed attribute is also a Check
+/// constraint of the match: whichever of the two runs first leaves it in the
+/// eval memo, keyed as the Check site keys it, for the other.
 LogicalResult checkInfer(RuleRuntime &rt, const Site &s, const InferTarget &t,
                          PatternRewriter &rw, ArrayRef<PDLValue> args) {
   if (!t.op)
@@ -183,9 +184,11 @@ LogicalResult checkInfer(RuleRuntime &rt, const Site &s, const InferTarget &t,
   for (auto [i, attr] : llvm::enumerate(s.attrExprs)) {
     const Expr &e = *attr.second;
     Attribute a;
-    if (const auto &positions = t.checkArgs[i];
-        positions && llvm::all_of(*positions, [&](unsigned p) { return p < args.size(); })) {
-      SmallVector<PDLValue, 8> checkArgs;
+    const auto &positions = t.checkArgs[i];
+    bool keyed =
+        positions && llvm::all_of(*positions, [&](unsigned p) { return p < args.size(); });
+    SmallVector<PDLValue, 8> checkArgs;
+    if (keyed) {
       for (unsigned p : *positions)
         checkArgs.push_back(args[p]);
       a = Attribute::getFromOpaquePointer(rt.lookupEval(e, checkArgs));
@@ -193,9 +196,11 @@ LogicalResult checkInfer(RuleRuntime &rt, const Site &s, const InferTarget &t,
     if (!a) {
       auto v = evaluate(e, bound, rw);
       a = v ? v->toAttribute(rw.getContext()) : Attribute();
+      if (!a)
+        return failure();
+      if (keyed)
+        rt.rememberEval(e, checkArgs, a.getAsOpaquePointer());
     }
-    if (!a)
-      return failure();
     attrs.emplace_back(t.attrNames[i], a);
   }
   return success(rt.inferCached(*t.op, operands, attrs, true).has_value());
@@ -263,6 +268,10 @@ void RuleRuntime::registerSites(const CompiledRule &rule, PDLPatternModule &pm) 
     case Site::Check:
       pm.registerConstraintFunction(
           site.pdlName, [this, s](PatternRewriter &rw, PDLResultList &, ArrayRef<PDLValue> args) {
+            // Computed already by the InferCheck of the same rewrite op (PDL
+            // orders a pattern's constraints as it likes).
+            if (lookupEval(*s->expr, args))
+              return success();
             auto v = evaluateSite(*s, args, rw);
             if (!v)
               return failure();
