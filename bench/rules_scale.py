@@ -2,15 +2,18 @@
 """Rule engine scale: YAML rules (compiled to PDL at load time) against the
 same rewrites as Kiln's hand-written C++ patterns, on generated modules of
 growing size. Prints the time of the rewrite pass alone (--mlir-timing) and
-the YAML/C++ ratio per size.
+the YAML/C++ ratio per size, in wall and in CPU time.
 
     bench/rules_scale.py --build build [--sizes 10000,25000,50000,100000,200000] [--region]
+                         [--repeats 3]
 
-The module repeats a block of 8 ops that both rule sets rewrite completely:
-transpose(transpose(x)) and dot_general(transpose(a), b) (rules/library/
-transpose.yaml; C++: lax.transpose's canonicalization and
---kiln-canonicalize-dot-general). Each row also gives the YAML rules' time
-per op: flat when the engine is linear in the module's size.
+The module repeats a block of 8 ops that both rule sets rewrite completely,
+to the same module (checked): transpose(transpose(x)) and
+dot_general(transpose(a), b) (rules/library/transpose.yaml; C++:
+lax.transpose's canonicalization and --kiln-canonicalize-dot-general). Wall
+time is the passes' own (--mlir-timing); CPU time is the process's, times
+the passes' share of its wall time. Each row also gives the YAML rules' wall
+time per op: flat when the engine is linear in the module's size.
 
 --region also times the region rules of rules/library/loops.yaml (no C++
 counterpart) on two modules of N ops: many small scans that they rewrite
@@ -20,6 +23,7 @@ quadratic: only_consts followed each op's backward slice).
 """
 import argparse
 import importlib.util
+import os
 import re
 import subprocess
 import tempfile
@@ -84,25 +88,36 @@ def measure_region(opt, sizes, repeats=3):
                 path = Path(tmp) / f"{name}{size}.mlir"
                 path.write_text(text)
                 times.append(min(pass_seconds([str(opt), str(path), rules, "--mlir-timing",
-                                               "--mlir-disable-threading", "-o", "/dev/null"])
+                                               "--mlir-disable-threading", "-o", "/dev/null"])[0]
                                  for _ in range(repeats)))
             yield size, times[0], times[1]
 
 
 def pass_seconds(cmd):
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+    """The wall time of the rewrite passes (--mlir-timing) and their CPU time:
+    the process's user + system time times the passes' share of its wall
+    time (parsing, verifying and printing take the rest; on a shared machine
+    the CPU time is the steadier of the two)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status):
+        raise subprocess.CalledProcessError(os.waitstatus_to_exitcode(status), cmd, stderr=err)
     # --mlir-timing lists each pass with its wall time; sum the rewrite passes.
-    total = 0.0
-    for line in out.splitlines():
+    total, whole = 0.0, None
+    for line in err.splitlines():
         m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.*)", line)
         if m and any(k in m.group(2) for k in ("ApplyRules", "Canonicalizer", "CanonicalizeDotGeneral")):
             total += float(m.group(1))
-    return total
+        if m and m.group(2).strip() == "Total":
+            whole = float(m.group(1))
+    return total, (usage.ru_utime + usage.ru_stime) * total / whole
 
 
 def measure(opt, sizes, repeats=3):
-    """Yields (ops, YAML seconds, C++ seconds) per size: the best of `repeats`
-    runs of the rewrite passes, after checking that both rewrite everything."""
+    """Yields (ops, YAML, C++) per size, each (wall, CPU) seconds of the
+    rewrite passes (pass_seconds), the best of `repeats` runs, after checking
+    that both rewrite everything to the same module."""
     opt = str(opt)
     rules = str(ROOT / "rules" / "library" / "transpose.yaml")
     yaml_args = [f"--rules={rules}", "--kiln-apply-rules"]
@@ -111,18 +126,26 @@ def measure(opt, sizes, repeats=3):
         for size in sizes:
             path = Path(tmp) / f"m{size}.mlir"
             path.write_text(module(max(1, size // 8)))
-            # Both must rewrite everything: no transpose may be left.
+            # Both must rewrite everything (no transpose may be left), to the
+            # same module: the same rewrites, timed.
+            outs = []
             for extra in (yaml_args, cpp_args):
-                out = subprocess.run([opt, str(path), *extra], capture_output=True, text=True).stdout
+                out = subprocess.run([opt, str(path), *extra], capture_output=True, text=True,
+                                     check=True).stdout
                 assert "lax.transpose" not in out, f"{extra} left a transpose"
-            timed = lambda extra: min(pass_seconds([opt, str(path), *extra, "--mlir-timing",
-                                                    "-o", "/dev/null"]) for _ in range(repeats))
+                outs.append(out)
+            assert outs[0] == outs[1], "the YAML rules and the C++ patterns give different modules"
+            def timed(extra):
+                runs = [pass_seconds([opt, str(path), *extra, "--mlir-timing", "-o", "/dev/null"])
+                        for _ in range(repeats)]
+                return min(w for w, _ in runs), min(c for _, c in runs)
             yield size, timed(yaml_args), timed(cpp_args)
 
 
 def format_row(row):
-    size, yaml, cpp = row
-    return f"{size:>8} {yaml:>15.3f} {cpp:>17.3f} {yaml / cpp:>6.2f}x"
+    size, (yaml, yaml_cpu), (cpp, cpp_cpu) = row
+    return (f"{size:>8} {yaml:>15.3f} {cpp:>17.3f} {yaml / cpp:>6.2f}x "
+            f"{yaml_cpu:>9.3f} {cpp_cpu:>9.3f} {yaml_cpu / cpp_cpu:>6.2f}x")
 
 
 def main():
@@ -130,12 +153,15 @@ def main():
     p.add_argument("--build", default=str(ROOT / "build"))
     p.add_argument("--sizes", default="10000,25000,50000,100000,200000", help="approximate op counts")
     p.add_argument("--region", action="store_true", help="also time the region rules (loops.yaml)")
+    p.add_argument("--repeats", type=int, default=3, help="runs per measurement (the best is kept)")
     args = p.parse_args()
     opt = Path(args.build) / "bin" / "kiln-opt"
     sizes = [int(s) for s in args.sizes.split(",")]
-    print(f"{'ops':>8} {'YAML rules (s)':>15} {'C++ patterns (s)':>17} {'ratio':>7} {'YAML us/op':>11}")
-    for row in measure(opt, sizes):
-        print(format_row(row) + f" {1e6 * row[1] / row[0]:>11.2f}", flush=True)
+    print(f"{'':>8} {'wall (--mlir-timing)':^41} {'CPU (their share)':^27}")
+    print(f"{'ops':>8} {'YAML rules (s)':>15} {'C++ patterns (s)':>17} {'ratio':>7} "
+          f"{'YAML (s)':>9} {'C++ (s)':>9} {'ratio':>7} {'YAML us/op':>11}")
+    for row in measure(opt, sizes, args.repeats):
+        print(format_row(row) + f" {1e6 * row[1][0] / row[0]:>11.2f}", flush=True)
     if args.region:
         print(f"\nregion rules (loops.yaml)\n{'ops':>8} {'many scans (s)':>15} {'us/op':>7} "
               f"{'one long body (s)':>18} {'us/op':>7}")

@@ -25,4 +25,5 @@ def scan_module(n, wide=False):
     return "\n".join(L)
 
 
-print(scan_module(int(sys.argv[1]), wide=sys.argv[2:] == ["wide"]))
+if __name__ == "__main__":  # bench/rules_scale.py imports scan_module
+    print(scan_module(int(sys.argv[1]), wide=sys.argv[2:] == ["wide"]))
