@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Differential testing of Kiln against its reference interpreter.
 
-For each generated program (generate.py, seeds S, S+1, ...), the reference
+For each generated program (the generator of tools/kiln-difftest, seeds S,
+S+1, ...: `kiln-difftest generate --seed S` prints one), the reference
 interpreter runs the ORIGINAL program on the generated inputs (hard values
 included); its outputs are the oracle. Then:
 
@@ -17,7 +18,9 @@ included); its outputs are the oracle. Then:
              kiln-verify-rules checks rules/library/ and examples/rules/.
 
 The pass and JIT comparisons run in kiln-difftest (tools/kiln-difftest), a
-batch of programs per process (--batch); its list of comparisons
+batch of programs per process (--batch), generated in that process
+(--generate-seeds; with --keep they are written to the work directory
+first); its list of comparisons
 (--list-comparisons) is the one this script uses. A crash or a hang of a
 batch is blamed on the step in flight (the tool's progress lines), and the
 rest of that program and of the batch run in a new process.
@@ -46,9 +49,6 @@ import threading
 import time
 
 import numpy as np
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import generate as G  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -101,20 +101,45 @@ def reference(tools, wd, prog_path, inputs):
     return [os.path.join(ref, f) for f in outs], None
 
 
-def difftest(tools, dirs, jit=True, only=None):
-    """Runs kiln-difftest on program directories (generate.py's layout) and
-    returns {dir: {"comparisons", "skipped", "findings"}}. `only` restricts
-    the comparisons (names). A crash or a hang is a finding of the step in
+def generate(tools, seed, out, max_ops=None):
+    """Writes generated program `seed` to out/prog.mlir and its inputs to
+    out/in<i>.npy (kiln-difftest generate); returns it as a Case."""
+    argv = [tools.difftest, "generate", "--seed", str(seed), "--out", out]
+    if max_ops:
+        argv += ["--max-ops", str(max_ops)]
+    st, text = tools.call(argv)
+    if st != "ok":
+        raise SystemExit(f"run.py: {' '.join(argv)} failed:\n{text}")
+    return Case.read(out)
+
+
+def program_name(p):
+    """kiln-difftest's name of a program: its directory, or seedN for a
+    program it generates."""
+    return p if isinstance(p, str) else f"seed{p}"
+
+
+def difftest(tools, programs, jit=True, only=None, max_ops=None):
+    """Runs kiln-difftest on programs, each a program directory (prog.mlir,
+    in<i>.npy) or a seed (an int: generated in kiln-difftest), and returns
+    {program: {"comparisons", "skipped", "findings"}}. `only` restricts the
+    comparisons (names). A crash or a hang is a finding of the step in
     flight; that program's later comparisons and the later programs run in
     a new process."""
     results = {}
-    pending = list(dirs)
+    pending = list(programs)
     while pending:
         argv = [tools.difftest, "--json"] + ([] if jit else ["--no-jit"])
         if only:
             argv.append("--comparisons=" + ",".join(only))
+        seeds = [p for p in pending if not isinstance(p, str)]
+        if seeds:
+            argv.append("--generate-seeds=" + ",".join(map(str, seeds)))
+            if max_ops:
+                argv.append(f"--max-ops={max_ops}")
+        dirs = [p for p in pending if isinstance(p, str)]
         with tempfile.TemporaryFile(mode="w+") as err:
-            p = subprocess.Popen(argv + pending, stdout=subprocess.PIPE, stderr=err, text=True, env=tools.env)
+            p = subprocess.Popen(argv + dirs, stdout=subprocess.PIPE, stderr=err, text=True, env=tools.env)
             lines = queue.Queue()
             threading.Thread(target=lambda: ([lines.put(l) for l in p.stdout], lines.put(None)), daemon=True).start()
             inflight, timed_out = None, False
@@ -137,10 +162,12 @@ def difftest(tools, dirs, jit=True, only=None):
             err.seek(0)
             stderr = err.read()
         if inflight is None:
-            if rc not in (0, 1) or any(d not in results for d in pending):
+            if rc not in (0, 1) or any(program_name(p) not in results for p in pending):
                 raise SystemExit(f"run.py: kiln-difftest failed (exit {rc}):\n{stderr[-3000:]}")
             break
-        prog, step = inflight
+        name, step = inflight
+        # kiln-difftest checks the directories first, then the seeds.
+        prog = next(p for p in dirs + seeds if program_name(p) == name)
         kind = "timeout" if timed_out else "crash"
         names = [c for c in comparisons(tools, jit) if not only or c in only]
         res = {"comparisons": names.index(step) + 1 if step in names else 0, "skipped": "", "findings": [
@@ -148,11 +175,12 @@ def difftest(tools, dirs, jit=True, only=None):
         # The same program's comparisons after the one that crashed.
         rest = names[names.index(step) + 1:] if step in names else []
         if rest:
-            more = difftest(tools, [prog], jit="jit" in rest, only=rest)[prog]
+            more = difftest(tools, [prog], jit="jit" in rest, only=rest, max_ops=max_ops)[name]
             res["comparisons"] += more["comparisons"]
             res["findings"] += more["findings"]
-        results[prog] = res
-        pending = pending[pending.index(prog) + 1:]
+        results[name] = res
+        order = dirs + seeds
+        pending = order[order.index(prog) + 1:]
     return results
 
 
@@ -160,7 +188,7 @@ UNSTABLE_RE = re.compile(r"^// jit-unstable-outputs: ([\d,]+)$", re.M)
 
 
 def jit_view(text):
-    """The program the JIT comparison runs: without the outputs generate.py
+    """The program the JIT comparison runs: without the outputs the generator
     marked unstable (discrete functions of approximate values, which the
     error model cannot compare), and the indices of the outputs kept; None
     when no output is left."""
@@ -182,21 +210,27 @@ def comparisons(tools, jit=True):
     return [p[0] for p in tools.passes] + (["jit"] if jit else [])
 
 
-def run_batch(tools, seeds, workroot, jit_of, max_ops=None):
-    """Generates programs `seeds` and runs every comparison on them (the JIT
-    where jit_of(seed)). Returns a result dict per seed, in order."""
-    dirs = {}
+def run_batch(tools, seeds, workroot, jit_of, max_ops=None, keep=False):
+    """Runs every comparison on generated programs `seeds` (the JIT where
+    jit_of(seed)), generated in kiln-difftest, or first written to
+    workroot/p<seed> when `keep`. Returns a result dict per seed, in order."""
+    programs = {}
     for seed in seeds:
-        wd = os.path.join(workroot, f"p{seed}")
-        G.write(G.generate(seed, max_ops=max_ops), wd)
-        dirs[seed] = wd
+        programs[seed] = seed
+        if keep:
+            programs[seed] = os.path.join(workroot, f"p{seed}")
+            generate(tools, seed, programs[seed], max_ops)
     results = {}
     for jit in (True, False):
-        group = [dirs[s] for s in seeds if jit_of(s) == jit]
+        group = [programs[s] for s in seeds if jit_of(s) == jit]
         if group:
-            results.update(difftest(tools, group, jit=jit))
-    return [{"seed": s, "findings": [{**f, "detail": f["detail"][-3000:]} for f in results[dirs[s]]["findings"]],
-             "skipped": results[dirs[s]]["skipped"] or None} for s in seeds]
+            results.update(difftest(tools, group, jit=jit, max_ops=max_ops))
+    out = []
+    for s in seeds:
+        r = results[program_name(programs[s])]
+        out.append({"seed": s, "findings": [{**f, "detail": f["detail"][-3000:]} for f in r["findings"]],
+                    "skipped": r["skipped"] or None})
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -280,6 +314,15 @@ class Case:
 
     def __init__(self, text, inputs):
         self.text, self.inputs = text, list(inputs)
+
+    @staticmethod
+    def read(wd):
+        with open(os.path.join(wd, "prog.mlir")) as f:
+            text = f.read()
+        inputs = []
+        while os.path.exists(os.path.join(wd, f"in{len(inputs)}.npy")):
+            inputs.append(np.load(os.path.join(wd, f"in{len(inputs)}.npy")))
+        return Case(text, inputs)
 
     def write(self, wd):
         os.makedirs(wd, exist_ok=True)
@@ -483,10 +526,23 @@ def reduce_case(tools, wd, case, comparison, kind, log=lambda s: None, budget=40
     return case
 
 
+def literal(dt, x):
+    """The MLIR literal of a scalar (floats in hex, bit-exact), as the
+    generator writes constants."""
+    floats = {"f32": (np.float32, np.uint32, 8), "f64": (np.float64, np.uint64, 16),
+              "f16": (np.float16, np.uint16, 4)}
+    if dt in floats:
+        f, u, width = floats[dt]
+        return "0x%0*X" % (width, int(np.array([x], dtype=f).view(u)[0]))
+    if dt == "i1":
+        return "true" if x else "false"
+    return str(int(x))
+
+
 def dense_literal(x, dt):
     def rec(a):
         if a.ndim == 0:
-            return G.literal(dt, a.item() if dt != "i1" else bool(a))
+            return literal(dt, a.item() if dt != "i1" else bool(a))
         return "[" + ", ".join(rec(b) for b in a) + "]"
     return rec(np.asarray(x))
 
@@ -569,10 +625,11 @@ def main():
         return not a.no_jit and (s - a.seed) % a.jit_every == 0
 
     def job(batch):
-        rs = run_batch(tools, batch, work, jit_of, max_ops=a.max_ops)
+        rs = run_batch(tools, batch, work, jit_of, max_ops=a.max_ops, keep=a.keep)
         for r in rs:
-            if not a.keep and not r["findings"]:
-                shutil.rmtree(os.path.join(work, f"p{r['seed']}"), ignore_errors=True)
+            if r["findings"] and not a.keep:
+                # The program of a finding stays in the work directory.
+                generate(tools, r["seed"], os.path.join(work, f"p{r['seed']}"), a.max_ops)
         return rs
 
     batches = [seeds[i:i + a.batch] for i in range(0, len(seeds), max(1, a.batch))]
@@ -591,8 +648,8 @@ def main():
         files = []
         for s in sample:
             d = os.path.join(work, f"rules-{s}")
-            p, _ = G.write(G.generate(s, max_ops=a.max_ops), d)
-            files.append(p)
+            generate(tools, s, d, a.max_ops)
+            files.append(os.path.join(d, "prog.mlir"))
         for i in range(0, len(files), 20):
             f = rules_check(tools, files[i:i + 20], work)
             rules_programs += len(files[i:i + 20])
@@ -614,10 +671,9 @@ def main():
             if key in seen:
                 continue
             seen.add(key)
-            prog = G.generate(seed, max_ops=a.max_ops)
-            case = Case(prog.text, prog.inputs)
+            case = generate(tools, seed, os.path.join(work, f"gen-{seed}"), a.max_ops)
             if f["comparison"] == "jit":
-                case = Case(jit_view(prog.text)[0], prog.inputs)
+                case = Case(jit_view(case.text)[0], case.inputs)
             rd = os.path.join(work, f"reduce-{seed}-{f['comparison']}")
             small = reduce_case(tools, rd, case, f["comparison"], f["kind"], log=print)
             print(f"--- seed {seed} {f['comparison']} {f['kind']}, reduced:\n{small.text}")
