@@ -10,7 +10,6 @@
 #include "compiler/HostJit.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
@@ -23,6 +22,8 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
@@ -112,6 +113,35 @@ void markAllocatorsNoAlias(llvm::Module &module) {
       fn->addRetAttr(llvm::Attribute::NoAlias);
 }
 
+/// LLVM's default pipeline at `optLevel`, as mlir::makeOptimizingTransformer
+/// builds it, with or without the SLP vectorizer.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm, unsigned optLevel,
+                    bool slpVectorization) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = true;
+  tuning.LoopInterleaving = true;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = slpVectorization;
+  llvm::PassBuilder pb(tm, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel level = optLevel >= 3   ? llvm::OptimizationLevel::O3
+                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                  : optLevel == 1 ? llvm::OptimizationLevel::O1
+                                                  : llvm::OptimizationLevel::O0;
+  llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
+                                    ? pb.buildO0DefaultPipeline(level)
+                                    : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+}
+
 } // namespace
 
 std::string hostTargetDescription() {
@@ -129,28 +159,23 @@ std::string hostTargetDescription() {
   return description;
 }
 
-bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel, bool fpContract,
-                         std::string &object, std::string *error) {
-  auto tm = hostTargetMachine(optLevel, fpContract);
-  if (!take(tm, "no host target machine", error))
-    return false;
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      mlir::translateModuleToLLVMIR(module, llvmContext);
-  if (!llvmModule) {
-    if (error)
-      *error = "translation to LLVM IR failed";
-    return false;
-  }
-  llvmModule->setDataLayout((*tm)->createDataLayout());
-  llvmModule->setTargetTriple((*tm)->getTargetTriple());
+/// `module` in LLVM IR for the host: data layout, triple, the host CPU's
+/// function attributes, constructors as plain functions, allocators noalias.
+static std::unique_ptr<llvm::Module> translateForHost(mlir::ModuleOp module,
+                                                      llvm::LLVMContext &context,
+                                                      llvm::TargetMachine &tm) {
+  std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(module, context);
+  if (!llvmModule)
+    return nullptr;
+  llvmModule->setDataLayout(tm.createDataLayout());
+  llvmModule->setTargetTriple(tm.getTargetTriple());
   // Function attributes for the host CPU, so the optimiser's cost models and
   // the vectoriser see AVX2/AVX-512 where the machine has them. With
   // AVX-512 the loop vectoriser may use all 512 bits (LLVM prefers 256 on
   // these CPUs by default, against clock throttling that recent cores no
   // longer have; Kiln's own vector code is 512 bits wide already).
   std::string cpu = llvm::sys::getHostCPUName().str();
-  std::string features = (*tm)->getTargetFeatureString().str();
+  std::string features = tm.getTargetFeatureString().str();
   bool avx512 = llvm::StringRef(features).contains("+avx512f");
   for (llvm::Function &f : *llvmModule)
     if (!f.isDeclaration()) {
@@ -161,11 +186,39 @@ bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel, bool fpContra
     }
   lowerGlobalCtorsToFunctions(*llvmModule);
   markAllocatorsNoAlias(*llvmModule);
-  auto optimize =
-      mlir::makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, tm->get());
-  if (llvm::Error e = optimize(llvmModule.get())) {
+  return llvmModule;
+}
+
+bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel, bool fpContract,
+                         std::string &object, std::string *error) {
+  auto tm = hostTargetMachine(optLevel, fpContract);
+  if (!take(tm, "no host target machine", error))
+    return false;
+  // The optimized module is verified before code generation: LLVM 22's
+  // O3 pipeline can break it (SROA after the SLP vectorizer leaves a
+  // shufflevector used before its definition on AVX2 targets; a lax.scan
+  // of i32 shifts, generated program 312901), and the code generator then
+  // crashes. Such a module is built again without the SLP vectorizer.
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule;
+  std::string broken;
+  bool valid = false;
+  for (bool slp : {true, false}) {
+    llvmModule = translateForHost(module, llvmContext, **tm);
+    if (!llvmModule) {
+      if (error)
+        *error = "translation to LLVM IR failed";
+      return false;
+    }
+    optimizeModule(*llvmModule, tm->get(), optLevel, slp);
+    broken.clear();
+    llvm::raw_string_ostream os(broken);
+    if ((valid = !llvm::verifyModule(*llvmModule, &os)))
+      break;
+  }
+  if (!valid) {
     if (error)
-      *error = "LLVM optimisation failed: " + llvm::toString(std::move(e));
+      *error = "LLVM's optimizer produced an invalid module (an LLVM bug): " + broken;
     return false;
   }
   llvm::orc::SimpleCompiler compile(**tm);
