@@ -86,6 +86,8 @@ public:
   });
   void emit(Block &blk, const std::string &line) { blk.lines.push_back(blk.indent + line); }
   Value *add(Block &blk, Value value);
+  /// Adds a value made before its op was emitted (a region op's results).
+  Value *addMade(Block &blk, Value *v);
   Value *newValue(Value value);
   std::vector<Scalar> randomValues(llvm::StringRef dt, int64_t n, double hardP);
   Value *constant(Block &blk, const Shape &shape, llvm::StringRef dt, int splat = -1);
@@ -145,6 +147,12 @@ public:
   std::vector<std::string> funcs;
   std::deque<Callee> callees;
 };
+
+/// "%a, %b" of values' names, "T, U" of their types, "%a: T, %b: U" of a
+/// block's arguments.
+std::string namesOf(llvm::ArrayRef<Value *> values);
+std::string typesOf(llvm::ArrayRef<Value *> values);
+std::string declsOf(llvm::ArrayRef<Value *> values);
 
 /// Python's round(x, 3).
 double roundTo3(double x);

@@ -11,34 +11,6 @@ using llvm::StringRef;
 
 using ResultTypes = std::vector<std::pair<Shape, std::string>>;
 
-static std::string namesOf(llvm::ArrayRef<Value *> vs) {
-  std::string s;
-  for (size_t i = 0; i < vs.size(); ++i)
-    s += (i ? ", " : "") + vs[i]->name;
-  return s;
-}
-static std::string typesOf(llvm::ArrayRef<Value *> vs) {
-  std::string s;
-  for (size_t i = 0; i < vs.size(); ++i)
-    s += (i ? ", " : "") + vs[i]->type();
-  return s;
-}
-static std::string declsOf(llvm::ArrayRef<Value *> vs) {
-  std::string s;
-  for (size_t i = 0; i < vs.size(); ++i)
-    s += (i ? ", " : "") + vs[i]->name + ": " + vs[i]->type();
-  return s;
-}
-
-/// Adds region-op results made before their op was emitted.
-static void addResults(Generator &g, Block &blk, llvm::ArrayRef<Value *> results) {
-  for (Value *r : results) {
-    blk.pool.push_back(r);
-    g.dtypes[r->name] = r->dt;
-    g.taint[r->name] = g.inferTaint(blk, *r);
-  }
-}
-
 Value *Generator::opWhile(Block &blk) {
   if (blk.depth >= 2)
     return nullptr;
@@ -74,9 +46,7 @@ Value *Generator::opWhile(Block &blk) {
   emit(cb, p + " = lax.compare LT, " + ic->name + ", " + lim + " : tensor<i32>");
   Value *pred = newValue({p, {}, "i1"});
   if (rng.random() < 0.5) {
-    cb.pool.push_back(pred);
-    dtypes[pred->name] = pred->dt;
-    taint[pred->name] = inferTaint(cb, *pred);
+    addMade(cb, pred);
     for (int64_t i = rng.randint(1, 3); i > 0; --i)
       randomOp(cb);
     Value *q = body(cb, 0, {{{}, "i1"}})[0];
@@ -130,7 +100,8 @@ Value *Generator::opWhile(Block &blk) {
   outs.insert(outs.begin(), newValue({next, {}, "i32"}));
   blk.lines.push_back(bb.indent + "lax.yield " + namesOf(outs) + " : " + typesOf(outs));
   emit(blk, "}");
-  addResults(*this, blk, res);
+  for (Value *r : res)
+    addMade(blk, r);
   return res.back();
 }
 
@@ -180,7 +151,8 @@ Value *Generator::opCond(Block &blk) {
     blk.lines.push_back(inner.indent + "lax.yield " + namesOf(outs) + " : " + typesOf(outs));
   }
   emit(blk, "}");
-  addResults(*this, blk, res);
+  for (Value *r : res)
+    addMade(blk, r);
   return res.front();
 }
 
@@ -208,7 +180,8 @@ Value *Generator::opCall(Block &blk) {
     res.push_back(newValue({fresh(), s, d}));
   emit(blk, namesOf(res) + " = func.call @" + callee->name + "(" + namesOf(args) + ") : (" +
                 typesOf(args) + ") -> (" + typesOf(res) + ")");
-  addResults(*this, blk, res);
+  for (Value *r : res)
+    addMade(blk, r);
   return res.front();
 }
 

@@ -11,26 +11,6 @@ using llvm::StringRef;
 
 using ResultTypes = std::vector<std::pair<Shape, std::string>>;
 
-/// "%a, %b" of values' names, or "T, U" of their types.
-template <typename Range, typename Fn> static std::string joined(const Range &range, Fn fn) {
-  std::string s;
-  bool first = true;
-  for (const auto &x : range) {
-    s += (first ? "" : ", ") + fn(x);
-    first = false;
-  }
-  return s;
-}
-static std::string namesOf(const std::vector<Value *> &vs) {
-  return joined(vs, [](Value *v) { return v->name; });
-}
-static std::string typesOf(const std::vector<Value *> &vs) {
-  return joined(vs, [](Value *v) { return v->type(); });
-}
-/// "%a1: tensor<f32>, ..." of a block's arguments.
-static std::string declsOf(const std::vector<Value *> &vs) {
-  return joined(vs, [](Value *v) { return v->name + ": " + v->type(); });
-}
 static std::vector<Value *> concat(std::initializer_list<std::vector<Value *>> parts) {
   std::vector<Value *> out;
   for (const auto &p : parts)
@@ -83,8 +63,10 @@ static void appendRegion(Block &blk, Block &inner, const std::vector<Value *> &a
 }
 
 static std::string axesAttr(StringRef name, const Shape &axes) {
-  return name.str() + " = array<i64: " + joined(axes, [](int64_t a) { return std::to_string(a); }) +
-         ">";
+  std::string s = name.str() + " = array<i64: ";
+  for (size_t i = 0; i < axes.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(axes[i]);
+  return s + ">";
 }
 
 Value *Generator::opScan(Block &blk) {
@@ -186,11 +168,8 @@ Value *Generator::opScan(Block &blk) {
                 typesOf(operands) + ") -> (" + typesOf(res) + ") {");
   appendRegion(blk, inner, args, outs);
   emit(blk, "}");
-  for (Value *r : res) {
-    blk.pool.push_back(r);
-    dtypes[r->name] = r->dt;
-    taint[r->name] = inferTaint(blk, *r);
-  }
+  for (Value *r : res)
+    addMade(blk, r);
   // Consumers the scan rewrites look for.
   std::vector<Value *> ysResults(res.begin() + carries.size(), res.end());
   if (!ysResults.empty() && rng.random() < 0.5) {

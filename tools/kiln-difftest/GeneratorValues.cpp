@@ -52,6 +52,23 @@ unsigned gen::bitsOf(StringRef dt) {
       .Default(1);
 }
 
+static std::string joined(llvm::ArrayRef<Value *> values,
+                          llvm::function_ref<std::string(const Value &)> fn) {
+  std::string s;
+  for (size_t i = 0; i < values.size(); ++i)
+    s += (i ? ", " : "") + fn(*values[i]);
+  return s;
+}
+std::string gen::namesOf(llvm::ArrayRef<Value *> values) {
+  return joined(values, [](const Value &v) { return v.name; });
+}
+std::string gen::typesOf(llvm::ArrayRef<Value *> values) {
+  return joined(values, [](const Value &v) { return v.type(); });
+}
+std::string gen::declsOf(llvm::ArrayRef<Value *> values) {
+  return joined(values, [](const Value &v) { return v.name + ": " + v.type(); });
+}
+
 std::vector<std::string> gen::namesIn(StringRef text) {
   std::vector<std::string> names;
   auto isWord = [](char c) { return llvm::isAlnum(c) || c == '_'; };
@@ -184,8 +201,9 @@ Value *Generator::newValue(Value value) {
   return &values.back();
 }
 
-Value *Generator::add(Block &blk, Value value) {
-  Value *v = newValue(std::move(value));
+Value *Generator::add(Block &blk, Value value) { return addMade(blk, newValue(std::move(value))); }
+
+Value *Generator::addMade(Block &blk, Value *v) {
   blk.pool.push_back(v);
   dtypes[v->name] = v->dt;
   taint[v->name] = inferTaint(blk, *v);

@@ -299,7 +299,9 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(difftestCategory);
   cl::ParseCommandLineOptions(argc, argv,
                               "Kiln: differential checks of lax programs against the reference "
-                              "interpreter (passes, --canonicalize, the JIT), in one process\n");
+                              "interpreter (passes, --canonicalize, the JIT), in one process\n\n"
+                              "  kiln-difftest generate (--seed N | --bytes INPUT) [--max-ops M] "
+                              "[--out DIR]\n    prints (or writes) a generated program\n");
 
   if (generateCommand) {
     if (!paths.empty()) {
