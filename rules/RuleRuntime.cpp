@@ -16,21 +16,27 @@ namespace {
 /// The PDL arguments of a site as evaluator values, in order (the first
 /// `site.argNames.size()` of them: see ArgBindings).
 SmallVector<Val, 8> argValues(const Site &site, ArrayRef<PDLValue> args) {
-  SmallVector<Val, 8> vals(std::min(site.argNames.size(), args.size()));
-  for (auto [i, v] : llvm::enumerate(vals)) {
-    const PDLValue &a = args[i];
+  SmallVector<Val, 8> vals;
+  vals.reserve(std::min(site.argNames.size(), args.size()));
+  for (const PDLValue &a : args.take_front(std::min(site.argNames.size(), args.size()))) {
+    // Filled in place: a Val is large, and a site runs on every candidate match.
+    Val &v = vals.emplace_back();
     switch (a.getKind()) {
     case PDLValue::Kind::Attribute:
-      v = Val::ofAttr(a.cast<Attribute>());
+      v.kind = Val::Attr;
+      v.attr = a.cast<Attribute>();
       break;
     case PDLValue::Kind::Operation:
-      v = Val::ofOp(a.cast<Operation *>());
+      v.kind = Val::Op;
+      v.op = a.cast<Operation *>();
       break;
     case PDLValue::Kind::Type:
-      v = Val::ofType(a.cast<Type>());
+      v.kind = Val::Type;
+      v.type = a.cast<Type>();
       break;
     case PDLValue::Kind::Value:
-      v = Val::ofValue(a.cast<Value>());
+      v.kind = Val::Value;
+      v.value = a.cast<Value>();
       break;
     case PDLValue::Kind::ValueRange: {
       v.kind = Val::ValueList;
