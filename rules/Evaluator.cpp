@@ -248,14 +248,14 @@ struct Evaluator {
     case ArgKind::Type: return bool(v.asType());
     case ArgKind::Op: return v.asOp() != nullptr;
     case ArgKind::Int: return v.asInt().has_value();
-    case ArgKind::IntList: return v.asList().has_value();
+    case ArgKind::IntList: return v.isList();
     case ArgKind::Bool: return v.asBool().has_value();
     }
     return false;
   }
 
   std::optional<Val> call(const Expr &e) {
-    const NativeFunction *f = NativeRegistry::global().lookup(e.name);
+    const NativeFunction *f = e.native ? e.native : NativeRegistry::global().lookup(e.name);
     if (!f)
       return fail(e, "unknown native function");
     llvm::SmallVector<Val, 4> args;
@@ -270,7 +270,7 @@ struct Evaluator {
     }
     // `range(n)` allocates n integers: n comes from the IR being matched, so
     // it is bounded here, before the builtin runs.
-    if (e.name == "range" && !args.empty())
+    if (StringRef(e.name) == "range" && !args.empty())
       if (auto n = args[0].asInt(); n && *n > kMaxRangeLength)
         return fail(e, "range(" + std::to_string(*n) + ") is longer than " +
                            std::to_string(kMaxRangeLength) + " elements");

@@ -23,32 +23,52 @@ std::optional<int64_t> Val::asInt() const {
   return std::nullopt;
 }
 
-std::optional<std::vector<int64_t>> Val::asList() const {
-  if (kind == IntList)
-    return list;
-  if (kind != Attr || !attr)
-    return std::nullopt;
-  if (auto a = dyn_cast<DenseI64ArrayAttr>(attr))
-    return std::vector<int64_t>(a.asArrayRef().begin(), a.asArrayRef().end());
-  if (auto a = dyn_cast<DenseI32ArrayAttr>(attr))
-    return std::vector<int64_t>(a.asArrayRef().begin(), a.asArrayRef().end());
-  if (auto a = dyn_cast<ArrayAttr>(attr)) {
-    std::vector<int64_t> out;
+/// Calls `fn` on each element of `v` read as an integer list; false when it
+/// has no such reading (`fn` may then have seen some elements).
+template <typename Fn>
+static bool forEachListElement(const Val &v, Fn fn) {
+  if (v.kind == Val::IntList) {
+    llvm::for_each(v.list, fn);
+    return true;
+  }
+  if (v.kind != Val::Attr || !v.attr)
+    return false;
+  if (auto a = dyn_cast<DenseI64ArrayAttr>(v.attr)) {
+    llvm::for_each(a.asArrayRef(), fn);
+    return true;
+  }
+  if (auto a = dyn_cast<DenseI32ArrayAttr>(v.attr)) {
+    llvm::for_each(a.asArrayRef(), fn);
+    return true;
+  }
+  if (auto a = dyn_cast<ArrayAttr>(v.attr)) {
     for (Attribute e : a) {
       auto ia = dyn_cast<IntegerAttr>(e);
       if (!ia)
-        return std::nullopt;
-      out.push_back(ia.getValue().getSExtValue());
+        return false;
+      fn(ia.getValue().getSExtValue());
     }
-    return out;
+    return true;
   }
-  if (auto a = dyn_cast<DenseIntElementsAttr>(attr)) {
-    std::vector<int64_t> out;
-    for (const APInt &v : a.getValues<APInt>())
-      out.push_back(v.getSExtValue());
-    return out;
+  if (auto a = dyn_cast<DenseIntElementsAttr>(v.attr)) {
+    for (const APInt &e : a.getValues<APInt>())
+      fn(e.getSExtValue());
+    return true;
   }
-  return std::nullopt;
+  return false;
+}
+
+std::optional<std::vector<int64_t>> Val::asList() const {
+  if (kind == IntList)
+    return list;
+  std::vector<int64_t> out;
+  if (!forEachListElement(*this, [&](int64_t e) { out.push_back(e); }))
+    return std::nullopt;
+  return out;
+}
+
+bool Val::isList() const {
+  return forEachListElement(*this, [](int64_t) {});
 }
 
 std::optional<bool> Val::asBool() const {

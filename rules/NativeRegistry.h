@@ -56,6 +56,8 @@ struct Val {
   /// Conversions; std::nullopt when the value has no such reading.
   std::optional<int64_t> asInt() const;
   std::optional<std::vector<int64_t>> asList() const;
+  /// Whether asList() has a value (without building the list).
+  bool isList() const;
   std::optional<bool> asBool() const;
   std::optional<double> asFloat() const;
   /// The type of a Value/Op (first result)/TypeAttr/Type.

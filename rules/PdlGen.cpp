@@ -288,6 +288,7 @@ private:
           error(x->loc, "unknown native function '" + x->name + "'");
           return;
         }
+        x->native = f;
         if (f->role == NativeFunction::Rewrite && !(allowRewrite && x == e)) {
           error(x->loc, "'" + x->name + "' is a native rewrite; call it as `rewrite: " +
                             x->name + "(...)`");

@@ -22,6 +22,7 @@ struct SrcLoc {
 };
 
 struct Expr;
+struct NativeFunction;
 using ExprP = std::shared_ptr<Expr>;
 
 struct Expr {
@@ -51,6 +52,10 @@ struct Expr {
   std::vector<std::pair<std::string, ExprP>> attrs; ///< Op only
   ExprP type;                                       ///< Op only: `: type`
   SrcLoc loc;
+  /// Call: the native function, set when a rule using it is compiled (the
+  /// registry never drops one), so that evaluation need not look it up by
+  /// name on every match; null before (evaluation then looks it up).
+  const NativeFunction *native = nullptr;
 
   explicit Expr(Kind kind) : kind(kind) {}
 };
