@@ -242,6 +242,26 @@ struct ScalarEmitter {
     return select(cmpf(arith::CmpFPredicate::UNO, x, x), cst(to, 0), r);
   }
 
+  /// f32 `x` rounded to bf16 to nearest, ties to even, on its bits: the top
+  /// half of bits + 0x7FFF + (bit 16), which carries into the exponent (up
+  /// to inf) exactly when rounding up does; NaN keeps its sign and top
+  /// payload bits, made quiet.
+  Value truncF32ToBF16(Value x) {
+    Type i32 = withElement(x.getType(), b.getI32Type());
+    Type i16 = withElement(x.getType(), b.getI16Type());
+    auto u32 = [&](uint32_t v) { return bitsCst(i32, APInt(32, v)); };
+    Value bits = arith::BitcastOp::create(b, loc, i32, x);
+    Value high = arith::ShRUIOp::create(b, loc, bits, u32(16));
+    Value lsb = arith::AndIOp::create(b, loc, high, u32(1));
+    Value rounded = arith::AddIOp::create(
+        b, loc, bits, arith::AddIOp::create(b, loc, u32(0x7FFF), lsb));
+    Value top = arith::ShRUIOp::create(b, loc, rounded, u32(16));
+    Value nan = arith::OrIOp::create(b, loc, high, u32(0x40));
+    Value r = select(cmpf(arith::CmpFPredicate::UNO, x, x), nan, top);
+    return arith::BitcastOp::create(b, loc, withElement(x.getType(), b.getBF16Type()),
+                                    arith::TruncIOp::create(b, loc, i16, r));
+  }
+
   /// `x` (unsigned when `uns`) to element type `toElem` (unsigned `toUns`).
   Value convert(Value x, Type toElem, bool toUns) {
     Type from = x.getType();
@@ -262,6 +282,20 @@ struct ScalarEmitter {
       if (fi.getWidth() < ti.getWidth())
         return arith::ExtSIOp::create(b, loc, to, x);
       return arith::TruncIOp::create(b, loc, to, x);
+    }
+    // To f16/bf16 from an integer or f64: through f32, rounded twice, as XLA
+    // converts (it computes the 16-bit floats through f32) and as the
+    // interpreter does. Rounded once, ui32 4286578687 would be bf16
+    // 4278190080 where XLA gives 2^32 (generated program 316727), and a
+    // constant folded once while the same conversion at run time went
+    // through f32 in LLVM's lowering.
+    if (tf && tf.getWidth() == 16 && ((fi && fi.getWidth() > 1) || (ff && ff.getWidth() > 32))) {
+      Value f32 = convert(x, b.getF32Type(), /*toUns=*/false);
+      // Upstream's canonicalizer turns truncf(sitofp(x) to f32) to bf16
+      // into one sitofp to bf16, which it then folds rounding once; the
+      // bits are rounded here instead. (To f16 the two agree: an integer
+      // past f32's 2^24 overflows f16.)
+      return fi && tf.isBF16() ? truncF32ToBF16(f32) : convert(f32, toElem, toUns);
     }
     if (fi && tf)
       return fi.getWidth() == 1 || uns ? (Value)arith::UIToFPOp::create(b, loc, to, x)

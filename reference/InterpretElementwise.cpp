@@ -291,7 +291,23 @@ template <typename T> bool compare(ComparisonDirection d, T a, T b) {
 /// Converts element i of `x` into element i of `r` (any types).
 void convertElement(const Tensor &x, Tensor &r, int64_t i) {
   if (r.isFloat()) {
-    r.setFloat(i, x.asDouble(i));
+    // As XLA converts: to f16/bf16 from an integer or f64 through f32
+    // (rounded twice: ui32 4286578687 is bf16 2^32, as jax.jit gives); an
+    // integer rounded once into its float type (through double, an i64
+    // past 2^53 would be rounded twice).
+    Type to = r.getElementType();
+    bool through32 = to.getIntOrFloatBitWidth() == 16;
+    if (!x.isFloat()) {
+      llvm::APFloat f(through32 ? llvm::APFloat::IEEEsingle() : semanticsOf(to));
+      f.convertFromAPInt(llvm::APInt(64, uint64_t(x.getInt(i)), /*isSigned=*/true),
+                         /*IsSigned=*/true, llvm::APFloat::rmNearestTiesToEven);
+      bool ignored;
+      f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &ignored);
+      r.setFloat(i, f.convertToDouble());
+      return;
+    }
+    double v = x.asDouble(i);
+    r.setFloat(i, through32 && x.getElementType().isF64() ? double(float(v)) : v);
     return;
   }
   if (!x.isFloat()) {

@@ -172,3 +172,19 @@ def conv1d_cnn_layer(x, k, b):
 @program("outer_kron_tri", args=lambda: (normal(4, seed=144), normal(3, seed=145), normal(4, 4, seed=146)))
 def outer_kron_tri(a, b, m):
     return jnp.outer(a, b), jnp.kron(a[:2], b), jnp.triu(m, 1), jnp.trace(m), jnp.diag(m)
+
+
+# Integers halfway (or just short of halfway) between two bf16 numbers once
+# rounded to f32: XLA converts to bf16 through f32, rounding twice, so
+# uint32 4286578687 (0xFF7FFFFF) becomes 2^32 where one rounding gives
+# 4278190080. Kiln's interpreter and JIT convert as XLA does (generated
+# program 316727 of the differential tests).
+@program("convert_to_bf16_through_f32",
+         args=lambda: (np.array([4286578687, 16777217, 2155872255, 4278190079, 3, 0],
+                                dtype=np.uint32),
+                       np.array([2139095039, -2139095039, 33587199, -33587199, 16777217, -7],
+                                dtype=np.int32)),
+         note="uint32/int32 -> bfloat16: rounded through float32, as XLA")
+def convert_to_bf16_through_f32(u, i):
+    return (u.astype(jnp.bfloat16).astype(jnp.float32),
+            i.astype(jnp.bfloat16).astype(jnp.float32))
