@@ -38,5 +38,11 @@ if [[ $snapshot == 1 ]]; then
     copy
   fi
   bin="$snap"
+  # The tools' RUNPATH names the build tree's lib/ and the JIT's runtime
+  # path is compiled in: without these, a rebuild in the tree still swapped
+  # libraries under the campaign (kiln-verify-rules and the JIT crashed on
+  # half-written ones in the campaign of seeds 300000-319999).
+  export LD_LIBRARY_PATH="$snap/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export KILN_RUNTIME_CPU="$snap/lib/libKilnRuntimeCpu.so"
 fi
 "$python" "$here/tests/differential/run.py" --bin "$bin" "${args[@]}"
