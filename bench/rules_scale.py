@@ -116,8 +116,9 @@ def pass_seconds(cmd):
 
 def measure(opt, sizes, repeats=3):
     """Yields (ops, YAML, C++) per size, each (wall, CPU) seconds of the
-    rewrite passes (pass_seconds), the best of `repeats` runs, after checking
-    that both rewrite everything to the same module."""
+    rewrite passes (pass_seconds), the best of `repeats` runs of each
+    (alternated), after checking that both rewrite everything to the same
+    module."""
     opt = str(opt)
     rules = str(ROOT / "rules" / "library" / "transpose.yaml")
     yaml_args = [f"--rules={rules}", "--kiln-apply-rules"]
@@ -135,11 +136,15 @@ def measure(opt, sizes, repeats=3):
                 assert "lax.transpose" not in out, f"{extra} left a transpose"
                 outs.append(out)
             assert outs[0] == outs[1], "the YAML rules and the C++ patterns give different modules"
-            def timed(extra):
-                runs = [pass_seconds([opt, str(path), *extra, "--mlir-timing", "-o", "/dev/null"])
-                        for _ in range(repeats)]
-                return min(w for w, _ in runs), min(c for _, c in runs)
-            yield size, timed(yaml_args), timed(cpp_args)
+            # Alternated, so that both sides see the same load on a shared
+            # machine.
+            runs = ([], [])
+            for _ in range(repeats):
+                for side, extra in zip(runs, (yaml_args, cpp_args)):
+                    side.append(pass_seconds([opt, str(path), *extra, "--mlir-timing",
+                                              "-o", "/dev/null"]))
+            best = lambda side: (min(w for w, _ in side), min(c for _, c in side))
+            yield size, best(runs[0]), best(runs[1])
 
 
 def format_row(row):
