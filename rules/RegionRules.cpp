@@ -103,6 +103,7 @@ struct Checker {
           error(x->loc, "unknown native function '" + x->name + "'");
           return;
         }
+        x->native = f; // as PdlGen does: no lookup by name per evaluation
         if (f->role == NativeFunction::Rewrite) {
           error(x->loc, "'" + x->name + "' is a native rewrite; a region rule rewrites with "
                         "its own actions (add_carry, add_ys, sink, hoist, ...)");
