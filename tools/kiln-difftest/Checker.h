@@ -28,6 +28,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -81,9 +82,11 @@ public:
 
 private:
   void start(const Program &program, llvm::StringRef step);
+  /// `unstable`: the outputs a tagged (k > 0) pass comparison leaves out.
   std::optional<Finding> checkPass(const PassComparison &pass, mlir::ModuleOp original,
                                    llvm::StringRef entry, llvm::ArrayRef<interp::Tensor> inputs,
-                                   llvm::ArrayRef<interp::Tensor> reference);
+                                   llvm::ArrayRef<interp::Tensor> reference,
+                                   const llvm::SmallDenseSet<unsigned> &unstable);
   std::optional<Finding> checkJit(mlir::ModuleOp original, llvm::StringRef text,
                                   llvm::StringRef entry, llvm::ArrayRef<interp::Tensor> inputs,
                                   llvm::ArrayRef<interp::Tensor> reference, std::string &skipped);

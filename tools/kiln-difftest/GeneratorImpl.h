@@ -138,6 +138,10 @@ public:
   GeneratorOptions options;
   unsigned maxOps;
   double hardP;
+  /// Whether a float sum may overflow in another order than the
+  /// interpreter's: the inputs have hard values (the largest finite numbers
+  /// among them) or a constant holds a float within 8x of its type's largest.
+  bool mayOverflow = false;
   unsigned counter = 0;
   std::deque<Value> values; // every value; addresses are identities
   llvm::StringMap<int> taint;

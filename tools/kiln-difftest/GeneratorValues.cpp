@@ -155,6 +155,7 @@ Generator::Generator(ChoiceSource &source, const GeneratorOptions &options)
   maxOps = options.maxOps ? options.maxOps : unsigned(rng.randint(4, 18));
   static const double rates[] = {0.0, 0.1, 0.3, 0.6};
   hardP = rates[rng.choiceIndex(4)];
+  mayOverflow = hardP > 0;
 }
 
 std::string Generator::fresh(StringRef prefix) {
@@ -241,6 +242,11 @@ Value *Generator::constant(Block &blk, const Shape &shape, StringRef dt, int spl
   if (splat < 0)
     splat = n == 1 || rng.random() < 0.5;
   std::vector<Scalar> vals = randomValues(dt, splat ? 1 : n, std::max(hardP, 0.2));
+  if (isFloat(dt)) {
+    double largest = dt == "f64" ? 1.7976931348623157e308 : dt == "f16" ? 65504.0 : 3.4028234663852886e38;
+    for (const Scalar &v : vals)
+      mayOverflow |= std::fabs(v.f) >= largest / 8;
+  }
   std::string body;
   if (splat) {
     body = literal(dt, vals[0]);
