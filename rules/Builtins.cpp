@@ -100,6 +100,10 @@ void kiln::rules::registerBuiltinNatives(NativeRegistry &r) {
     Type t = a[0].asType();
     return t && isa<FloatType>(getElementTypeOrSelf(t));
   }, "the element type is a float type");
+  r.addConstraint("is_unsigned", {A::Any}, [](auto a) {
+    Type t = a[0].asType();
+    return t && getElementTypeOrSelf(t).isUnsignedInteger();
+  }, "the element type is an unsigned integer type (ui32)");
   r.addConstraint("has_one_use", {A::Any}, [](auto a) {
     Value v = a[0].asValue();
     return v && v.hasOneUse();
