@@ -71,6 +71,11 @@ struct Callee {
   std::vector<std::pair<Shape, std::string>> args, results;
 };
 
+/// Appends a region's block to `blk`: `^bb0(args):`, the lines of
+/// `inner`, and `lax.yield outs`.
+void appendRegion(Block &blk, const Block &inner, const std::vector<Value *> &args,
+                  const std::vector<Value *> &outs);
+
 class Generator {
 public:
   Generator(ChoiceSource &source, const GeneratorOptions &options);

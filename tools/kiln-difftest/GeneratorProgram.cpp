@@ -91,14 +91,10 @@ Value *Generator::opWhile(Block &blk) {
   emit(blk, namesOf(res) + " = lax.while " + llvm::join(parts, " ") + " : (" + typesOf(operands) +
                 ") -> (" + typesOf(res) + ")");
   emit(blk, "cond {");
-  emit(blk, "^bb0(" + declsOf(cargs) + "):");
-  blk.lines.insert(blk.lines.end(), cb.lines.begin(), cb.lines.end());
-  blk.lines.push_back(cb.indent + "lax.yield " + pred->name + " : tensor<i1>");
+  appendRegion(blk, cb, cargs, {pred});
   emit(blk, "} body {");
-  emit(blk, "^bb0(" + declsOf(bargs) + "):");
-  blk.lines.insert(blk.lines.end(), bb.lines.begin(), bb.lines.end());
   outs.insert(outs.begin(), newValue({next, {}, "i32"}));
-  blk.lines.push_back(bb.indent + "lax.yield " + namesOf(outs) + " : " + typesOf(outs));
+  appendRegion(blk, bb, bargs, outs);
   emit(blk, "}");
   for (Value *r : res)
     addMade(blk, r);
@@ -146,9 +142,7 @@ Value *Generator::opCond(Block &blk) {
     int64_t numOps = rng.randint(0, 3);
     std::vector<Value *> outs = body(inner, numOps, resultTypes);
     emit(blk, (b == 0 ? "branch " : "} branch ") + std::to_string(b) + " {");
-    emit(blk, "^bb0(" + declsOf(args) + "):");
-    blk.lines.insert(blk.lines.end(), inner.lines.begin(), inner.lines.end());
-    blk.lines.push_back(inner.indent + "lax.yield " + namesOf(outs) + " : " + typesOf(outs));
+    appendRegion(blk, inner, args, outs);
   }
   emit(blk, "}");
   for (Value *r : res)

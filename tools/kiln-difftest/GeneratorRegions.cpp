@@ -54,9 +54,8 @@ std::vector<Value *> Generator::body(Block &inner, int64_t numOps, const ResultT
   return out;
 }
 
-/// Appends a region's block (its arguments, its lines and its yield).
-static void appendRegion(Block &blk, Block &inner, const std::vector<Value *> &args,
-                         const std::vector<Value *> &outs) {
+void gen::appendRegion(Block &blk, const Block &inner, const std::vector<Value *> &args,
+                       const std::vector<Value *> &outs) {
   blk.lines.push_back(blk.indent + "^bb0(" + declsOf(args) + "):");
   blk.lines.insert(blk.lines.end(), inner.lines.begin(), inner.lines.end());
   blk.lines.push_back(inner.indent + "lax.yield " + namesOf(outs) + " : " + typesOf(outs));
