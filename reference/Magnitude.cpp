@@ -302,22 +302,30 @@ void Shadower::shadowOp(Operation *op) {
             return shadow;
           })
           .Default([&](Operation *) { return splat(type, NAN); });
-  // A rounded result that may underflow has an absolute error up to the
-  // smallest normal number besides its relative one (fl(x op y) = (x op
-  // y)(1 + d) + e, |e| <= tiny): tiny / eps in S's units. It matters where
-  // a later op scales it up: (c * -FLT_TRUE_MIN) * FLT_MAX is 2 or 1 ulps
-  // of a subnormal times FLT_MAX, 9.5e-7 or 7.3e-7 as a reassociating pass
-  // regroups it (generated program 333875). Sums and differences of
+  // A rounded result that may underflow has an absolute error besides its
+  // relative one (fl(x op y) = (x op y)(1 + d) + e). It matters where a
+  // later op scales it up: (c * -FLT_TRUE_MIN) * FLT_MAX is 2 or 1 ulps of
+  // a subnormal times FLT_MAX, 9.5e-7 or 7.3e-7 as a reassociating pass
+  // regroups it (generated program 333875). A correctly rounded op with
+  // gradual underflow (mul, div, square, a narrowing conversion: IEEE in
+  // the interpreter and the JIT; f16 and bf16 through f32 round twice) has
+  // |e| <= the smallest subnormal, tiny * eps: tiny in S's units. Sums of
+  // many rounded terms (dot_general, reduce_prod), repeated products
+  // (integer_pow, pow) and the library functions, which may flush a
+  // subnormal, get |e| <= tiny: tiny / eps. Sums and differences of
   // subnormals are exact.
-  if (!isExact(r) &&
-      isa<lax::MulOp, lax::DivOp, lax::DotGeneralOp, lax::ReduceProdOp, lax::PowOp,
-          lax::IntegerPowOp, lax::SquareOp, lax::Atan2Op, lax::ExpOp, lax::Exp2Op, lax::Expm1Op,
-          lax::LogOp, lax::Log1pOp, lax::SinOp, lax::CosOp, lax::TanOp, lax::TanhOp,
-          lax::LogisticOp, lax::SqrtOp, lax::RsqrtOp, lax::CbrtOp, lax::AsinOp, lax::AcosOp,
-          lax::AtanOp, lax::SinhOp, lax::CoshOp, lax::AsinhOp, lax::AcoshOp, lax::AtanhOp,
-          lax::ErfOp, lax::ErfcOp, lax::ErfInvOp, lax::ConvertElementTypeOp>(op)) {
+  if (!isExact(r)) {
     Type element = getElementTypeOrSelf(type);
-    shadow = add(shadow, splat(type, tinyOf(element) / epsilonOf(element)));
+    double tiny = tinyOf(element);
+    if (isa<lax::MulOp, lax::DivOp, lax::SquareOp, lax::ConvertElementTypeOp>(op))
+      shadow = add(shadow, splat(type, tiny));
+    else if (isa<lax::DotGeneralOp, lax::ReduceProdOp, lax::PowOp, lax::IntegerPowOp, lax::Atan2Op,
+                 lax::ExpOp, lax::Exp2Op, lax::Expm1Op, lax::LogOp, lax::Log1pOp, lax::SinOp,
+                 lax::CosOp, lax::TanOp, lax::TanhOp, lax::LogisticOp, lax::SqrtOp, lax::RsqrtOp,
+                 lax::CbrtOp, lax::AsinOp, lax::AcosOp, lax::AtanOp, lax::SinhOp, lax::CoshOp,
+                 lax::AsinhOp, lax::AcoshOp, lax::AtanhOp, lax::ErfOp, lax::ErfcOp,
+                 lax::ErfInvOp>(op))
+      shadow = add(shadow, splat(type, tiny / epsilonOf(element)));
   }
   shadows[r] = shadow;
 }

@@ -47,10 +47,6 @@ StringRef wordAfter(StringRef text, StringRef prefix) {
   }
   return "";
 }
-
-int floatRank(StringRef dt) {
-  return llvm::StringSwitch<int>(dt).Case("bf16", 0).Case("f16", 1).Case("f32", 2).Default(3);
-}
 } // namespace
 
 bool Generator::isDiscrete(StringRef op) {
@@ -143,18 +139,6 @@ int Generator::inferTaint(const Block &blk, const Value &v) {
     bool floatIn = llvm::any_of(names, [&](const std::string &n) { return isFloat(dtypeOf(n)); });
     if (!(op == "convert_element_type" && isFloat(v.dt)) && floatIn)
       return 2;
-  }
-  if (m == 1 && op == "convert_element_type" && isFloat(v.dt)) {
-    // Widening an approximate float: the error model judges the result by
-    // the wider type's epsilon, but its error is the narrower one's (the
-    // model's shadows do not carry the type).
-    for (const std::string &n : names) {
-      if (!isFloat(dtypeOf(n)))
-        continue;
-      if (floatRank(dtypeOf(n)) < floatRank(v.dt))
-        return 2;
-      break;
-    }
   }
   if (m == 1 && op == "atan2")
     // atan2's derivative is unbounded near the origin and it jumps across

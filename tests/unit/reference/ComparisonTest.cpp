@@ -216,8 +216,10 @@ func.func @f(%x: tensor<2xf32>, %y: tensor<2xf32>) -> tensor<2xf32> {
 })",
                             {f32({3, 1}), f32({1, 1})});
   // a = [2, 0], S(a) = [4, 2]: [2 * 4 + 2 * 2, 0 * 2 + 2 * 0], plus the
-  // product's possible underflow, tiny / eps = 2^-126 / 2^-23 (lost in 12).
-  EXPECT_EQ(valuesOf(mag), (std::vector<double>{12, std::ldexp(1.0, -103)}));
+  // product's possible underflow: a correctly rounded mul's absolute error
+  // is at most the smallest subnormal, tiny * eps, i.e. tiny = 2^-126 in
+  // units of eps (lost in 12).
+  EXPECT_EQ(valuesOf(mag), (std::vector<double>{12, std::ldexp(1.0, -126)}));
 }
 
 TEST_F(ComparisonTest, MagnitudesOfDotAndReductions) {
