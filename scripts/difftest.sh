@@ -9,7 +9,8 @@
 #
 # --snapshot first copies the tools and their libraries to a scratch
 # directory (under the build lock) and tests that copy, so that a rebuild in
-# the shared tree cannot relink them under a running campaign.
+# the shared tree cannot relink them under a running campaign; the rule
+# library and examples/rules are copied with them.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 python="${KILN_PYTHON:-$here/.venv/bin/python}"
@@ -31,6 +32,11 @@ if [[ $snapshot == 1 ]]; then
   copy() {
     cp "$bin/kiln-opt" "$bin/kiln-run" "$bin/kiln-verify-rules" "$bin/kiln-difftest" "$snap/"
     cp -L "$bin"/../lib/*.so "$snap/lib/" 2>/dev/null || true
+    # The rules kiln-verify-rules checks, as the copied tools know them (a
+    # rule edited in the tree may use a constraint the copy lacks).
+    mkdir -p "$snap/rules"
+    cp -r "$here/rules/library" "$snap/rules/library"
+    cp -r "$here/examples/rules" "$snap/rules/examples"
   }
   if command -v flock > /dev/null; then
     (flock 9; copy) 9> /tmp/kiln-build.lock
@@ -44,5 +50,6 @@ if [[ $snapshot == 1 ]]; then
   # half-written ones in the campaign of seeds 300000-319999).
   export LD_LIBRARY_PATH="$snap/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export KILN_RUNTIME_CPU="$snap/lib/libKilnRuntimeCpu.so"
+  args=(--rules "$snap/rules/library" --rules "$snap/rules/examples" "${args[@]}")
 fi
 "$python" "$here/tests/differential/run.py" --bin "$bin" "${args[@]}"

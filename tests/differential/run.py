@@ -582,15 +582,24 @@ def save_regression(tools, case, comparison, kind, seed, outdir, detail, name=No
 
 # --------------------------------------------------------------------------
 
-def rules_check(tools, files, out):
-    argv = [tools.verify, f"--rules={os.path.join(ROOT, 'rules', 'library')}",
-            f"--rules={os.path.join(ROOT, 'examples', 'rules')}", "--seeds=2"] + files
+RULE_DIRS = [os.path.join(ROOT, "rules", "library"), os.path.join(ROOT, "examples", "rules")]
+
+
+def rules_check(tools, files, rule_dirs=RULE_DIRS):
+    """kiln-verify-rules over `files` (generated programs rules-<seed>/prog.mlir):
+    a finding naming the seeds whose programs a rule failed on."""
+    argv = [tools.verify] + [f"--rules={d}" for d in rule_dirs] + ["--seeds=2"] + files
     st, text = tools.call(argv)
     if st == "ok":
         return None
     kind = "crash" if st in ("crash", "timeout") else "unsound" if "UNSOUND" in text else "error"
-    return {"comparison": "rules", "kind": kind,
-            "detail": "\n".join(l for l in text.split("\n") if "ok (" not in l)[-3000:]}
+    detail = "\n".join(l for l in text.split("\n") if "ok (" not in l)
+    # The tool names the program of each failing check; a crash names none,
+    # so the whole batch is blamed.
+    seeds = sorted({int(m) for m in re.findall(r"rules-(\d+)/prog\.mlir", detail)})
+    if not seeds:
+        seeds = [int(re.search(r"rules-(\d+)/", f).group(1)) for f in files]
+    return {"comparison": "rules", "kind": kind, "seeds": seeds, "detail": detail[-3000:]}
 
 
 def main():
@@ -602,6 +611,9 @@ def main():
     ap.add_argument("--no-jit", action="store_true", help="skip the JIT comparison")
     ap.add_argument("--jit-every", type=int, default=1, help="JIT only every N-th program")
     ap.add_argument("--rules-every", type=int, default=10, help="every N-th program joins the kiln-verify-rules corpus (0: none)")
+    ap.add_argument("--rules", action="append", default=None,
+                    help="rule file or directory kiln-verify-rules checks (repeatable; default: "
+                         "rules/library and examples/rules)")
     ap.add_argument("--max-ops", type=int, default=None)
     ap.add_argument("--reduce", action="store_true", help="reduce findings")
     ap.add_argument("--save", default=None, help="write reduced findings here as lit tests")
@@ -651,11 +663,12 @@ def main():
             generate(tools, s, d, a.max_ops)
             files.append(os.path.join(d, "prog.mlir"))
         for i in range(0, len(files), 20):
-            f = rules_check(tools, files[i:i + 20], work)
+            f = rules_check(tools, files[i:i + 20], a.rules or RULE_DIRS)
             rules_programs += len(files[i:i + 20])
             if f:
-                findings.append((sample[i // 1], f))
-                print(f"rules: {f['kind']}\n  " + "\n  ".join(f["detail"].strip().split("\n")[-6:]), flush=True)
+                findings.append((f["seeds"][0], f))
+                print(f"rules (seeds {', '.join(map(str, f['seeds']))}): {f['kind']}\n  " +
+                      "\n  ".join(f["detail"].strip().split("\n")[-6:]), flush=True)
     elapsed = time.time() - t0
     ncomp = sum(len(comparisons(tools, jit_of(s))) for s in seeds)
     print(f"{len(seeds)} programs (seeds {a.seed}..{a.seed + a.programs - 1}), {ncomp} comparisons, "
