@@ -465,7 +465,9 @@ def fmt_bytes(n):
     return f"{n} B"
 
 
-def report(bench, args):
+def report(bench, args, outdir=None):
+    """The tables of `bench`'s rows: printed, in `outdir` (default
+    bench/results/) as latest.json and latest.png, and in --write-docs."""
     from report import Table, fmt, write_report
     tables = []
     if getattr(bench, "compile_rows", None):
@@ -515,7 +517,7 @@ def report(bench, args):
             ["ops", "yaml_s", "cpp_s", "yaml_cpu_s", "cpp_cpu_s"], bench.rules_rows,
             lambda r: [str(r[0]), fmt(r[1]).strip(), fmt(r[2]).strip(), f"{r[1] / r[2]:.2f}x",
                        fmt(r[3]).strip(), fmt(r[4]).strip(), f"{r[3] / r[4]:.2f}x"]))
-    write_report(bench.results, args, ROOT / "bench" / "results", tables)
+    write_report(bench.results, args, outdir or ROOT / "bench" / "results", tables)
 
 
 if __name__ == "__main__":
