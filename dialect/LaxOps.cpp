@@ -56,9 +56,7 @@ LogicalResult BitcastConvertTypeOp::verify() {
   return success();
 }
 
-/// Whether the element count of `shape` overflows int64 (a 4-element tensor
-/// reshaped to 4611686018427387905x4 wrapped to 4 elements and passed).
-static bool elementCountOverflows(ArrayRef<int64_t> shape) {
+bool kiln::lax::elementCountOverflows(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
     if (d < 0 || llvm::MulOverflow(n, d, n))

@@ -29,6 +29,10 @@ mlir::RankedTensorType dropDim(mlir::RankedTensorType type, int64_t axis);
 /// `type` with a dimension of size `size` inserted at `axis` (a stacked ys).
 mlir::RankedTensorType insertDim(mlir::RankedTensorType type, int64_t axis,
                                  int64_t size);
+/// Whether a dimension of `shape` is negative or its element count
+/// overflows int64 (a 4-element tensor reshaped to 4611686018427387905x4
+/// wrapped to 4 elements and passed the verifier).
+bool elementCountOverflows(llvm::ArrayRef<int64_t> shape);
 } // namespace kiln::lax
 
 #endif // KILN_DIALECT_LAXOPS_H

@@ -9,7 +9,6 @@
 
 #include "llvm/ADT/SmallBitVector.h"
 
-#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace kiln::lax;
@@ -127,15 +126,11 @@ LogicalResult BroadcastInDimOp::inferReturnTypes(MLIRContext *ctx,
                              " entries but the operand has rank ", operand.getRank());
   if (failed(checkAxes(loc, dims, shape.size(), "broadcast_dimensions")))
     return failure();
-  {
-    // 4294967296x4294967296 wrapped to 0 elements: the interpreter returned
-    // 0 for its sum and the JIT segfaulted.
-    int64_t n = 1;
-    for (int64_t d : shape)
-      if (d < 0 || llvm::MulOverflow(n, d, n))
-        return emitOptionalError(loc, "shape ", shapeString(shape),
-                                 " has more elements than int64 can count");
-  }
+  // 4294967296x4294967296 wrapped to 0 elements: the interpreter returned
+  // 0 for its sum and the JIT segfaulted.
+  if (elementCountOverflows(shape))
+    return emitOptionalError(loc, "shape ", shapeString(shape),
+                             " has more elements than int64 can count");
   for (auto [i, d] : llvm::enumerate(dims)) {
     if (i > 0 && dims[i - 1] >= d)
       return emitOptionalError(loc, "broadcast_dimensions must be increasing, got ",

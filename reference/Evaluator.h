@@ -13,7 +13,37 @@
 #include "dialect/LaxOps.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <cmath>
+
 namespace kiln::interp {
+
+/// IEEE 754-2019 maximum/minimum (arith.maximumf), lax.max/lax.min and
+/// scatter's max/min as XLA computes them: NaN propagates and -0 < +0, so
+/// the result does not depend on the operands' order. The NaN that
+/// propagates is the operand itself (the first one when both are NaN), sign
+/// and payload included, as IEEE 754-2019 (6.2.3) recommends, as APFloat's
+/// maximum/minimum (the constant folder) and XLA's CPU code do. A canonical
+/// NaN here made `min(x, x) -> x` (LaxFolds.cpp) change the bits a
+/// bitcast_convert_type of the result exposes: log(-1) is -NaN, min(-NaN,
+/// -NaN) was +NaN (generated program 1966, min-max-nan-operand.mlir).
+inline double ieeeMaximum(double a, double b) {
+  if (std::isnan(a))
+    return a;
+  if (std::isnan(b))
+    return b;
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+inline double ieeeMinimum(double a, double b) {
+  if (std::isnan(a))
+    return a;
+  if (std::isnan(b))
+    return b;
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
 
 class Evaluator {
 public:

@@ -28,33 +28,6 @@ double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 double square(double x) { return x * x; }
 double signOf(double x) { return std::isnan(x) || x == 0 ? x : (x > 0 ? 1.0 : -1.0); }
 double negate(double x) { return -x; }
-/// IEEE maximum/minimum (arith.maximumf): NaN propagates and -0 < +0, so
-/// the result does not depend on the operands' order. The NaN that
-/// propagates is the operand itself (the first one when both are NaN), sign
-/// and payload included, as IEEE 754-2019 (6.2.3) recommends, as APFloat's
-/// maximum/minimum (the constant folder) and XLA's CPU code do. A canonical
-/// NaN here made `min(x, x) -> x` (LaxFolds.cpp) change the bits a
-/// bitcast_convert_type of the result exposes: log(-1) is -NaN, min(-NaN,
-/// -NaN) was +NaN (generated program 1966, min-max-nan-operand.mlir).
-double nanMax(double a, double b) {
-  if (std::isnan(a))
-    return a;
-  if (std::isnan(b))
-    return b;
-  if (a == b)
-    return std::signbit(a) ? b : a;
-  return std::max(a, b);
-}
-double nanMin(double a, double b) {
-  if (std::isnan(a))
-    return a;
-  if (std::isnan(b))
-    return b;
-  if (a == b)
-    return std::signbit(a) ? a : b;
-  return std::min(a, b);
-}
-
 double roundAwayFromZero(double x) { return std::round(x); }
 double roundToNearestEven(double x) { return std::nearbyint(x); } // default mode: ties to even
 
@@ -353,8 +326,8 @@ std::optional<FailureOr<Tensor>> Evaluator::evalElementwise(Operation *op) {
       .Case([&](MulOp) { return binaryOp({floatMul, wrappingMul}); })
       .Case([&](DivOp) { return binaryOp({floatDiv, intDiv}); })
       .Case([&](RemOp) { return binaryOp({floatRem, intRem}); })
-      .Case([&](MaxOp) { return binaryOp({nanMax, intMax}); })
-      .Case([&](MinOp) { return binaryOp({nanMin, intMin}); })
+      .Case([&](MaxOp) { return binaryOp({ieeeMaximum, intMax}); })
+      .Case([&](MinOp) { return binaryOp({ieeeMinimum, intMin}); })
       .Case([&](PowOp) { return binaryOp({floatPow, noIntForm}); })
       .Case([&](Atan2Op) { return binaryOp({floatAtan2, noIntForm}); })
       .Case([&](AndOp) { return binaryOp({noFloatForm, bitAnd}); })

@@ -35,27 +35,6 @@ int64_t indexVectorEntry(const Tensor &indices, ArrayRef<int64_t> indicesStrides
   return indices.getInt(flatIndex(batchIndex, indicesStrides) + k * indicesStrides.back());
 }
 
-/// IEEE 754-2019 maximum/minimum, as lax.max/lax.min on XLA: NaN if either
-/// is NaN (that operand, sign and payload included: the first one when both
-/// are, as lax.max/min in InterpretElementwise.cpp), and -0 < +0.
-double ieeeMax(double a, double b) {
-  if (std::isnan(a))
-    return a;
-  if (std::isnan(b))
-    return b;
-  if (a == b)
-    return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-double ieeeMin(double a, double b) {
-  if (std::isnan(a))
-    return a;
-  if (std::isnan(b))
-    return b;
-  if (a == b)
-    return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
 
 void setFromAttr(Tensor &t, int64_t i, TypedAttr value) {
   if (auto f = dyn_cast<FloatAttr>(value)) {
@@ -118,8 +97,8 @@ void combine(Tensor &r, int64_t i, const Tensor &updates, int64_t j, ScatterKind
     switch (kind) {
     case ScatterKind::Add: r.setFloat(i, a + b); return;
     case ScatterKind::Mul: r.setFloat(i, a * b); return;
-    case ScatterKind::Min: r.setFloat(i, ieeeMin(a, b)); return;
-    case ScatterKind::Max: r.setFloat(i, ieeeMax(a, b)); return;
+    case ScatterKind::Min: r.setFloat(i, ieeeMinimum(a, b)); return;
+    case ScatterKind::Max: r.setFloat(i, ieeeMaximum(a, b)); return;
     case ScatterKind::Set: return;
     }
   }
