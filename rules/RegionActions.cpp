@@ -16,7 +16,7 @@
 // add_const, sink, hoist, remove_ys, remove_carry, remove_const; on a
 // lax.while hoist, remove_carry, remove_const; on a lax.cond hoist (what
 // every branch computes), remove_result, remove_operand. The while and cond
-// ones rebuild the op directly.
+// ones rebuild the op directly; the remove_* ones are in RegionRemovals.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "rules/PdlText.h"
@@ -84,11 +84,8 @@ struct RegionRewrite : RegionRewritePlan {
   llvm::DenseMap<Value, Value> constFor; ///< outside value -> its const placeholder
   std::vector<std::pair<Operation *, SmallVector<Value>>> replacements;
   /// remove_ys / remove_carry / remove_const (scan, while), remove_result /
-  /// remove_operand (cond), of `removeFrom`.
-  std::string removal;
-  int64_t removeIndex = -1;
-  Operation *removeFrom = nullptr;
-  llvm::SetVector<Operation *> fedOps;
+  /// remove_operand (cond): RegionRemovals.cpp.
+  LoopRemoval removal;
 
   RegionRewrite(RewriterBase &rw, const Rule &rule, Operation *root, Env env)
       : rewriter(rw), rule(rule), root(root), env(std::move(env)) {}
@@ -362,9 +359,9 @@ struct RegionRewrite : RegionRewritePlan {
       auto i = evalInt(e.args[1]);
       if (!i)
         return {};
-      removal = n;
-      removeIndex = *i;
-      removeFrom = target;
+      removal.action = n;
+      removal.index = *i;
+      removal.from = target;
       // The value stands for "done" (plan returns before replacing).
       return target->getNumResults()  ? target->getResult(0)
              : target->getNumOperands() ? target->getOperand(0)
@@ -574,7 +571,9 @@ struct RegionRewrite : RegionRewritePlan {
     return placeholder(ranked(op->getResult(0)), YsResult, ext.ysAxes.size() - 1);
   }
 
-  bool plan() override { return planRewrite() && (removal.empty() || planRemoval()); }
+  bool plan() override {
+    return planRewrite() && (removal.action.empty() || removal.plan(scan, why));
+  }
 
   bool planRewrite() {
     // The scan first: ops built before the first action still need to know
@@ -604,7 +603,7 @@ struct RegionRewrite : RegionRewritePlan {
           return fail(why.empty() ? "cannot build '" + n.name + "'" : why);
         values.push_back(v);
       }
-      if (!removal.empty())
+      if (!removal.action.empty())
         return true;
       if (isMatchNode.count(n.name)) {
         Operation *target = env[n.name].asOp();
@@ -649,8 +648,8 @@ struct RegionRewrite : RegionRewritePlan {
   }
 
   void apply() override {
-    if (!removal.empty())
-      return applyRemoval();
+    if (!removal.action.empty())
+      return removal.apply(rewriter, scan);
     bool extends = !ext.consts.empty() || !ext.inits.empty() || !ext.xs.empty() ||
                    !ext.ysAxes.empty();
     if (scan && extends) {
@@ -701,146 +700,6 @@ struct RegionRewrite : RegionRewritePlan {
         rewriter.insert(op);
     for (auto &[target, values] : replacements)
       rewriter.replaceOp(target, values);
-  }
-
-  /// remove_ys(s, j): a ys nobody reads is not stacked. remove_carry(l, i):
-  /// a carry of a scan or while whose final value nobody reads, which a
-  /// while's cond does not read, and whose block argument feeds only its own
-  /// update is not computed (it cannot change the number of iterations nor
-  /// any other value). remove_const(l, k): a const no region reads.
-  /// remove_result(c, i): a cond result nobody reads is not yielded;
-  /// remove_operand(c, k): an operand no branch reads is not passed. None
-  /// changes an observed value.
-  bool planRemoval() {
-    int64_t i = removeIndex;
-    if (auto c = dyn_cast<CondOp>(removeFrom)) {
-      if (removal == "remove_result")
-        return (i >= 0 && i < c.getNumResults() && c.getResult(i).use_empty()) ||
-               fail("remove_result: the result is read");
-      if (removal == "remove_operand")
-        return (i >= 0 && i < (int64_t)c.getBranchOperands().size() &&
-                llvm::all_of(c.getBranches(),
-                             [&](Region &b) { return b.front().getArgument(i).use_empty(); })) ||
-               fail("remove_operand: a branch reads the operand");
-      return fail(removal + " does not apply to a lax.cond (remove_result, remove_operand do)");
-    }
-    if (removal == "remove_result" || removal == "remove_operand")
-      return fail(removal + " applies to a lax.cond");
-    if (removal == "remove_const")
-      return (constArg(removeFrom, i) && constArg(removeFrom, i).use_empty()) ||
-             fail("remove_const: the const is read");
-    if (removal == "remove_carry")
-      return carryFeedsOnlyItself(removeFrom, i, &fedOps) ||
-             fail("remove_carry: the final carry is read, or the carry feeds more than its own "
-                  "update");
-    // remove_ys
-    return (scan && i >= 0 && i < (int64_t)scan.getYs().size() && scan.getYs()[i].use_empty()) ||
-           fail("remove_ys: the ys is read");
-  }
-
-  /// Erases the ops that only fed a removed carry, users first.
-  void eraseFedOps() {
-    SmallVector<Operation *> order(fedOps.begin(), fedOps.end());
-    llvm::sort(order, [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
-    for (Operation *op : order)
-      rewriter.eraseOp(op);
-  }
-
-  /// Replaces `block`'s yield by one without operand `i`.
-  void dropYielded(Block &block, unsigned i) {
-    Operation *yield = block.getTerminator();
-    SmallVector<Value> yields(yield->getOperands());
-    yields.erase(yields.begin() + i);
-    rewriter.setInsertionPoint(yield);
-    rewriter.replaceOpWithNewOp<kiln::lax::YieldOp>(yield, yields);
-  }
-
-  /// Replaces `old`'s results by `rebuilt`'s, skipping result `removed` (-1:
-  /// none; it has no uses), and erases `old`.
-  void replaceRebuilt(Operation *old, Operation *rebuilt, int64_t removed) {
-    unsigned r = 0;
-    for (unsigned i = 0; i < old->getNumResults(); ++i)
-      if ((int64_t)i != removed)
-        rewriter.replaceAllUsesWith(old->getResult(i), rebuilt->getResult(r++));
-    rewriter.eraseOp(old);
-  }
-
-  void applyWhileRemoval(WhileOp w) {
-    SmallVector<Value> condConsts(w.getCondConsts()), bodyConsts(w.getBodyConsts()),
-        inits(w.getInits());
-    Block &condBlock = w.getCondBlock(), &body = w.getBodyBlock();
-    int64_t k = removeIndex, numCond = w.getNumCondConsts();
-    if (removal == "remove_const") {
-      if (k < numCond) {
-        condConsts.erase(condConsts.begin() + k);
-        condBlock.eraseArgument(k);
-      } else {
-        bodyConsts.erase(bodyConsts.begin() + (k - numCond));
-        body.eraseArgument(k - numCond);
-      }
-    } else {
-      dropYielded(body, k);
-      eraseFedOps();
-      body.eraseArgument(w.getNumBodyConsts() + k);
-      condBlock.eraseArgument(numCond + k);
-      inits.erase(inits.begin() + k);
-    }
-    rewriter.setInsertionPoint(w);
-    auto rebuilt = WhileOp::create(rewriter, w.getLoc(), condConsts, bodyConsts, inits);
-    rebuilt->setDiscardableAttrs(w->getDiscardableAttrDictionary());
-    rewriter.inlineRegionBefore(w.getCond(), rebuilt.getCond(), rebuilt.getCond().end());
-    rewriter.inlineRegionBefore(w.getBody(), rebuilt.getBody(), rebuilt.getBody().end());
-    replaceRebuilt(w, rebuilt, removal == "remove_carry" ? k : -1);
-  }
-
-  void applyCondRemoval(CondOp c) {
-    SmallVector<Type> types(c.getResultTypes());
-    SmallVector<Value> operands(c.getBranchOperands());
-    int64_t i = removeIndex;
-    for (Region &branch : c.getBranches()) {
-      if (removal == "remove_result")
-        dropYielded(branch.front(), i);
-      else
-        branch.front().eraseArgument(i);
-    }
-    if (removal == "remove_result")
-      types.erase(types.begin() + i);
-    else
-      operands.erase(operands.begin() + i);
-    rewriter.setInsertionPoint(c);
-    auto rebuilt = CondOp::create(rewriter, c.getLoc(), types, c.getIndex(), operands,
-                                  c.getNumBranches());
-    rebuilt->setDiscardableAttrs(c->getDiscardableAttrDictionary());
-    for (auto [to, from] : llvm::zip(rebuilt.getBranches(), c.getBranches()))
-      rewriter.inlineRegionBefore(from, to, to.end());
-    replaceRebuilt(c, rebuilt, removal == "remove_result" ? i : -1);
-  }
-
-  void applyRemoval() {
-    if (auto w = dyn_cast<WhileOp>(removeFrom))
-      return applyWhileRemoval(w);
-    if (auto c = dyn_cast<CondOp>(removeFrom))
-      return applyCondRemoval(c);
-    kiln::ScanSignature sig = kiln::ScanSignature::of(scan);
-    Block &body = scan.getBodyBlock();
-    int64_t k = removeIndex, numCarry = scan.getNumCarry();
-    int64_t removedResult = -1;
-    if (removal == "remove_const") {
-      sig.consts.erase(sig.consts.begin() + k);
-      body.eraseArgument(k);
-    } else if (removal == "remove_ys") {
-      sig.ysTypes.erase(sig.ysTypes.begin() + k);
-      sig.ysAxes.erase(sig.ysAxes.begin() + k);
-      dropYielded(body, numCarry + k);
-      removedResult = numCarry + k;
-    } else {
-      sig.inits.erase(sig.inits.begin() + k);
-      dropYielded(body, k);
-      eraseFedOps();
-      body.eraseArgument(scan.getNumConsts() + k);
-      removedResult = k;
-    }
-    replaceRebuilt(scan, kiln::rebuildScan(rewriter, scan, sig), removedResult);
   }
 };
 } // namespace

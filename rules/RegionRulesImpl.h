@@ -70,6 +70,28 @@ std::optional<unsigned> depsOfVal(const Val &x);
 /// The rewrite actions of region rules and their argument counts.
 const std::map<std::string, std::pair<unsigned, unsigned>> &actions();
 
+/// A region rule's remove_* action (RegionRemovals.cpp): remove_ys,
+/// remove_carry, remove_const of a lax.scan or lax.while (`from`), or
+/// remove_result, remove_operand of a lax.cond, at `index`.
+struct LoopRemoval {
+  std::string action; // empty: none
+  int64_t index = -1;
+  mlir::Operation *from = nullptr;
+  /// The ops that only feed a removed carry (found by plan).
+  llvm::SetVector<mlir::Operation *> fedOps;
+
+  /// Whether the removed part is unobserved; sets `why` when not. `scan`:
+  /// the rewrite's scan (remove_ys).
+  bool plan(ScanOp scan, std::string &why);
+  /// Rebuilds `from` (`scan` for a scan) without the removed part.
+  void apply(mlir::RewriterBase &rewriter, ScanOp scan);
+
+private:
+  void eraseFedOps(mlir::RewriterBase &rewriter);
+  void applyToWhile(mlir::RewriterBase &rewriter, WhileOp w);
+  void applyToCond(mlir::RewriterBase &rewriter, CondOp c);
+};
+
 /// A region rule's rewrite at one root: plan() creates every op detached
 /// and makes every check, leaving the IR untouched when it fails (`why`);
 /// apply() then changes the IR.
