@@ -132,6 +132,18 @@ void Checker::start(const Program &program, StringRef step) {
   }
 }
 
+MLIRContext &Checker::nextContext() {
+  if (!context || contextUses == kProgramsPerContext) {
+    context.reset(); // the old one first: only one context's memory at a time
+    // Single-threaded: run.py runs several of these processes.
+    context = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+    Compiler::prepareContext(*context);
+    contextUses = 0;
+  }
+  ++contextUses;
+  return *context;
+}
+
 ProgramReport Checker::check(const Program &program) {
   ProgramReport report;
   report.name = program.name;
@@ -140,10 +152,7 @@ ProgramReport Checker::check(const Program &program) {
     report.findings.push_back({comparison.str(), kind.str(), detail.str() + takeDiagnostics()});
   };
 
-  // A context per program: nothing one program uniqued or registered
-  // outlives it. Single-threaded: run.py runs several of these processes.
-  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
-  Compiler::prepareContext(context);
+  MLIRContext &context = nextContext();
   llvm::SourceMgr sourceMgr;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnosticStream);
