@@ -168,7 +168,9 @@ TEST(Executable, CacheBuildIdentityIsRealPath) {
 /// a * b + c where the rounded product loses what c cancels: (1 + 2^-30)
 /// (1 - 2^-30) = 1 - 2^-60 rounds to 1 in f64. Without fpContract every op
 /// rounds (the interpreter's result, 0); with it the host's FMA rounds once
-/// (std::fma: -2^-60).
+/// (std::fma: -2^-60). Off, on and off again in one thread: the JIT keeps a
+/// target machine per thread and options, and must not hand one option's to
+/// the other.
 TEST(Executable, FpContractFusesMultiplyAdd) {
   if (!llvm::sys::getHostCPUFeatures().lookup("fma"))
     GTEST_SKIP() << "the host CPU has no FMA instruction";
@@ -179,7 +181,7 @@ func.func @madd(%a: tensor<8xf64>, %b: tensor<8xf64>, %c: tensor<8xf64>) -> tens
   return %s : tensor<8xf64>
 })";
   std::vector<double> a(8, 1 + std::ldexp(1.0, -30)), b(8, 1 - std::ldexp(1.0, -30)), c(8, -1);
-  for (bool contract : {false, true}) {
+  for (bool contract : {false, true, false}) {
     CompileOptions o;
     o.fpContract = contract;
     auto exe = jit(src, "madd", o);
