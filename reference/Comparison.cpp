@@ -37,6 +37,15 @@ bool judgeFloat(double got, double ref, double mag, double eps, double tiny,
   e.ref = ref;
   e.mag = mag;
   e.bound = 0;
+  if (model.k > 0 && mag == INFINITY && !std::isinf(ref)) {
+    // Unbounded: the error carried in may be anything (log of a value
+    // whose error reaches 0, cos(1.7e38) then log: the reference's -0.96
+    // gives NaN, a JIT's 1 gives 0). An infinite reference stays exact
+    // (exp(1000) must overflow however its S came out).
+    e.error = std::isnan(ref) || std::isnan(got) ? INFINITY : std::fabs(got - ref);
+    e.bound = INFINITY;
+    return true;
+  }
   if (std::isnan(ref) || std::isnan(got) || std::isinf(ref) || std::isinf(got)) {
     // NaN exactly where the reference has NaN; an infinity exactly where it
     // has the same infinity.
@@ -46,8 +55,9 @@ bool judgeFloat(double got, double ref, double mag, double eps, double tiny,
     return same;
   }
   e.error = std::fabs(got - ref);
-  e.bound =
-      model.k * (eps * (std::fabs(ref) + mag) + tiny) + model.atol + model.rtol * std::fabs(ref);
+  // k = 0 asks for identical values whatever mag is (0 * inf is NaN).
+  double carried = model.k == 0 ? 0 : model.k * (eps * (std::fabs(ref) + mag) + tiny);
+  e.bound = carried + model.atol + model.rtol * std::fabs(ref);
   e.ratio = e.error == 0 ? 0 : e.error / e.bound; // x / 0 = inf
   // Identical values asked for: zeros must have the same sign too.
   if (e.bound == 0 && got == 0 && std::signbit(got) != std::signbit(ref))
@@ -125,12 +135,13 @@ OutputComparison kiln::interp::compareOutput(const Tensor &got, const Tensor &re
   double eps = epsilonOf(element), tiny = tinyOf(element);
   for (int64_t i = 0; i < ref.size(); ++i) {
     double m = mag ? mag->getFloat(i) : NAN;
-    if (!std::isfinite(m)) {
+    if (std::isnan(m) || m == -INFINITY) {
       m = c.scale;
       c.numFallbacks += std::isfinite(ref.getFloat(i)); // else compared exactly
     }
     ElementReport e;
     bool pass = judgeFloat(got.getFloat(i), ref.getFloat(i), std::max(m, 0.0), eps, tiny, model, e);
+    c.numUnbounded += model.k > 0 && m == INFINITY && !std::isinf(ref.getFloat(i));
     record(pass, e, i);
   }
   return c;
@@ -172,6 +183,8 @@ void OutputComparison::print(llvm::raw_ostream &os, StringRef refName) const {
       printElement(os, worst, type, refName);
     }
   }
+  if (numUnbounded > 0)
+    os << "; unbounded (mag inf) for " << numUnbounded << " of " << numElements << " elements";
   if (numFallbacks > 0)
     os << llvm::format("; mag unknown for %lld of %lld elements, the output's scale %.3g "
                        "stands in",

@@ -72,6 +72,10 @@ struct OutputComparison {
   /// Finite elements whose mag fell back to the output's scale (mag
   /// unknown, non-finite or not given).
   int64_t numFallbacks = 0;
+  /// Elements the model bounds nothing for (mag +inf: an operand's error
+  /// reaches the edge of a function's domain, or S overflowed): any value,
+  /// NaN included, passes, unless the reference is an infinity (k > 0).
+  int64_t numUnbounded = 0;
   /// The output's scale: its largest finite |ref| (the fallback mag).
   double scale = 0;
   /// The element with the largest error / bound (index -1: all equal), and
@@ -101,7 +105,8 @@ struct Comparison {
 
 /// Compares `got` with `ref` (same type) under `model`. `mag`, when given,
 /// is the magnitude of each element's terms (same shape, any float type;
-/// see magnitudes()); null or a non-finite element uses the fallback.
+/// see magnitudes()); null or a NaN element uses the fallback; +inf means
+/// unbounded (see OutputComparison::numUnbounded).
 OutputComparison compareOutput(const Tensor &got, const Tensor &ref, const Tensor *mag = nullptr,
                                const ErrorModel &model = {});
 

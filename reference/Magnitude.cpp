@@ -45,14 +45,18 @@
 //   func.call                      a call of the callee's shadowed copy
 //   anything else (rem, ops without a rule, other ops with regions, calls
 //   of external functions)         NaN: unknown
+//   log, log1p, sqrt, rsqrt, asin, acos, acosh, atanh, erf_inv
+//                                  +inf (unbounded) where k eps S(x)
+//                                  reaches the edge of the domain
 //
 // For sums and products of inputs this is the interpreter run on the
 // "absolute" program (|x| of every input, sub -> add, neg -> identity); for
 // products of computed values it drops the second-order term of the
 // absolute program's S(a) S(b), which would grow doubly exponentially in a
-// recurrence. NaN,
-// and anything non-finite (S overflowed, a division by zero), makes the
-// comparison fall back to the output's scale for that element.
+// recurrence. NaN makes the comparison fall back to the output's scale for
+// that element; +inf (S overflowed, a division by zero, an operand's error
+// reaching the edge of a domain) bounds nothing there, except that an
+// infinite reference stays exact.
 //
 //===----------------------------------------------------------------------===//
 #include "reference/Comparison.h"
@@ -69,6 +73,20 @@
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::interp::magnitude;
+
+Value Shadower::unboundedNear(Value sx, Value distance, Value shadow) {
+  // A function defined on part of the line (log, sqrt on x >= 0; asin on
+  // [-1, 1]) of an operand whose error can reach the edge is anything
+  // there: NaN on one side, a number on the other (cos(1.7e38) is -0.96
+  // in libm and 1 in a JIT within the model, then log: NaN against 0,
+  // generated program 351356). The first-order S cannot say so (it is NaN
+  // where the reference is). The reach uses the default k, the JIT's and
+  // the tagged passes'; an exact operand (S = |x|) never reaches.
+  Type type = shadow.getType();
+  double reach = ErrorModel().k * epsilonOf(getElementTypeOrSelf(type));
+  Value reaches = atLeast(mul(sx, splat(type, reach)), distance);
+  return select(reaches, shadow, splat(type, INFINITY));
+}
 
 Value Shadower::shadowOf(Value v) {
   assert(isFloatValue(v) && "only float values have shadows");
@@ -109,6 +127,9 @@ void Shadower::shadowOp(Operation *op) {
 
   Value r = op->getResult(0);
   Type type = r.getType();
+  // | 1 - |x| |: the distance to the edges of asin's, acos's, atanh's and
+  // erf_inv's domain [-1, 1].
+  auto distanceToOne = [&](Value x) { return abs(sub(splat(type, 1), abs(x))); };
   auto s = [&](unsigned i) { return shadowOf(op->getOperand(i)); };
   auto operand = [&](unsigned i) { return op->getOperand(i); };
   // The same op on other operands.
@@ -169,17 +190,26 @@ void Shadower::shadowOp(Operation *op) {
             return select(equal(r, operand(0)), sb, tieOrA);
           })
           .Case<lax::ExpOp>([&](auto) { return smooth(r, s(0), r); })
-          .Case<lax::LogOp>([&](auto) { return add(div(s(0), abs(operand(0))), abs(r)); })
-          .Case<lax::Log1pOp>(
-              [&](auto) { return add(div(s(0), abs(add(splat(type, 1), operand(0)))), abs(r)); })
+          .Case<lax::LogOp>([&](auto) {
+            return unboundedNear(s(0), abs(operand(0)),
+                                 add(div(s(0), abs(operand(0))), abs(r)));
+          })
+          .Case<lax::Log1pOp>([&](auto) {
+            Value distance = abs(add(splat(type, 1), operand(0)));
+            return unboundedNear(s(0), distance, add(div(s(0), distance), abs(r)));
+          })
           .Case<lax::SinOp, lax::CosOp>([&](auto) { return add(s(0), abs(r)); })
           .Case<lax::TanhOp>([&](auto) { return smooth(sub(splat(type, 1), square(r)), s(0), r); })
           .Case<lax::LogisticOp>(
               [&](auto) { return smooth(mul(r, sub(splat(type, 1), r)), s(0), r); })
-          .Case<lax::SqrtOp>(
-              [&](auto) { return add(div(s(0), mul(splat(type, 2), abs(r))), abs(r)); })
-          .Case<lax::RsqrtOp>(
-              [&](auto) { return smooth(mul(splat(type, 0.5), div(r, operand(0))), s(0), r); })
+          .Case<lax::SqrtOp>([&](auto) {
+            return unboundedNear(s(0), abs(operand(0)),
+                                 add(div(s(0), mul(splat(type, 2), abs(r))), abs(r)));
+          })
+          .Case<lax::RsqrtOp>([&](auto) {
+            return unboundedNear(s(0), abs(operand(0)),
+                                 smooth(mul(splat(type, 0.5), div(r, operand(0))), s(0), r));
+          })
           .Case<lax::SquareOp>(
               [&](auto) { return smooth(mul(splat(type, 2), operand(0)), s(0), r); })
           .Case<lax::IntegerPowOp>([&](lax::IntegerPowOp pow) -> Value {
@@ -204,8 +234,10 @@ void Shadower::shadowOp(Operation *op) {
           .Case<lax::TanOp>([&](auto) { return smooth(add(splat(type, 1), square(r)), s(0), r); })
           .Case<lax::AsinOp, lax::AcosOp>([&](auto) {
             Value x = operand(0);
-            return smooth(lax::RsqrtOp::create(b, loc, type, sub(splat(type, 1), square(x))), s(0),
-                          r);
+            return unboundedNear(
+                s(0), distanceToOne(x),
+                smooth(lax::RsqrtOp::create(b, loc, type, sub(splat(type, 1), square(x))), s(0),
+                       r));
           })
           .Case<lax::AtanOp>([&](auto) {
             return smooth(div(splat(type, 1), add(splat(type, 1), square(operand(0)))), s(0), r);
@@ -220,12 +252,15 @@ void Shadower::shadowOp(Operation *op) {
                 r);
           })
           .Case<lax::AcoshOp>([&](auto) {
-            return smooth(
-                lax::RsqrtOp::create(b, loc, type, sub(square(operand(0)), splat(type, 1))), s(0),
-                r);
+            return unboundedNear(
+                s(0), abs(sub(operand(0), splat(type, 1))),
+                smooth(lax::RsqrtOp::create(b, loc, type, sub(square(operand(0)), splat(type, 1))),
+                       s(0), r));
           })
           .Case<lax::AtanhOp>([&](auto) {
-            return smooth(div(splat(type, 1), sub(splat(type, 1), square(operand(0)))), s(0), r);
+            return unboundedNear(
+                s(0), distanceToOne(operand(0)),
+                smooth(div(splat(type, 1), sub(splat(type, 1), square(operand(0)))), s(0), r));
           })
           .Case<lax::CbrtOp>([&](auto) {
             return smooth(div(splat(type, 1), mul(splat(type, 3), square(r))), s(0), r);
@@ -237,7 +272,8 @@ void Shadower::shadowOp(Operation *op) {
           })
           .Case<lax::ErfInvOp>([&](auto) {
             Value gauss = lax::ExpOp::create(b, loc, type, square(r));
-            return smooth(mul(splat(type, 1 / M_2_SQRTPI), gauss), s(0), r);
+            return unboundedNear(s(0), distanceToOne(operand(0)),
+                                 smooth(mul(splat(type, 1 / M_2_SQRTPI), gauss), s(0), r));
           })
           .Case<lax::Atan2Op>([&](auto) {
             // atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2).

@@ -111,6 +111,13 @@ private:
         b, loc, RankedTensorType::get(type.getShape(), b.getI1Type()),
         lax::ComparisonDirectionAttr::get(b.getContext(), lax::ComparisonDirection::EQ), x, y);
   }
+  /// x >= y elementwise (i1).
+  Value atLeast(Value x, Value y) {
+    auto type = cast<RankedTensorType>(x.getType());
+    return lax::CompareOp::create(
+        b, loc, RankedTensorType::get(type.getShape(), b.getI1Type()),
+        lax::ComparisonDirectionAttr::get(b.getContext(), lax::ComparisonDirection::GE), x, y);
+  }
   /// `ifTrue` where `which`, else `ifFalse`.
   Value select(Value which, Value ifFalse, Value ifTrue) {
     return lax::SelectNOp::create(b, loc, ifFalse.getType(), which, ValueRange{ifFalse, ifTrue});
@@ -136,6 +143,12 @@ private:
   Value smooth(Value derivative, Value sx, Value r) {
     return add(mul(abs(derivative), sx), abs(r));
   }
+
+  /// `shadow`, but +inf (unbounded) where the operand's error at the
+  /// default k, k eps S(x), reaches `distance`, the operand's distance to
+  /// the edge of the function's domain: there the function may be NaN on
+  /// one side and a number on the other, or anything near a pole.
+  Value unboundedNear(Value sx, Value distance, Value shadow);
 
   SymbolTable symbols;
   ShadowMarker marker;

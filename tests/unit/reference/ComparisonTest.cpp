@@ -241,6 +241,58 @@ func.func @f(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tensor<2xf32>, tensor<2
 
 // Smooth functions propagate to first order; what has no rule is NaN
 // (unknown: the comparison falls back to the output's scale).
+TEST_F(ComparisonTest, UnboundedMagnitudes) {
+  // mag +inf: the model bounds nothing there (an operand's error reaches the
+  // edge of log's domain): NaN against a number passes both ways...
+  Tensor ref = f32({NAN, 0.5, INFINITY, 1});
+  Tensor unbounded = f32({INFINITY, INFINITY, INFINITY, 1});
+  OutputComparison c = compareOutput(f32({0, NAN, INFINITY, 1}), ref, &unbounded);
+  EXPECT_TRUE(c.ok());
+  EXPECT_EQ(c.numUnbounded, 2);
+  EXPECT_EQ(c.numFallbacks, 0);
+  // ... but an infinite reference stays exact (exp(1000) must overflow
+  // however its S came out), and a finite mag still bounds the rest.
+  EXPECT_EQ(compareOutput(f32({0, NAN, 3e38, 1}), ref, &unbounded).firstFailure.index, 2);
+  EXPECT_EQ(compareOutput(f32({0, NAN, INFINITY, 1.5}), ref, &unbounded).firstFailure.index, 3);
+  // k = 0 asks for identical values whatever the mag (0 * inf is NaN, and
+  // a NaN bound once let -0 pass for +0).
+  ErrorModel exact;
+  exact.k = 0;
+  Tensor zeros = f32({0, 1});
+  Tensor inf2 = f32({INFINITY, INFINITY});
+  EXPECT_FALSE(compareOutput(f32({-0.0, 1}), zeros, &inf2, exact).ok());
+  EXPECT_FALSE(compareOutput(f32({0, 1 + kEps32}), zeros, &inf2, exact).ok());
+  EXPECT_TRUE(compareOutput(zeros, zeros, &inf2, exact).ok());
+}
+
+TEST_F(ComparisonTest, MagnitudesAtTheEdgeOfADomain) {
+  // log(cos x) at x = 1.7014117e38: cos's error |sin x| S(x) is ~1e31, so
+  // cos may be anything in [-1, 1] and log anything (libm: NaN; a JIT
+  // within the model: 0): unbounded. log of the exact input, and of cos of
+  // 2 (error ~2 eps, far from 0), keep finite or unknown magnitudes.
+  const char *src = R"(
+func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %c = lax.cos %x : tensor<2xf32>
+  %l = lax.log %c : tensor<2xf32>
+  %a = lax.log %x : tensor<2xf32>
+  %s = lax.sqrt %c : tensor<2xf32>
+  %t = lax.asin %c : tensor<2xf32>
+  return %l, %a, %s, %t : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+})";
+  Tensor x = f32({1.7014117e38, 2});
+  for (unsigned output : {0u, 2u, 3u}) {
+    std::vector<double> m = valuesOf(magnitudesOf(src, {x}, output));
+    EXPECT_EQ(m[0], INFINITY) << "output " << output;
+    EXPECT_TRUE(std::isnan(m[1]) || std::isfinite(m[1])) << "output " << output;
+  }
+  std::vector<double> a = valuesOf(magnitudesOf(src, {x}, 1));
+  EXPECT_TRUE(std::isfinite(a[0]) && std::isfinite(a[1]));
+  // log(cos 2) is NaN in the reference with a finite-error operand: not
+  // unbounded, so a number there fails (the fallback compares NaN exactly).
+  std::vector<double> l = valuesOf(magnitudesOf(src, {x}, 0));
+  EXPECT_NE(l[1], INFINITY);
+}
+
 TEST_F(ComparisonTest, MagnitudesOfNonlinearOps) {
   const char *src = R"(
 func.func @f(%x: tensor<2xf32>, %y: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xi1>) {
