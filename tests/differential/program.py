@@ -1,0 +1,180 @@
+"""The generator's programs as text: @main split into top-level statements
+(Mod), a program with its inputs (Case), and the program the JIT comparison
+runs (jit_view). Used by the campaign (run.py, checks.py) and the reducer
+(reduction.py)."""
+import os
+import re
+
+import numpy as np
+
+STMT_RE = re.compile(r"^  (%[\w]+(?:, %[\w]+)*) = ")
+
+
+class Mod:
+    """@main split into top-level statements (the generator's layout)."""
+
+    def __init__(self, text):
+        lines = text.split("\n")
+        i = next(i for i, l in enumerate(lines) if l.startswith("func.func @main("))
+        self.head = lines[:i]
+        j = next(k for k in range(i + 1, len(lines)) if lines[k].startswith("  return "))
+        self.sig = lines[i]
+        self.ret = lines[j]
+        self.tail = lines[j + 1:]
+        self.set_lines(lines[i + 1:j])
+        m = re.match(r"func\.func @main\((.*)\) -> \((.*)\) \{$", self.sig)
+        self.args = [tuple(a.split(": ")) for a in split_top(m.group(1))] if m.group(1) else []
+        rm = re.match(r"  return (.*) : (.*)$", self.ret)
+        self.rets = list(zip(rm.group(1).split(", "), split_top(rm.group(2))))
+
+    def lines(self):
+        """@main's body, its return excepted."""
+        return [l for _, ls in self.stmts for l in ls]
+
+    def set_lines(self, lines):
+        """Sets @main's body (its return excepted) and splits it into statements."""
+        self.stmts = []  # (results, lines)
+        cur = None
+        for l in lines:
+            m = STMT_RE.match(l)
+            if m:
+                cur = (m.group(1).split(", "), [l])
+                self.stmts.append(cur)
+            else:
+                cur[1].append(l)
+
+    def text(self):
+        sig = f"func.func @main({', '.join(a + ': ' + t for a, t in self.args)}) -> ({', '.join(t for _, t in self.rets)}) {{"
+        ret = f"  return {', '.join(n for n, _ in self.rets)} : {', '.join(t for _, t in self.rets)}"
+        body = [l for _, ls in self.stmts for l in ls]
+        return "\n".join(self.head + [sig] + body + [ret] + self.tail)
+
+    def nested_dce(self):
+        """Drops ops inside regions whose results are unused."""
+        lines = self.lines()
+        rets = " ".join(n for n, _ in self.rets)
+        changed = True
+        while changed:
+            changed = False
+            for first, last, names in reversed(nested_ops(lines)):
+                rest = "\n".join(lines[:first] + lines[last + 1:]) + " " + rets
+                if not any(uses(n, rest) for n in names):
+                    del lines[first:last + 1]
+                    changed = True
+                    break
+        self.set_lines(lines)
+
+    def dce(self):
+        """Drops statements whose results are unused (text-level use test)."""
+        changed = True
+        while changed:
+            changed = False
+            used = " ".join(n for n, _ in self.rets)
+            alltext = "\n".join(l for _, ls in self.stmts for l in ls) + "\n" + used
+            for s in list(self.stmts):
+                body = "\n".join(s[1])
+                rest = alltext.replace(body, "")
+                if not any(uses(r, rest) for r in s[0]):
+                    self.stmts.remove(s)
+                    alltext = rest
+                    changed = True
+        # unused arguments go too (their inputs with them): handled by caller
+
+
+NESTED_OP_RE = re.compile(r"^( {4,})(%[\w]+(?:, %[\w]+)*) = ")
+# The lines of a region op at its own indentation: region headers and ends
+# ("cond {", "} body {", "branch 0 {", "} branch 1 {", "}").
+REGION_LINE_RE = re.compile(r"^(\}|cond \{$|branch \d+ \{$)")
+
+
+def nested_ops(lines):
+    """The ops with results inside regions of `lines` (@main's body), in
+    order: (first line, last line, result names); a region op's last line
+    closes its last region."""
+    ops = []
+    for i, l in enumerate(lines):
+        m = NESTED_OP_RE.match(l)
+        if not m:
+            continue
+        ind, last = m.group(1), i
+        for k in range(i + 1, len(lines)):
+            if lines[k].startswith(ind + " ") or (lines[k].startswith(ind) and
+                                                  REGION_LINE_RE.match(lines[k][len(ind):])):
+                last = k
+            else:
+                break
+        ops.append((i, last, m.group(2).split(", ")))
+    return ops
+
+
+def uses(name, text):
+    """Whether SSA name `name` (%v1) occurs in `text` (not %v10)."""
+    return re.search(re.escape(name) + r"\b", text) is not None
+
+
+def split_top(s):
+    """Splits 'tensor<2xf32>, tensor<i1>' at top-level commas."""
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+class Case:
+    """A program with its inputs (arrays), reducible."""
+
+    def __init__(self, text, inputs):
+        self.text, self.inputs = text, list(inputs)
+
+    @staticmethod
+    def read(wd):
+        with open(os.path.join(wd, "prog.mlir")) as f:
+            text = f.read()
+        inputs = []
+        while os.path.exists(os.path.join(wd, f"in{len(inputs)}.npy")):
+            inputs.append(np.load(os.path.join(wd, f"in{len(inputs)}.npy")))
+        return Case(text, inputs)
+
+    def write(self, wd):
+        os.makedirs(wd, exist_ok=True)
+        p = os.path.join(wd, "prog.mlir")
+        with open(p, "w") as f:
+            f.write(self.text)
+        files = []
+        for i, x in enumerate(self.inputs):
+            q = os.path.join(wd, f"in{i}.npy")
+            np.save(q, x)
+            files.append(q)
+        return p, files
+
+
+UNSTABLE_RE = re.compile(r"^// jit-unstable-outputs: ([\d,]+)$", re.M)
+
+
+def jit_view(text):
+    """The program the JIT comparison runs: without the outputs the generator
+    marked unstable (discrete functions of approximate values, which the
+    error model cannot compare), and the indices of the outputs kept; None
+    when no output is left."""
+    m = UNSTABLE_RE.search(text)
+    if not m:
+        return text, list(range(len(Mod(text).rets)))
+    drop = {int(i) for i in m.group(1).split(",")}
+    mod = Mod(text)
+    keep = [i for i in range(len(mod.rets)) if i not in drop]
+    if not keep:
+        return None
+    mod.rets = [mod.rets[i] for i in keep]
+    mod.head = [l for l in mod.head if not UNSTABLE_RE.match(l)]
+    mod.dce()
+    return mod.text(), keep
