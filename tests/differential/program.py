@@ -107,6 +107,93 @@ def nested_ops(lines):
     return ops
 
 
+FUNC_RE = re.compile(r"^func\.func private @([\w]+)\((.*)\) -> \((.*)\) \{$")
+CALL_RE = re.compile(r"^(\s+)(%[\w]+(?:, %[\w]+)*) = func\.call @([\w]+)\((.*?)\) : ")
+NAME_RE = re.compile(r"%[\w]+")
+
+
+class Function:
+    """A private callee of the generator's layout: `func.func private @f(...)
+    -> (...) {`, its body indented by two, `  return ...`, `}`."""
+
+    def __init__(self, name, args, body, rets, first, last):
+        self.name, self.args, self.body, self.rets = name, args, body, rets
+        self.first, self.last = first, last  # its lines in the module's head
+
+
+def private_functions(head):
+    """{name: Function} of the private functions among `head`'s lines."""
+    fns = {}
+    for i, l in enumerate(head):
+        m = FUNC_RE.match(l)
+        if not m:
+            continue
+        j = next(k for k in range(i + 1, len(head)) if head[k] == "}")
+        args = [a.split(": ")[0] for a in split_top(m.group(2))] if m.group(2) else []
+        ret = re.match(r"  return (.*) : ", head[j - 1])
+        rets = ret.group(1).split(", ") if ret else []
+        fns[m.group(1)] = Function(m.group(1), args, head[i + 1:j - 1], rets, i, j)
+    return fns
+
+
+def inline_calls(text, only=None, depth=8):
+    """`text` with the calls of @main (at any depth) to private functions
+    (those named in `only`, or all) replaced by the callees' bodies, their
+    values renamed apart (%v3 -> %v3_i1), and so on into the callees' own
+    calls (`depth` levels); None if there is no such call.
+    Inlining keeps the meaning: a callee is isolated from above and the
+    generator's bodies are straight-line ops and region ops."""
+    m = Mod(text)
+    fns = private_functions(m.head)
+    out, subst = [], {}
+    # Suffixes not used yet (a second pass inlines the callees' calls).
+    first = n = max([int(x) for x in re.findall(r"_i(\d+)\b", text)], default=0)
+    for l in m.lines():
+        c = CALL_RE.match(l)
+        if not c or c.group(3) not in fns or (only is not None and c.group(3) not in only):
+            out.append(l)
+            continue
+        n += 1
+        f = fns[c.group(3)]
+        ren = dict(zip(f.args, [o.strip() for o in c.group(4).split(",")] if c.group(4) else []))
+
+        def rename(s, n=n, ren=ren):
+            return NAME_RE.sub(lambda x: ren.get(x.group(0), f"{x.group(0)}_i{n}"), s)
+
+        out += [c.group(1) + rename(b[2:]) for b in f.body]
+        subst.update(zip(c.group(2).split(", "), [rename(r) for r in f.rets]))
+    if n == first:
+        return None
+
+    def resolve(name):
+        while name in subst:
+            name = subst[name]
+        return name
+
+    def apply(s):
+        return NAME_RE.sub(lambda x: resolve(x.group(0)), s)
+
+    m.set_lines([apply(l) for l in out])
+    m.rets = [(resolve(r), t) for r, t in m.rets]
+    # The callees' own calls, now in @main (a recursive callee stops here).
+    deeper = inline_calls(m.text(), only, depth - 1) if depth > 1 else None
+    return deeper or m.text()
+
+
+def drop_uncalled(text):
+    """`text` without the private functions nothing calls."""
+    while True:
+        m = Mod(text)
+        lines = text.split("\n")
+        for f in private_functions(m.head).values():
+            rest = lines[:f.first] + lines[f.last + 1:]
+            if not any(f"@{f.name}(" in l for l in rest):
+                text = "\n".join(rest)
+                break
+        else:
+            return text
+
+
 def uses(name, text):
     """Whether SSA name `name` (%v1) occurs in `text` (not %v10)."""
     return re.search(re.escape(name) + r"\b", text) is not None

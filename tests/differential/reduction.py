@@ -1,6 +1,7 @@
 """Reduction of a finding: greedy delta debugging over @main's top-level
 ops (run.py --reduce), and the lit regression test a reduced finding is
 saved as (--save)."""
+import copy
 import os
 import re
 import shutil
@@ -8,7 +9,12 @@ import shutil
 import numpy as np
 
 from checks import comparisons, difftest, reference
-from program import Case, Mod, nested_ops, split_top, uses
+from program import STMT_RE, Case, Mod, drop_uncalled, inline_calls, nested_ops, private_functions, split_top, uses
+
+# Seconds a reduction candidate's check may take (a generated program's
+# checks take well under one).
+TRY_TIMEOUT = 3
+
 
 def fails(tools, wd, case, comparison, kind):
     """Whether `case` still fails `comparison` the same way (kiln-difftest
@@ -96,15 +102,21 @@ def value_types(tools, wd, case):
 
 
 def reduce_case(tools, wd, case, comparison, kind, log=lambda s: None, budget=400):
-    """Greedy delta debugging over @main's ops (top-level ones cut, nested
-    ones replaced by an operand); returns the smallest failing Case."""
+    """Greedy delta debugging over @main's ops (calls inlined, top-level
+    ops cut, nested ones replaced by an operand); returns the smallest
+    failing Case."""
     tries = [0]
+    # A candidate may loop forever (a while's counter replaced by its
+    # operand): tries get a short time limit unless the finding is a hang.
+    try_tools = copy.copy(tools)
+    if kind != "timeout":
+        try_tools.timeout = min(tools.timeout, TRY_TIMEOUT)
 
     def still(c):
         tries[0] += 1
         if tries[0] > budget:
             return False
-        return fails(tools, os.path.join(wd, "try"), c, comparison, kind)
+        return fails(try_tools, os.path.join(wd, "try"), c, comparison, kind)
 
     def with_mod(c, m, inputs=None):
         return Case(m.text(), c.inputs if inputs is None else inputs)
@@ -119,6 +131,20 @@ def reduce_case(tools, wd, case, comparison, kind, log=lambda s: None, budget=40
         m.args = [m.args[i] for i in keep]
         return Case(m.text(), [c.inputs[i] for i in keep])
 
+    # 0. calls inlined (all of them, else callee by callee), so that the
+    # steps below see the callees' ops in @main.
+    inlined = inline_calls(case.text)
+    if inlined is not None:
+        c2 = Case(drop_uncalled(inlined), case.inputs)
+        if still(c2):
+            case = c2
+        else:
+            for name in private_functions(Mod(case.text).head):
+                inlined = inline_calls(case.text, only={name})
+                if inlined is not None:
+                    c2 = Case(drop_uncalled(inlined), case.inputs)
+                    if still(c2):
+                        case = c2
     # 1. one output
     m = Mod(case.text)
     if len(m.rets) > 1:
@@ -176,9 +202,9 @@ def reduce_case(tools, wd, case, comparison, kind, log=lambda s: None, budget=40
                     changed = True
                     cnt += 1
                     break
-    # 3. inside regions: dead ops go; an op whose result has the type of one
-    # of its operands is replaced by that operand (floor(x) -> x), and what
-    # it leaves dead goes with it.
+    # 3. inside regions too: dead ops go; a one-line op whose result has the
+    # type of one of its operands is replaced by that operand (floor(x) ->
+    # x), and what it leaves dead goes with it.
     m = Mod(case.text)
     m.nested_dce()
     c2 = Case(m.text(), case.inputs)
@@ -191,7 +217,9 @@ def reduce_case(tools, wd, case, comparison, kind, log=lambda s: None, budget=40
         if types is None:
             break
         lines = Mod(case.text).lines()
-        for first, last, names in reversed(nested_ops(lines)):
+        top = [(i, i, STMT_RE.match(l).group(1).split(", ")) for i, l in enumerate(lines)
+               if STMT_RE.match(l) and (i + 1 == len(lines) or STMT_RE.match(lines[i + 1]))]
+        for first, last, names in reversed(sorted(nested_ops(lines) + top)):
             if first != last or len(names) != 1 or names[0] not in types:
                 continue
             r = names[0]
@@ -205,12 +233,17 @@ def reduce_case(tools, wd, case, comparison, kind, log=lambda s: None, budget=40
                 m2.set_lines([re.sub(re.escape(r) + r"\b", o, l) for l in rest])
                 m2.rets = [(o if n == r else n, t) for n, t in m2.rets]
                 m2.nested_dce()
-                c2 = Case(m2.text(), case.inputs)
+                m2.dce()
+                c2 = drop_unused_args(Case(m2.text(), case.inputs))
                 if still(c2):
                     case, changed = c2, True
                     break
             if changed or tries[0] >= budget:
                 break
+    # callees whose calls were cut
+    c2 = Case(drop_uncalled(case.text), case.inputs)
+    if c2.text != case.text and still(c2):
+        case = c2
     # 4. inputs as constants
     m = Mod(case.text)
     i = 0
@@ -229,7 +262,7 @@ def reduce_case(tools, wd, case, comparison, kind, log=lambda s: None, budget=40
             i += 1
     m = Mod(case.text)
     log(f"reduce: {tries[0]} tries, {len(m.stmts)} ops left at the top level, "
-        f"{len(nested_ops(m.lines()))} inside regions")
+        f"{len(nested_ops(m.lines()))} inside regions, {len(private_functions(m.head))} callees")
     return case
 
 

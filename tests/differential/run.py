@@ -26,8 +26,8 @@ batch is blamed on the step in flight (the tool's progress lines), and the
 rest of that program and of the batch run in a new process.
 
 A crash (signal), a timeout, an error on a valid program or a mismatch is a
-finding. With --reduce each finding is reduced (delta debugging over the
-top-level ops of @main: an op is cut by replacing its results with function
+finding. With --reduce each finding is reduced (calls inlined, then delta
+debugging over the top-level ops of @main: an op is cut by replacing its results with function
 arguments holding the values the interpreter computed for them, or with
 constants; dead ops and unneeded outputs are dropped; inside regions, dead
 ops go and an op is replaced by a same-typed operand; inputs become
