@@ -77,15 +77,27 @@ struct ScalarEmitter {
     return elem;
   }
 
-  /// A math function libm provides for f32/f64 only: f16/bf16 compute in f32.
-  template <typename MathOp> Value libmUnary(Value x) {
+  /// `f(x)`, computed in f32 when x is f16/bf16 and rounded once to x's
+  /// type, as the interpreter and XLA do. Needed where the narrow type would
+  /// round inside the function: libm provides f32/f64 only, MathToLLVM
+  /// expands log1p to log(1 + x) (1 + x rounded to bf16 is 1 for |x| < 2^-9,
+  /// so log1p(0.001) was 0: generated program 414902), rsqrt to 1 / sqrt(x)
+  /// and the logistic below is three rounded operations.
+  template <typename F> Value inF32(Value x, F f) {
+    if (widthOf(x) >= 32)
+      return f(x);
     Type t = x.getType();
-    unsigned width = widthOf(x);
-    if (width >= 32)
-      return MathOp::create(b, loc, x);
-    Type f32 = withElement(t, b.getF32Type());
-    Value wide = arith::ExtFOp::create(b, loc, f32, x);
-    return arith::TruncFOp::create(b, loc, t, MathOp::create(b, loc, wide));
+    Value wide = arith::ExtFOp::create(b, loc, withElement(t, b.getF32Type()), x);
+    return arith::TruncFOp::create(b, loc, t, f(wide));
+  }
+  template <typename MathOp> Value libmUnary(Value x) {
+    return inF32(x, [&](Value v) { return MathOp::create(b, loc, v).getResult(); });
+  }
+  /// 1 / (1 + exp(-x)).
+  Value logistic(Value x) {
+    Value one = cst(x.getType(), 1);
+    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+    return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
   }
 
   //===--- Integer corner cases ---------------------------------------------===//
@@ -463,7 +475,7 @@ Value ScalarEmitter::emit(Operation *op, ValueRange s) {
       .Case([&](Exp2Op) { return math::Exp2Op::create(b, loc, s[0]); })
       .Case([&](Expm1Op) { return libmUnary<math::ExpM1Op>(s[0]); })
       .Case([&](LogOp) { return math::LogOp::create(b, loc, s[0]); })
-      .Case([&](Log1pOp) { return math::Log1pOp::create(b, loc, s[0]); })
+      .Case([&](Log1pOp) { return libmUnary<math::Log1pOp>(s[0]); })
       .Case([&](SinOp) { return math::SinOp::create(b, loc, s[0]); })
       .Case([&](CosOp) { return math::CosOp::create(b, loc, s[0]); })
       .Case([&](TanOp) { return libmUnary<math::TanOp>(s[0]); })
@@ -477,16 +489,12 @@ Value ScalarEmitter::emit(Operation *op, ValueRange s) {
       .Case([&](AcoshOp) { return libmUnary<math::AcoshOp>(s[0]); })
       .Case([&](AtanhOp) { return libmUnary<math::AtanhOp>(s[0]); })
       .Case([&](SqrtOp) { return math::SqrtOp::create(b, loc, s[0]); })
-      .Case([&](RsqrtOp) { return math::RsqrtOp::create(b, loc, s[0]); })
+      .Case([&](RsqrtOp) { return libmUnary<math::RsqrtOp>(s[0]); })
       .Case([&](CbrtOp) { return libmUnary<math::CbrtOp>(s[0]); })
       .Case([&](ErfOp) { return libmUnary<math::ErfOp>(s[0]); })
       .Case([&](ErfcOp) { return libmUnary<math::ErfcOp>(s[0]); })
       .Case([&](ErfInvOp) { return erfInv(s[0]); })
-      .Case([&](LogisticOp) -> Value {
-        Value one = cst(type, 1);
-        Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, s[0]));
-        return arith::DivFOp::create(b, loc, one, arith::AddFOp::create(b, loc, one, e));
-      })
+      .Case([&](LogisticOp) { return inF32(s[0], [&](Value v) { return logistic(v); }); })
       // Rounding and classification.
       .Case([&](FloorOp) { return math::FloorOp::create(b, loc, s[0]); })
       .Case([&](CeilOp) { return math::CeilOp::create(b, loc, s[0]); })
