@@ -222,6 +222,37 @@ func.func @f(%x: tensor<2xf32>, %y: tensor<2xf32>) -> tensor<2xf32> {
   EXPECT_EQ(valuesOf(mag), (std::vector<double>{12, std::ldexp(1.0, -126)}));
 }
 
+// f16 and bf16 smooth functions are computed wider and rounded once, so
+// their possible underflow adds a rounding's error, tiny (the smallest
+// subnormal in units of eps), not an f32 library's flushed subnormal, tiny /
+// eps: that was 6.1e-5 in f16, and at k = 64 let an f16 log1p(1.5e-5) = 0
+// pass (generated program 414902).
+TEST_F(ComparisonTest, MagnitudesOfNarrowFunctionsUnderflow) {
+  const char *src = R"(
+func.func @f(%x: tensor<1xf16>, %y: tensor<1xf32>) -> (tensor<1xf16>, tensor<1xf32>) {
+  %a = lax.log1p %x : tensor<1xf16>
+  %b = lax.log1p %y : tensor<1xf32>
+  return %a, %b : tensor<1xf16>, tensor<1xf32>
+})";
+  Tensor x = makeTensor(ctx, "tensor<1xf16>", {0.0});
+  Tensor y = f32({0.0});
+  // log1p(0) = 0 with an exact operand: only the underflow term is left.
+  EXPECT_EQ(valuesOf(magnitudesOf(src, {x, y}, 0)), (std::vector<double>{std::ldexp(1.0, -14)}));
+  EXPECT_EQ(valuesOf(magnitudesOf(src, {x, y}, 1)),
+            (std::vector<double>{std::ldexp(1.0, -126) / kEps32}));
+  // So an f16 result of 0 where the reference is 1.5e-5 (a quarter of f16's
+  // smallest normal number) fails at the default k.
+  Tensor ref = makeTensor(ctx, "tensor<1xf16>", {1.5e-5});
+  Tensor mag = makeTensor(ctx, "tensor<1xf16>", {std::ldexp(1.0, -14) + 1.5e-5});
+  EXPECT_FALSE(compareOutput(makeTensor(ctx, "tensor<1xf16>", {0.0}), ref, &mag).ok());
+  // An exact zero (S = 0) bounds the error to 0, but with k > 0 the zeros'
+  // signs still do not matter (generated program 304700: -0 against 0).
+  Tensor zero = makeTensor(ctx, "tensor<1xf16>", {0.0});
+  Tensor none = makeTensor(ctx, "tensor<1xf16>", {0.0});
+  EXPECT_TRUE(compareOutput(makeTensor(ctx, "tensor<1xf16>", {-0.0}), zero, &none).ok());
+  EXPECT_FALSE(compareOutput(makeTensor(ctx, "tensor<1xf16>", {6e-8}), zero, &none).ok());
+}
+
 TEST_F(ComparisonTest, MagnitudesOfDotAndReductions) {
   const char *src = R"(
 func.func @f(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
