@@ -81,11 +81,14 @@ Value Shadower::unboundedNear(Value sx, Value distance, Value shadow) {
   // in libm and 1 in a JIT within the model, then log: NaN against 0,
   // generated program 351356). The first-order S cannot say so (it is NaN
   // where the reference is). The reach uses the default k, the JIT's and
-  // the tagged passes'; an exact operand (S = |x|) never reaches.
+  // the tagged passes'; an exact operand (S = |x|) never reaches, and one
+  // without error (S = 0: log(0), 0 / 0) is at the edge exactly, where
+  // every program computes the same.
   Type type = shadow.getType();
   double reach = ErrorModel().k * epsilonOf(getElementTypeOrSelf(type));
   Value reaches = atLeast(mul(sx, splat(type, reach)), distance);
-  return select(reaches, shadow, splat(type, INFINITY));
+  Value unbounded = select(reaches, shadow, splat(type, INFINITY));
+  return select(equal(sx, splat(type, 0)), unbounded, shadow);
 }
 
 Value Shadower::shadowOf(Value v) {
@@ -176,11 +179,15 @@ void Shadower::shadowOp(Operation *op) {
             return t;
           })
           .Case<lax::DivOp>([&](auto) -> Value {
-            // (S(a) + |a / b| (S(b) - |b|)) / |b|.
+            // (S(a) + |a / b| (S(b) - |b|)) / |b|; anything where b's error
+            // reaches 0, the pole: sin(x) / sin(x) at x = FLT_MAX is 1 in
+            // libm and 0 / 0 = NaN in a JIT whose sin is 0 there (within
+            // the model: sin's error there is 1e31; generated program
+            // 454068).
             Value t = s(0);
             if (!isExact(operand(1)))
               t = add(t, mul(abs(r), excess(operand(1))));
-            return div(t, abs(operand(1)));
+            return unboundedNear(s(1), abs(operand(1)), div(t, abs(operand(1))));
           })
           .Case<lax::MaxOp, lax::MinOp>([&](auto) {
             // The shadow of the operand picked (an unpicked -inf, the start
