@@ -204,6 +204,34 @@ bool Comparison::ok() const {
          llvm::all_of(outputs, [](const OutputComparison &o) { return o.ok(); });
 }
 
+bool Comparison::okExcept(const llvm::SmallDenseSet<unsigned> &skipped) const {
+  if (!countMismatch.empty())
+    return false;
+  for (auto [i, output] : llvm::enumerate(outputs))
+    if (!output.ok() && !skipped.contains(i))
+      return false;
+  return true;
+}
+
+llvm::SmallDenseSet<unsigned> kiln::interp::unstableOutputs(llvm::StringRef text) {
+  llvm::SmallDenseSet<unsigned> unstable;
+  size_t pos = text.find(kUnstableOutputsMarker);
+  if (pos == llvm::StringRef::npos)
+    return unstable;
+  llvm::StringRef list =
+      text.drop_front(pos + kUnstableOutputsMarker.size()).take_until([](char c) {
+        return c == '\n';
+      });
+  llvm::SmallVector<llvm::StringRef> items;
+  list.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef item : items) {
+    unsigned i;
+    if (!item.trim().getAsInteger(10, i))
+      unstable.insert(i);
+  }
+  return unstable;
+}
+
 double Comparison::worst() const {
   double w = countMismatch.empty() ? 0 : INFINITY;
   for (const OutputComparison &o : outputs)

@@ -25,6 +25,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <string>
@@ -94,6 +95,9 @@ struct Comparison {
   llvm::SmallVector<OutputComparison> outputs;
 
   bool ok() const;
+  /// Whether every output that fails is one of `skipped` (and the counts
+  /// agree).
+  bool okExcept(const llvm::SmallDenseSet<unsigned> &skipped) const;
   /// The largest error / bound over all outputs (inf for any exact mismatch).
   double worst() const;
   /// "output N: matches (...)" per output, then "worst error: R x bound";
@@ -109,6 +113,15 @@ struct Comparison {
 /// unbounded (see OutputComparison::numUnbounded).
 OutputComparison compareOutput(const Tensor &got, const Tensor &ref, const Tensor *mag = nullptr,
                                const ErrorModel &model = {});
+
+/// The outputs of @main that a program's text marks with a line
+/// `// jit-unstable-outputs: 1,3` (tools/kiln-difftest's generator):
+/// discrete functions of approximate values (a comparison, a conversion to
+/// an integer, a bitcast of a computed float), which an approximate
+/// computation -- the JIT, a pass or a rule tagged as reassociating -- may
+/// change by any amount, and which the error model therefore cannot judge.
+llvm::SmallDenseSet<unsigned> unstableOutputs(llvm::StringRef text);
+inline constexpr llvm::StringLiteral kUnstableOutputsMarker = "// jit-unstable-outputs:";
 
 /// Compares every output; `mags` is empty or has one tensor per output.
 Comparison compareOutputs(llvm::ArrayRef<Tensor> got, llvm::ArrayRef<Tensor> ref,

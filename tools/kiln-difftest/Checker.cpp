@@ -49,28 +49,6 @@ std::vector<PassComparison> difftest::defaultPassComparisons() {
   };
 }
 namespace {
-/// What the generator writes above @main (ProgramGenerator.h).
-constexpr llvm::StringLiteral kUnstableMarker = "// jit-unstable-outputs:";
-
-/// The entry's indices of the outputs `// jit-unstable-outputs: 1,3` marks.
-llvm::SmallDenseSet<unsigned> unstableOutputs(StringRef text) {
-  llvm::SmallDenseSet<unsigned> unstable;
-  size_t pos = text.find(kUnstableMarker);
-  if (pos == StringRef::npos)
-    return unstable;
-  StringRef list = text.drop_front(pos + kUnstableMarker.size()).take_until([](char c) {
-    return c == '\n';
-  });
-  SmallVector<StringRef> items;
-  list.split(items, ',', -1, /*KeepEmpty=*/false);
-  for (StringRef item : items) {
-    unsigned i;
-    if (!item.trim().getAsInteger(10, i))
-      unstable.insert(i);
-  }
-  return unstable;
-}
-
 /// Whether every output that fails differs, at its first failing element,
 /// only in where an infinity or a NaN is: a reassociating rewrite may
 /// overflow in one order and not in the other (docs/soundness.md).
@@ -107,17 +85,6 @@ SmallVector<Tensor> largerMagnitudes(ArrayRef<Tensor> a, ArrayRef<Tensor> b) {
     }
   }
   return larger;
-}
-
-/// Whether every output that fails is one of `skipped`.
-bool failsOnlyIn(const interp::Comparison &comparison,
-                 const llvm::SmallDenseSet<unsigned> &skipped) {
-  if (!comparison.countMismatch.empty())
-    return false;
-  for (auto [i, output] : llvm::enumerate(comparison.outputs))
-    if (!output.ok() && !skipped.contains(i))
-      return false;
-  return true;
 }
 
 } // namespace
@@ -223,7 +190,7 @@ ProgramReport Checker::check(const Program &program) {
     start(program, pass.name);
     ++report.comparisons;
     if (std::optional<Finding> f =
-            checkPass(pass, *original, *entry, inputs, *reference, unstableOutputs(program.text)))
+            checkPass(pass, *original, *entry, inputs, *reference, interp::unstableOutputs(program.text)))
       report.findings.push_back(std::move(*f));
   }
   if (jit) {
@@ -284,7 +251,7 @@ std::optional<Finding> Checker::checkPass(const PassComparison &pass, ModuleOp o
   // of an approximate value, such as the bitcast of a regrouped product:
   // generated program 323291) are left out of its comparison too.
   if (comparison.ok() ||
-      (pass.k > 0 && (differsOnlyInNonFinite(comparison) || failsOnlyIn(comparison, unstable))))
+      (pass.k > 0 && (differsOnlyInNonFinite(comparison) || comparison.okExcept(unstable))))
     return std::nullopt;
   std::string detail;
   llvm::raw_string_ostream os(detail);
@@ -302,7 +269,7 @@ std::optional<Finding> Checker::checkJit(ModuleOp original, StringRef text, Stri
   // The view: @entry without the unstable outputs, and their dead producers.
   OwningOpRef<ModuleOp> view = original.clone();
   auto func = cast<func::FuncOp>(SymbolTable::lookupSymbolIn(*view, entry));
-  llvm::SmallDenseSet<unsigned> unstable = unstableOutputs(text);
+  llvm::SmallDenseSet<unsigned> unstable = interp::unstableOutputs(text);
   llvm::BitVector drop(func.getNumResults());
   SmallVector<Tensor> kept;
   for (unsigned i = 0; i < func.getNumResults(); ++i) {

@@ -2,6 +2,8 @@
 
 #include "tools/kiln-difftest/GeneratorImpl.h"
 
+#include "reference/Comparison.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -312,7 +314,7 @@ GeneratedProgram Generator::generate() {
       program.unstableOutputs.push_back(i);
   program.text = options.header + "\n";
   if (!program.unstableOutputs.empty())
-    program.text += "// jit-unstable-outputs: " +
+    program.text += kiln::interp::kUnstableOutputsMarker.str() + " " +
                     llvm::join(llvm::map_range(program.unstableOutputs,
                                                [](unsigned i) { return std::to_string(i); }),
                                ",") +

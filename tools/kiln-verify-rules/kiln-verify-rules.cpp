@@ -337,9 +337,14 @@ void addStatistics(const interp::Tensor &before, const interp::Tensor &after, Ru
 
 /// Runs @`func` of the rewritten module on the reference inputs and compares
 /// under `model`; sets report.unsound at the first violation.
+/// An approximate rule (k > 0) is not judged on `unstable` outputs:
+/// discrete functions of approximate values (interp::unstableOutputs), such
+/// as the integer conversion of a float sum a reassociating rule regroups
+/// (generated program 458820: 55 became 56 under
+/// reduce_sum-float-of-ys-into-scan-body).
 void compareWithReference(ModuleOp after, llvm::StringRef func, ArrayRef<ReferenceRun> references,
                           const std::string &where, const interp::ErrorModel &model,
-                          RuleReport &report) {
+                          const llvm::SmallDenseSet<unsigned> &unstable, RuleReport &report) {
   for (const ReferenceRun &ref : references) {
     if (!report.unsound.empty())
       return;
@@ -349,10 +354,15 @@ void compareWithReference(ModuleOp after, llvm::StringRef func, ArrayRef<Referen
       return;
     }
     interp::Comparison c = interp::compareOutputs(*got, ref.outputs, ref.mags, model);
-    report.worst = std::max(report.worst, c.worst());
+    bool approximate = model.k > 0;
+    for (auto [i, o] : llvm::enumerate(c.outputs))
+      if (!approximate || !unstable.contains(i))
+        report.worst = std::max(report.worst, o.typeMismatch.empty() ? o.worst.ratio : INFINITY);
+    if (!c.countMismatch.empty())
+      report.worst = INFINITY;
     for (auto [b, a] : llvm::zip(ref.outputs, *got))
       addStatistics(b, a, report);
-    if (c.ok())
+    if (c.ok() || (approximate && c.okExcept(unstable)))
       continue;
     if (!c.countMismatch.empty()) {
       report.unsound = where + ", " + ref.label + ": " + c.countMismatch;
@@ -402,6 +412,7 @@ int main(int argc, char **argv) {
         return 1;
   }
   SmallVector<OwningOpRef<ModuleOp>> modules;
+  SmallVector<llvm::SmallDenseSet<unsigned>> unstable; // of each file's @main
   for (const std::string &path : corpus) {
     llvm::SourceMgr sourceMgr; // one per file: the parser reads its main buffer
     SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
@@ -413,6 +424,7 @@ int main(int argc, char **argv) {
     }
     if (failed(checkMlirNesting((*file)->getBuffer(), path)))
       return 1;
+    unstable.push_back(interp::unstableOutputs((*file)->getBuffer()));
     sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
     modules.push_back(parseSourceFile<ModuleOp>(sourceMgr, &context));
     if (!modules.back())
@@ -430,7 +442,7 @@ int main(int argc, char **argv) {
     if (!patterns)
       return 1;
     std::string nonConverging;
-    for (auto [path, module] : llvm::zip(corpus, modules)) {
+    for (auto [path, module, unstableOfMain] : llvm::zip(corpus, modules, unstable)) {
       for (auto func : module->getOps<func::FuncOp>()) {
         if (!func.isPublic() || func.isExternal() || !report.unsound.empty())
           continue;
@@ -453,7 +465,10 @@ int main(int argc, char **argv) {
             report.unsound = where + ": the rewritten IR does not verify";
             continue;
           }
-          compareWithReference(*r->module, func.getSymName(), references, where, model, report);
+          compareWithReference(*r->module, func.getSymName(), references, where, model,
+                               func.getSymName() == "main" ? unstableOfMain
+                                                           : llvm::SmallDenseSet<unsigned>(),
+                               report);
         }
       }
     }
