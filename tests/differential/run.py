@@ -76,7 +76,8 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the scratch directory")
     ap.add_argument("--json", default=None, help="write a summary here")
     ap.add_argument("--timeout", type=int, default=TIMEOUT, help="seconds one step of one program may take")
-    ap.add_argument("--batch", type=int, default=25, help="programs per kiln-difftest process")
+    ap.add_argument("--batch", type=int, default=100,
+                    help="programs per kiln-difftest process (a process's start-up is about 0.1 s)")
     ap.add_argument("--ignore", action="append", default=[],
                     help="COMPARISON:KIND of known, reported findings not to fail on (repeatable)")
     a = ap.parse_args()
@@ -112,18 +113,23 @@ def main():
     rules_programs = 0
     if a.rules_every:
         sample = [s for s in seeds if (s - a.seed) % a.rules_every == 0]
-        files = []
-        for s in sample:
-            d = os.path.join(work, f"rules-{s}")
-            generate(tools, s, d, a.max_ops)
-            files.append(os.path.join(d, "prog.mlir"))
-        for i in range(0, len(files), 20):
-            f = rules_check(tools, files[i:i + 20], a.rules or RULE_DIRS)
-            rules_programs += len(files[i:i + 20])
-            if f:
-                findings.append((f["seeds"][0], f))
-                print(f"rules (seeds {', '.join(map(str, f['seeds']))}): {f['kind']}\n  " +
-                      "\n  ".join(f["detail"].strip().split("\n")[-6:]), flush=True)
+
+        def rules_job(chunk):
+            files = []
+            for s in chunk:
+                d = os.path.join(work, f"rules-{s}")
+                generate(tools, s, d, a.max_ops)
+                files.append(os.path.join(d, "prog.mlir"))
+            return len(files), rules_check(tools, files, a.rules or RULE_DIRS)
+
+        chunks = [sample[i:i + 20] for i in range(0, len(sample), 20)]
+        with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+            for n, f in ex.map(rules_job, chunks):
+                rules_programs += n
+                if f:
+                    findings.append((f["seeds"][0], f))
+                    print(f"rules (seeds {', '.join(map(str, f['seeds']))}): {f['kind']}\n  " +
+                          "\n  ".join(f["detail"].strip().split("\n")[-6:]), flush=True)
     elapsed = time.time() - t0
     ncomp = sum(len(comparisons(tools, jit_of(s))) for s in seeds)
     print(f"{len(seeds)} programs (seeds {a.seed}..{a.seed + a.programs - 1}), {ncomp} comparisons, "
