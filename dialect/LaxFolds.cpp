@@ -175,7 +175,12 @@ OpFoldResult RemOp::fold(FoldAdaptor a) {
 
 /// max/min of two floats: IEEE maximum/minimum (APFloat's maximum), NaN
 /// propagating and -0 < +0, as the interpreter and the JIT (arith.maximumf).
+/// Of two NaNs the one with the larger bits, whatever the order, as the
+/// interpreter (reference/Evaluator.h, largerNaN): max and min are
+/// commutative ops, which the canonicalizer and CSE may reorder.
 static std::optional<APFloat> maxOrMin(const APFloat &x, const APFloat &y, bool isMax) {
+  if (x.isNaN() && y.isNaN())
+    return x.bitcastToAPInt().uge(y.bitcastToAPInt()) ? x : y;
   return isMax ? maximum(x, y) : minimum(x, y);
 }
 static APInt maxOrMin(const APInt &x, const APInt &y, bool isUnsigned, bool isMax) {

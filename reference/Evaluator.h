@@ -14,19 +14,38 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace kiln::interp {
+
+/// Of two NaNs, the one whose bits are larger as an unsigned integer (a
+/// negative NaN, then the larger payload): a choice that does not depend on
+/// the operands' order. lax.max and lax.min are commutative ops, which the
+/// canonicalizer reorders (constants to the right) and CSE merges: with the
+/// first NaN, max(+NaN, reduce_max(-NaNs)) became max(reduce_max(-NaNs),
+/// +NaN) and a bitcast of the result changed sign under the exact
+/// kiln-scan-to-reduction (generated program 470698). The constant folder
+/// (LaxFolds.cpp) chooses the same way.
+inline double largerNaN(double a, double b) {
+  uint64_t x, y;
+  std::memcpy(&x, &a, sizeof x);
+  std::memcpy(&y, &b, sizeof y);
+  return x >= y ? a : b;
+}
 
 /// IEEE 754-2019 maximum/minimum (arith.maximumf), lax.max/lax.min and
 /// scatter's max/min as XLA computes them: NaN propagates and -0 < +0, so
 /// the result does not depend on the operands' order. The NaN that
-/// propagates is the operand itself (the first one when both are NaN), sign
-/// and payload included, as IEEE 754-2019 (6.2.3) recommends, as APFloat's
-/// maximum/minimum (the constant folder) and XLA's CPU code do. A canonical
+/// propagates is the operand itself (of two, largerNaN's), sign and payload
+/// included, as IEEE 754-2019 (6.2.3) recommends and as APFloat's
+/// maximum/minimum and XLA's CPU code do for one NaN. A canonical
 /// NaN here made `min(x, x) -> x` (LaxFolds.cpp) change the bits a
 /// bitcast_convert_type of the result exposes: log(-1) is -NaN, min(-NaN,
 /// -NaN) was +NaN (generated program 1966, min-max-nan-operand.mlir).
 inline double ieeeMaximum(double a, double b) {
+  if (std::isnan(a) && std::isnan(b))
+    return largerNaN(a, b);
   if (std::isnan(a))
     return a;
   if (std::isnan(b))
@@ -36,6 +55,8 @@ inline double ieeeMaximum(double a, double b) {
   return a > b ? a : b;
 }
 inline double ieeeMinimum(double a, double b) {
+  if (std::isnan(a) && std::isnan(b))
+    return largerNaN(a, b);
   if (std::isnan(a))
     return a;
   if (std::isnan(b))

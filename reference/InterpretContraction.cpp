@@ -292,21 +292,10 @@ Tensor reduce(const Evaluator &ev, Operation *op, const Tensor &x, ArrayRef<int6
       switch (combine) {
       case Combine::Sum: a += v; break;
       case Combine::Prod: a *= v; break;
-      // NaN propagates; -0 < +0, as lax.max/min (IEEE maximum/minimum).
-      // The NaN kept is the first one met, sign and payload included, as
-      // lax.max/min keep their NaN operand (InterpretElementwise.cpp).
-      case Combine::Max:
-        a = std::isnan(a) ? a
-            : std::isnan(v) ? v
-            : a == v        ? (std::signbit(a) ? v : a)
-                            : std::max(a, v);
-        break;
-      case Combine::Min:
-        a = std::isnan(a) ? a
-            : std::isnan(v) ? v
-            : a == v        ? (std::signbit(a) ? a : v)
-                            : std::min(a, v);
-        break;
+      // As lax.max/min: NaN propagates (of two, the same one in any
+      // order), -0 < +0.
+      case Combine::Max: a = ieeeMaximum(a, v); break;
+      case Combine::Min: a = ieeeMinimum(a, v); break;
       }
     } else {
       int64_t v = x.getInt(flat);
