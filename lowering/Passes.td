@@ -215,4 +215,16 @@ def ApproximateMath : Pass<"kiln-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def ExpandIndexDivisions : Pass<"kiln-expand-ceil-floor-div"> {
+  let summary = "Expand arith's ceildiv/floordiv ops (what async-parallel-for emits)";
+  let description = [{
+    Upstream's ceil/floor division expansion alone. The whole arith-expand
+    would also expand arith.maximumf/minimumf into a compare and a select
+    that do not order -0 and +0: max(+0, -0) was -0 in the JIT's parallel
+    loops (generated program 471204), where LLVM's maximum intrinsic keeps
+    IEEE 754-2019's maximum.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // KILN_LOWERING_PASSES_TD

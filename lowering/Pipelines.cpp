@@ -155,7 +155,8 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
     // by the JIT).
     // async-parallel-for{async-dispatch=1 num-workers=-1 min-task-size=1},
     // async-to-async-runtime,async-runtime-ref-counting,
-    // async-runtime-ref-counting-opt,arith-expand
+    // async-runtime-ref-counting-opt, then kiln-expand-ceil-floor-div (not all
+    // of arith-expand: Passes.td).
     AsyncParallelForPassOptions parallelForOptions;
     parallelForOptions.asyncDispatch = true;
     parallelForOptions.numWorkerThreads = -1;
@@ -164,7 +165,7 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createAsyncToAsyncRuntimePass());
     pm.addPass(createAsyncRuntimeRefCountingPass());
     pm.addPass(createAsyncRuntimeRefCountingOptPass());
-    pm.addPass(arith::createArithExpandOpsPass());
+    pm.addPass(createExpandIndexDivisions());
   }
   // Vector lanes of the parallel scans: the tiles' block transposes (2-D
   // transfers) unroll to rows before scf goes to cf; the transposes become
