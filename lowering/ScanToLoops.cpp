@@ -149,7 +149,10 @@ struct ScanPattern : OpConversionPattern<lax::ScanOp> {
       // result type to be 'memref<1x1x1x1xi8, strided<[3, 6, 3, 3]...>' or
       // a rank-reduced version" (generated program 465523). There the slice
       // keeps the axis and a collapse_shape drops exactly it.
-      bool ambiguous = llvm::count(xType.getShape(), 1) > (xType.getDimSize(axis) == 1 ? 1 : 0);
+      int64_t rank = xType.getRank();
+      bool ambiguous = llvm::any_of(llvm::seq<int64_t>(0, rank), [&](int64_t d) {
+        return d != axis && xType.getDimSize(d) == 1;
+      });
       if (!ambiguous) {
         blockArgs.push_back(tensor::ExtractSliceOp::create(
             rewriter, loc, lax::dropDim(xType, axis), x, offsets, sizes, strides));
@@ -160,17 +163,16 @@ struct ScanPattern : OpConversionPattern<lax::ScanOp> {
       Value slice = tensor::ExtractSliceOp::create(
           rewriter, loc, RankedTensorType::get(kept, xType.getElementType()), x, offsets, sizes,
           strides);
+      // Every other dimension alone; the axis joins the next one's group,
+      // or the previous one's when it is the last.
       SmallVector<ReassociationIndices> groups;
-      for (int64_t d = 0; d < xType.getRank(); ++d)
-        if (d != axis && !(d == axis + 1 && axis + 1 < xType.getRank()))
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != axis)
           groups.push_back({d});
-        else if (d == axis)
-          groups.push_back(axis + 1 < xType.getRank() ? ReassociationIndices{d, d + 1}
-                                                      : ReassociationIndices{d});
-      if (axis + 1 == xType.getRank() && axis > 0) {
-        groups.pop_back();
+      if (axis + 1 < rank)
+        groups[axis].insert(groups[axis].begin(), axis);
+      else
         groups.back().push_back(axis);
-      }
       blockArgs.push_back(tensor::CollapseShapeOp::create(rewriter, loc, lax::dropDim(xType, axis),
                                                           slice, groups));
     }

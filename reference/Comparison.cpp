@@ -232,10 +232,11 @@ llvm::SmallDenseSet<unsigned> kiln::interp::unstableOutputs(llvm::StringRef text
   return unstable;
 }
 
-double Comparison::worst() const {
+double Comparison::worst(const llvm::SmallDenseSet<unsigned> &skipped) const {
   double w = countMismatch.empty() ? 0 : INFINITY;
-  for (const OutputComparison &o : outputs)
-    w = std::max(w, o.typeMismatch.empty() ? o.worst.ratio : INFINITY);
+  for (auto [i, o] : llvm::enumerate(outputs))
+    if (!skipped.contains(i))
+      w = std::max(w, o.typeMismatch.empty() ? o.worst.ratio : INFINITY);
   return w;
 }
 

@@ -98,8 +98,9 @@ struct Comparison {
   /// Whether every output that fails is one of `skipped` (and the counts
   /// agree).
   bool okExcept(const llvm::SmallDenseSet<unsigned> &skipped) const;
-  /// The largest error / bound over all outputs (inf for any exact mismatch).
-  double worst() const;
+  /// The largest error / bound over all outputs but `skipped` (inf for any
+  /// exact mismatch).
+  double worst(const llvm::SmallDenseSet<unsigned> &skipped = {}) const;
   /// "output N: matches (...)" per output, then "worst error: R x bound";
   /// `refName` names the reference in the lines ("reference", "expected").
   void print(llvm::raw_ostream &os, llvm::StringRef refName = "reference") const;

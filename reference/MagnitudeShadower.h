@@ -104,20 +104,15 @@ private:
   Value max(Value x, Value y) { return lax::MaxOp::create(b, loc, x.getType(), x, y); }
   Value sub(Value x, Value y) { return lax::SubOp::create(b, loc, x.getType(), x, y); }
   Value square(Value x) { return mul(x, x); }
-  /// x == y elementwise (i1).
-  Value equal(Value x, Value y) {
+  /// x `direction` y elementwise (i1).
+  Value compare(lax::ComparisonDirection direction, Value x, Value y) {
     auto type = cast<RankedTensorType>(x.getType());
-    return lax::CompareOp::create(
-        b, loc, RankedTensorType::get(type.getShape(), b.getI1Type()),
-        lax::ComparisonDirectionAttr::get(b.getContext(), lax::ComparisonDirection::EQ), x, y);
+    return lax::CompareOp::create(b, loc, RankedTensorType::get(type.getShape(), b.getI1Type()),
+                                  lax::ComparisonDirectionAttr::get(b.getContext(), direction), x,
+                                  y);
   }
-  /// x >= y elementwise (i1).
-  Value atLeast(Value x, Value y) {
-    auto type = cast<RankedTensorType>(x.getType());
-    return lax::CompareOp::create(
-        b, loc, RankedTensorType::get(type.getShape(), b.getI1Type()),
-        lax::ComparisonDirectionAttr::get(b.getContext(), lax::ComparisonDirection::GE), x, y);
-  }
+  Value equal(Value x, Value y) { return compare(lax::ComparisonDirection::EQ, x, y); }
+  Value atLeast(Value x, Value y) { return compare(lax::ComparisonDirection::GE, x, y); }
   /// `ifTrue` where `which`, else `ifFalse`.
   Value select(Value which, Value ifFalse, Value ifTrue) {
     return lax::SelectNOp::create(b, loc, ifFalse.getType(), which, ValueRange{ifFalse, ifTrue});

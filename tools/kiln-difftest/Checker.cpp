@@ -186,11 +186,12 @@ ProgramReport Checker::check(const Program &program) {
     return report;
   }
 
+  llvm::SmallDenseSet<unsigned> unstable = interp::unstableOutputs(program.text);
   for (const PassComparison &pass : passes) {
     start(program, pass.name);
     ++report.comparisons;
     if (std::optional<Finding> f =
-            checkPass(pass, *original, *entry, inputs, *reference, interp::unstableOutputs(program.text)))
+            checkPass(pass, *original, *entry, inputs, *reference, unstable))
       report.findings.push_back(std::move(*f));
   }
   if (jit) {
