@@ -7,7 +7,11 @@ import re
 
 import numpy as np
 
+# An op's results at the start of a line: at @main's top level (two
+# spaces), inside a region (four or more), at any depth.
 STMT_RE = re.compile(r"^  (%[\w]+(?:, %[\w]+)*) = ")
+NESTED_OP_RE = re.compile(r"^( {4,})(%[\w]+(?:, %[\w]+)*) = ")
+ANY_OP_RE = re.compile(r"^\s+(%[\w]+(?:, %[\w]+)*) = ")
 
 
 class Mod:
@@ -80,8 +84,6 @@ class Mod:
                     changed = True
         # unused arguments go too (their inputs with them): handled by caller
 
-
-NESTED_OP_RE = re.compile(r"^( {4,})(%[\w]+(?:, %[\w]+)*) = ")
 # The lines of a region op at its own indentation: region headers and ends
 # ("cond {", "} body {", "branch 0 {", "} branch 1 {", "}").
 REGION_LINE_RE = re.compile(r"^(\}|cond \{$|branch \d+ \{$)")

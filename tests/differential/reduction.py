@@ -9,7 +9,7 @@ import shutil
 import numpy as np
 
 from checks import comparisons, difftest, reference
-from program import STMT_RE, Case, Mod, drop_uncalled, inline_calls, nested_ops, private_functions, split_top, uses
+from program import ANY_OP_RE, STMT_RE, Case, Mod, drop_uncalled, inline_calls, nested_ops, private_functions, split_top, uses
 
 # Seconds a reduction candidate's check may take (a generated program's
 # checks take well under one).
@@ -46,7 +46,6 @@ def values_of(tools, wd, case, names_types):
     return [np.load(r) for r in refs[len(m.rets) - len(extra):]]
 
 
-OP_RE = re.compile(r"^\s+(%[\w]+(?:, %[\w]+)*) = ")
 GENERIC_OP_RE = re.compile(r'^(\s*)%[\w#:]+ = "')
 BLOCK_ARGS_RE = re.compile(r"^\s*\^bb0\((.*)\):$")
 
@@ -60,7 +59,7 @@ def value_types(tools, wd, case):
     types = dict(m.args)
     names = []
     for l in m.lines():
-        op = OP_RE.match(l)
+        op = ANY_OP_RE.match(l)
         if op:
             names.append(op.group(1).split(", "))
         bb = BLOCK_ARGS_RE.match(l)
