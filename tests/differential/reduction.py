@@ -286,11 +286,19 @@ def dense_literal(x, dt):
     return rec(np.asarray(x))
 
 
-def regression_text(tools, case, comparison, kind, name, seed, detail):
+def origin_of(source):
+    """Where a case came from, for a regression's header: a seed (int) or a
+    program directory."""
+    if isinstance(source, int):
+        return f"generated program seed {source}"
+    return f"program {os.path.basename(os.path.normpath(source))}"
+
+
+def regression_text(tools, case, comparison, kind, name, source, detail):
     nin = len(case.inputs)
     ins = ",".join(f"%S/Inputs/{name}.in{i}.npy" for i in range(nin))
     inflag = f"--inputs {ins}" if nin else ""
-    lines = [f"// Reduced by tests/differential/run.py from generated program seed {seed}:",
+    lines = [f"// Reduced by tests/differential/run.py from {origin_of(source)}:",
              f"// {comparison} gave a {kind} against the reference interpreter on the original program.",
              "// RUN: rm -rf %t && mkdir -p %t",
              f"// RUN: kiln-run %s --interpret {inflag} --outputs %t/ref".replace("  ", " ")]
@@ -310,14 +318,19 @@ def regression_text(tools, case, comparison, kind, name, seed, detail):
     return "\n".join(lines) + "\n\n" + "\n".join(body).strip() + "\n"
 
 
-def save_regression(tools, case, comparison, kind, seed, outdir, detail, name=None):
-    name = name or f"seed{seed}-{comparison}"
+def save_regression(tools, case, comparison, kind, source, outdir, detail, name=None):
+    """Writes `case` to outdir/NAME.mlir as a lit test (inputs in
+    outdir/Inputs/); `source` is the seed (int) or program directory it was
+    reduced from."""
+    if name is None:
+        stem = f"seed{source}" if isinstance(source, int) else os.path.basename(os.path.normpath(source))
+        name = f"{stem}-{comparison}"
     os.makedirs(os.path.join(outdir, "Inputs"), exist_ok=True)
     for i, x in enumerate(case.inputs):
         np.save(os.path.join(outdir, "Inputs", f"{name}.in{i}.npy"), x)
     p = os.path.join(outdir, f"{name}.mlir")
     with open(p, "w") as f:
-        f.write(regression_text(tools, case, comparison, kind, name, seed, detail))
+        f.write(regression_text(tools, case, comparison, kind, name, source, detail))
     return p
 
 

@@ -49,7 +49,7 @@ import sys
 import tempfile
 import time
 
-from checks import RULE_DIRS, ROOT, TIMEOUT, Tools, comparisons, generate, rules_check, run_batch
+from checks import RULE_DIRS, ROOT, TIMEOUT, Tools, comparisons, difftest, generate, program_name, rules_check, run_batch
 from program import Case, jit_view
 from reduction import reduce_case, save_regression
 
@@ -69,6 +69,10 @@ def main():
     ap.add_argument("--comparison", action="append", default=[],
                     help="add a comparison NAME=PIPELINE[:K] to kiln-difftest's (repeatable), e.g. "
                          "'mine=builtin.module(kiln-apply-rules{rules=my.yaml})'")
+    ap.add_argument("--program", action="append", default=[],
+                    help="check (and with --reduce, reduce) this program directory (prog.mlir, "
+                         "in<i>.npy: `kiln-difftest generate --bytes FUZZ-INPUT --out DIR` writes one "
+                         "from a kiln-fuzz-generated input) instead of generated seeds (repeatable)")
     ap.add_argument("--max-ops", type=int, default=None)
     ap.add_argument("--reduce", action="store_true", help="reduce findings")
     ap.add_argument("--save", default=None, help="write reduced findings here as lit tests")
@@ -86,6 +90,8 @@ def main():
     work = a.work or tempfile.mkdtemp(prefix="kiln-difftest-")
     os.makedirs(work, exist_ok=True)
     t0 = time.time()
+    if a.program:
+        return check_programs(tools, a, work)
     seeds = list(range(a.seed, a.seed + a.programs))
     results = []
 
@@ -135,25 +141,7 @@ def main():
     print(f"{len(seeds)} programs (seeds {a.seed}..{a.seed + a.programs - 1}), {ncomp} comparisons, "
           f"kiln-verify-rules on {rules_programs} programs, {len(findings)} findings, {elapsed:.0f} s")
 
-    saved = []
-    if a.reduce and findings:
-        seen = set()
-        for seed, f in findings:
-            if f["comparison"] == "rules":
-                continue
-            key = (f["comparison"], f["kind"], f["detail"].strip().split("\n")[0][:80] if f["kind"] == "error" else "")
-            if key in seen:
-                continue
-            seen.add(key)
-            case = generate(tools, seed, os.path.join(work, f"gen-{seed}"), a.max_ops)
-            if f["comparison"] == "jit":
-                case = Case(jit_view(case.text)[0], case.inputs)
-            rd = os.path.join(work, f"reduce-{seed}-{f['comparison']}")
-            small = reduce_case(tools, rd, case, f["comparison"], f["kind"], log=print)
-            print(f"--- seed {seed} {f['comparison']} {f['kind']}, reduced:\n{small.text}")
-            if a.save:
-                saved.append(save_regression(tools, small, f["comparison"], f["kind"], seed, a.save, f["detail"]))
-                print("saved", saved[-1])
+    saved = reduce_findings(tools, a, work, findings) if a.reduce else []
     if a.json:
         with open(a.json, "w") as fh:
             json.dump({"programs": len(seeds), "first_seed": a.seed, "comparisons": ncomp,
@@ -164,6 +152,51 @@ def main():
     ignored = {tuple(x.split(":", 1)) for x in a.ignore}
     real = [f for _, f in findings if (f["comparison"], f["kind"]) not in ignored]
     return 1 if real else 0
+
+
+def reduce_findings(tools, a, work, findings):
+    """Reduces each distinct finding (source, finding) -- source a seed or a
+    program directory -- and saves it with --save; returns the saved paths."""
+    saved, seen = [], set()
+    for source, f in findings:
+        if f["comparison"] == "rules":
+            continue
+        key = (f["comparison"], f["kind"], f["detail"].strip().split("\n")[0][:80] if f["kind"] == "error" else "")
+        if key in seen:
+            continue
+        seen.add(key)
+        if isinstance(source, int):
+            case = generate(tools, source, os.path.join(work, f"gen-{source}"), a.max_ops)
+            label = f"seed {source}"
+        else:
+            case, label = Case.read(source), source
+        if f["comparison"] == "jit":
+            case = Case(jit_view(case.text)[0], case.inputs)
+        rd = os.path.join(work, f"reduce-{len(saved)}-{f['comparison']}")
+        small = reduce_case(tools, rd, case, f["comparison"], f["kind"], log=print)
+        print(f"--- {label} {f['comparison']} {f['kind']}, reduced:\n{small.text}")
+        if a.save:
+            saved.append(save_regression(tools, small, f["comparison"], f["kind"], source, a.save, f["detail"]))
+            print("saved", saved[-1])
+    return saved
+
+
+def check_programs(tools, a, work):
+    """--program: every comparison on the given program directories, their
+    findings reduced with --reduce."""
+    dirs = [os.path.abspath(d) for d in a.program]
+    results = difftest(tools, dirs, jit=not a.no_jit)
+    findings = []
+    for d in dirs:
+        for f in results[program_name(d)]["findings"]:
+            findings.append((d, f))
+            print(f"{d}: {f['comparison']}: {f['kind']}\n  " +
+                  "\n  ".join(f["detail"].strip().split("\n")[-6:]), flush=True)
+    print(f"{len(dirs)} programs, {len(findings)} findings")
+    reduce_findings(tools, a, work, findings) if a.reduce else None
+    if not a.keep and not a.work:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if findings else 0
 
 
 if __name__ == "__main__":
