@@ -206,7 +206,8 @@ std::string cacheKeyText(ModuleOp module, const std::string &entry,
      << options.runtimeGemmMinMacs << "\nasync " << options.loadAsyncRuntime
      << "\ntarget " << (options.target == Target::Gpu ? "gpu " + gpuChip : "cpu")
      << "\nparallel-scans " << options.parallelScans << " "
-     << options.scanVectorBits << " " << options.scanLaneGroups << "\nmatvec "
+     << options.scanVectorBits << " " << options.scanLaneGroups << "\nmin-parallel-work "
+     << options.minParallelWork << "\nmatvec "
      << options.matvecVectorBits << "\napproximate-math "
      << options.approximateMath << "\nfp-contract " << options.fpContract
      << "\nllvm " << LLVM_VERSION_STRING << "\nkiln " << buildIdentity << "\nhost " << hostTargetDescription() << "\n";
@@ -540,6 +541,7 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   pipeline.parallelScans = options_.parallelScans;
   pipeline.scanVectorBits = options_.scanVectorBits;
   pipeline.scanLaneGroups = options_.scanLaneGroups;
+  pipeline.minParallelWork = options_.minParallelWork;
   pipeline.matvecVectorBits = options_.matvecVectorBits;
   pipeline.approximateMath = options_.approximateMath;
   GpuPipelineConfig gpuConfig;

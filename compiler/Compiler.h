@@ -91,6 +91,9 @@ struct CompileOptions {
   /// interleaved (independent dependence chains for the core); 0: chosen
   /// per scan.
   int64_t scanLaneGroups = 0;
+  /// Smallest static work (iterations) of a loop run on all cores; less runs
+  /// as plain loops (kiln-one-parallel-dimension).
+  int64_t minParallelWork = lowering::defaultCpuCostModel().minParallelWork;
   /// Bits of one vector of the small matvecs' row blocks (a dense layer of
   /// batch 1: kiln-vectorize-matvec); the host's vector registers.
   int64_t matvecVectorBits = lowering::hostCpuCostModel().matvecVectorBits;

@@ -111,6 +111,23 @@ struct OneParallelDimensionPass
         }
       }
     }
+    // One level of parallelism: a parallel loop inside one that runs in
+    // parallel runs in sequence. MLIR's async runtime blocks a worker that
+    // awaits the tasks of a loop it dispatched
+    // (mlirAsyncRuntimeAwaitAllInGroup), so once every worker is inside an
+    // outer iteration, no one runs the inner loops' tasks and the process
+    // hangs (an i32 batched matmul 16x128x128, whose loop order puts the
+    // output's last dimension inside the contraction:
+    // tests/lowering/nested-parallel-loops.mlir). The outer loop already
+    // gives every core work. Post-order: inner loops before the ones around
+    // them, so no loop is rewritten after an ancestor was cloned.
+    SmallVector<scf::ParallelOp> nested;
+    getOperation().walk([&](scf::ParallelOp loop) {
+      if (loop.getInitVals().empty() && loop->getParentOfType<scf::ParallelOp>())
+        nested.push_back(loop);
+    });
+    for (scf::ParallelOp loop : nested)
+      rewrite(loop, /*allSequential=*/true);
   }
 
   /// One parallel dimension with the others as loops inside it, or (for a

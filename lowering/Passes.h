@@ -33,6 +33,9 @@ struct CpuPipelineOptions {
   /// Groups of lanes per parallel-scan iteration, their steps interleaved;
   /// 0: chosen per scan (kiln-scan-to-parallel-loops' lane-groups).
   int64_t scanLaneGroups = 0;
+  /// Smallest static work of a loop run in parallel
+  /// (kiln-one-parallel-dimension's min-parallel-work).
+  int64_t minParallelWork = lowering::defaultCpuCostModel().minParallelWork;
   /// Bits of one vector of the small matvecs' row blocks
   /// (kiln-vectorize-matvec's vector-bits).
   int64_t matvecVectorBits = lowering::defaultCpuCostModel().matvecVectorBits;

@@ -145,7 +145,8 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
   // (kiln-one-parallel-dimension). No linalg op is left after this.
   // func.func(convert-linalg-to-parallel-loops)
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  pm.addNestedPass<func::FuncOp>(createOneParallelDimension());
+  pm.addNestedPass<func::FuncOp>(createOneParallelDimension(
+      {options.minParallelWork, lowering::defaultCpuCostModel().minParallelIterations}));
   // The vector-lane tiles of each parallel-scan iteration are freed at its
   // end, whether it runs in parallel or in sequence.
   pm.addNestedPass<func::FuncOp>(createParallelAllocaScopes());
@@ -251,6 +252,11 @@ struct LowerCpuPipelineOptions
       llvm::cl::desc("Groups of lanes per parallel-scan iteration, their "
                      "steps interleaved; 0: chosen per scan"),
       llvm::cl::init(kiln::CpuPipelineOptions().scanLaneGroups)};
+  Option<int64_t> minParallelWork{
+      *this, "min-parallel-work",
+      llvm::cl::desc("Smallest static work (iterations) of a loop run in "
+                     "parallel (kiln-one-parallel-dimension)"),
+      llvm::cl::init(kiln::CpuPipelineOptions().minParallelWork)};
   Option<int64_t> matvecVectorBits{
       *this, "matvec-vector-bits",
       llvm::cl::desc("Bits of one vector of the small matvecs' row blocks "
@@ -270,6 +276,7 @@ struct LowerCpuPipelineOptions
     options.parallelScans = parallelScans;
     options.scanVectorBits = scanVectorBits;
     options.scanLaneGroups = scanLaneGroups;
+    options.minParallelWork = minParallelWork;
     options.matvecVectorBits = matvecVectorBits;
     options.approximateMath = approximateMath;
     return options;

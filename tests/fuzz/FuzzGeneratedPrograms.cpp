@@ -35,7 +35,8 @@ Checker &checker() {
     kiln::registerAllKilnDialects(*registry);
     kiln::registerAllKilnPasses();
     const char *jit = std::getenv("KILN_FUZZ_JIT");
-    return new Checker(*registry, defaultPassComparisons(), jit && std::strcmp(jit, "1") == 0);
+    bool withJit = jit && std::strcmp(jit, "1") == 0;
+    return new Checker(*registry, defaultPassComparisons(), withJit, withJit);
   }();
   return *instance;
 }

@@ -198,3 +198,38 @@ func.func @nested_small(%a: memref<32x8xf32>, %b: memref<8x16xf32>, %c: memref<3
   }
   return
 }
+
+// -----
+
+// The same nest with work for the cores: the outer loop stays parallel and
+// the one nested in it runs in sequence. Dispatching both hung the JIT
+// (each worker blocked awaiting its inner loop's tasks, with no worker left
+// to run them: nested-parallel-loops.mlir).
+// CHECK-LABEL: func.func @nested_big
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c2048) step (%c1) {
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c64 step %c1 {
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c16 step %c1 {
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @nested_big(%a: memref<2048x64xf32>, %b: memref<64x16xf32>, %c: memref<20464x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c16 = arith.constant 16 : index
+  %c2048 = arith.constant 2048 : index
+  scf.parallel (%i) = (%c0) to (%c2048) step (%c1) {
+    scf.for %k = %c0 to %c64 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c16) step (%c1) {
+        %x = memref.load %a[%i, %k] : memref<2048x64xf32>
+        %y = memref.load %b[%k, %j] : memref<64x16xf32>
+        %z = memref.load %c[%i, %j] : memref<20464x16xf32>
+        %p = arith.mulf %x, %y : f32
+        %s = arith.addf %z, %p : f32
+        memref.store %s, %c[%i, %j] : memref<20464x16xf32>
+        scf.reduce
+      }
+    }
+    scf.reduce
+  }
+  return
+}

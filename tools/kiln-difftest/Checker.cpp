@@ -194,13 +194,13 @@ ProgramReport Checker::check(const Program &program) {
             checkPass(pass, *original, *entry, inputs, *reference, unstable))
       report.findings.push_back(std::move(*f));
   }
-  if (jit) {
-    start(program, kJitComparison);
-    ++report.comparisons;
-    if (std::optional<Finding> f =
-            checkJit(*original, program.text, *entry, inputs, *reference, report.skipped))
-      report.findings.push_back(std::move(*f));
-  }
+  SmallVector<StringRef, 2> jits;
+  if (jit)
+    jits.push_back(kJitComparison);
+  if (jitMinThresholds && program.minThresholds)
+    jits.push_back(kJitMinThresholdsComparison);
+  if (!jits.empty())
+    checkJit(program, *original, *entry, inputs, *reference, jits, report);
   return report;
 }
 
@@ -261,16 +261,29 @@ std::optional<Finding> Checker::checkPass(const PassComparison &pass, ModuleOp o
   return Finding{pass.name, "mismatch", detail};
 }
 
-std::optional<Finding> Checker::checkJit(ModuleOp original, StringRef text, StringRef entry,
-                                         ArrayRef<Tensor> inputs, ArrayRef<Tensor> reference,
-                                         std::string &skipped) {
-  auto error = [&](const Twine &what) {
-    return Finding{kJitComparison.str(), "error", what.str() + takeDiagnostics()};
+/// The compile options of a JIT comparison. jit-min-thresholds: every
+/// size threshold of the CPU cost model that picks a code shape at its
+/// minimum (lowering/CpuCostModel.h: each picks between exact lowerings).
+static CompileOptions jitOptions(StringRef name) {
+  CompileOptions options; // no cacheDir: no compile cache, as run.py's --no-cache
+  if (name == kJitMinThresholdsComparison) {
+    options.runtimeGemmMinMacs = 1; // every GEMM-shaped dot_general: the runtime GEMM
+    options.minParallelWork = 1;    // every parallel loop: the async runtime
+    options.scanLaneGroups = 2;     // parallel scans: two lane groups, a partial one
+  }
+  return options;
+}
+
+void Checker::checkJit(const Program &program, ModuleOp original, StringRef entry,
+                       ArrayRef<Tensor> inputs, ArrayRef<Tensor> reference,
+                       ArrayRef<StringRef> names, ProgramReport &report) {
+  auto error = [&](StringRef name, const Twine &what) {
+    report.findings.push_back(Finding{name.str(), "error", what.str() + takeDiagnostics()});
   };
   // The view: @entry without the unstable outputs, and their dead producers.
   OwningOpRef<ModuleOp> view = original.clone();
   auto func = cast<func::FuncOp>(SymbolTable::lookupSymbolIn(*view, entry));
-  llvm::SmallDenseSet<unsigned> unstable = interp::unstableOutputs(text);
+  llvm::SmallDenseSet<unsigned> unstable = interp::unstableOutputs(program.text);
   llvm::BitVector drop(func.getNumResults());
   SmallVector<Tensor> kept;
   for (unsigned i = 0; i < func.getNumResults(); ++i) {
@@ -280,15 +293,15 @@ std::optional<Finding> Checker::checkJit(ModuleOp original, StringRef text, Stri
       kept.push_back(reference[i]);
   }
   if (kept.empty()) {
-    skipped = "jit: every output is a discrete function of approximate values";
-    return std::nullopt;
+    report.skipped = "jit: every output is a discrete function of approximate values";
+    return;
   }
   if (drop.any()) {
     for (Block &block : func.getBody())
       if (auto ret = dyn_cast<func::ReturnOp>(block.getTerminator()))
         ret->eraseOperands(drop);
     if (failed(func.eraseResults(drop)))
-      return error("cannot drop the unstable outputs\n");
+      return error(names.front(), "cannot drop the unstable outputs\n");
     // Producers before users: one reverse sweep drops every dead chain.
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(func.getBody().front())))
       if (isOpTriviallyDead(&op))
@@ -300,26 +313,34 @@ std::optional<Finding> Checker::checkJit(ModuleOp original, StringRef text, Stri
   takeDiagnostics();
   std::vector<std::vector<char>> argBytes;
   std::vector<BufferView> argViews = viewsOf(inputs, argBytes);
-  JitRunResult result;
-  std::string jitError;
-  CompileOptions options; // no cacheDir: no compile cache, as run.py's --no-cache
-  if (!runJit(*view, entry.str(), argViews, /*warmup=*/0, /*repeat=*/0, result, &jitError,
-              options))
-    return error(jitError + "\n");
-  SmallVector<Tensor> got;
-  for (auto [type, bytes] : llvm::zip(func.getResultTypes(), result.outputs))
-    got.push_back(tensorOf(cast<RankedTensorType>(type), bytes));
-  interp::Comparison comparison = interp::compareOutputs(
-      got, kept, succeeded(mags) ? ArrayRef<Tensor>(*mags) : ArrayRef<Tensor>(), {});
-  if (comparison.ok())
-    return std::nullopt;
-  std::string detail;
-  llvm::raw_string_ostream os(detail);
-  os << "the JIT on the program";
-  if (drop.any())
-    os << " without its unstable outputs (output i below is the i-th output kept)";
-  os << ", k = " << llvm::format("%g", interp::ErrorModel().k) << ":\n";
-  comparison.print(os, "reference");
-  return Finding{kJitComparison.str(), "mismatch", detail};
+  for (StringRef name : names) {
+    start(program, name);
+    ++report.comparisons;
+    JitRunResult result;
+    std::string jitError;
+    // runJit compiles a clone: the view stays as it is for the next one.
+    if (!runJit(*view, entry.str(), argViews, /*warmup=*/0, /*repeat=*/0, result, &jitError,
+                jitOptions(name))) {
+      error(name, jitError + "\n");
+      continue;
+    }
+    SmallVector<Tensor> got;
+    for (auto [type, bytes] : llvm::zip(func.getResultTypes(), result.outputs))
+      got.push_back(tensorOf(cast<RankedTensorType>(type), bytes));
+    interp::Comparison comparison = interp::compareOutputs(
+        got, kept, succeeded(mags) ? ArrayRef<Tensor>(*mags) : ArrayRef<Tensor>(), {});
+    if (comparison.ok())
+      continue;
+    std::string detail;
+    llvm::raw_string_ostream os(detail);
+    os << "the JIT";
+    if (name == kJitMinThresholdsComparison)
+      os << " with the cost model's size thresholds at their minimum";
+    os << " on the program";
+    if (drop.any())
+      os << " without its unstable outputs (output i below is the i-th output kept)";
+    os << ", k = " << llvm::format("%g", interp::ErrorModel().k) << ":\n";
+    comparison.print(os, "reference");
+    report.findings.push_back(Finding{name.str(), "mismatch", detail});
+  }
 }
-

@@ -12,7 +12,14 @@
 //   - the CPU JIT (kiln::Compiler, no cache) within the error model, on the
 //     program without the outputs the generator marked unstable
 //     (`// jit-unstable-outputs: 1,3`: discrete functions of approximate
-//     values, which the model cannot compare).
+//     values, which the model cannot compare);
+//   - the same JIT with the cost model's size thresholds at their minimum
+//     (jit-min-thresholds: every GEMM-shaped dot_general through the
+//     runtime GEMM, every parallel loop dispatched on the async runtime,
+//     two lane groups per parallel-scan iteration), so that the generator's
+//     small programs take the code paths of large ones. Those thresholds
+//     choose between exact lowerings (lowering/CpuCostModel.h), so the
+//     results must agree just the same.
 //
 // Every comparison goes through reference/Comparison.h, the one
 // implementation of the error model. A finding is a mismatch, or an error on
@@ -49,6 +56,7 @@ struct PassComparison {
 /// run.py's comparisons, in its order. The JIT comes after them.
 std::vector<PassComparison> defaultPassComparisons();
 inline constexpr llvm::StringLiteral kJitComparison = "jit";
+inline constexpr llvm::StringLiteral kJitMinThresholdsComparison = "jit-min-thresholds";
 
 /// One program to check and where its inputs come from: .npy files, random
 /// inputs, or the generator's values.
@@ -59,6 +67,8 @@ struct Program {
   std::vector<std::string> inputFiles; // .npy, one per argument of the entry
   std::optional<uint64_t> randomSeed;  // instead of inputFiles
   std::optional<std::vector<GeneratedInput>> generatedInputs; // instead of both
+  /// Whether jit-min-thresholds runs on it (when the Checker runs it at all).
+  bool minThresholds = true;
 };
 
 struct Finding {
@@ -80,9 +90,12 @@ struct ProgramReport {
 class Checker {
 public:
   /// `progress`, when given, gets a JSON line before each step.
+  /// `jit`, `jitMinThresholds`: whether the two JIT comparisons run (the
+  /// second only on programs whose `minThresholds` is set).
   Checker(mlir::DialectRegistry &registry, std::vector<PassComparison> passes, bool jit,
-          llvm::raw_ostream *progress = nullptr)
-      : registry(registry), passes(std::move(passes)), jit(jit), progress(progress) {}
+          bool jitMinThresholds, llvm::raw_ostream *progress = nullptr)
+      : registry(registry), passes(std::move(passes)), jit(jit),
+        jitMinThresholds(jitMinThresholds), progress(progress) {}
 
   ProgramReport check(const Program &program);
 
@@ -93,9 +106,11 @@ private:
                                    llvm::StringRef entry, llvm::ArrayRef<interp::Tensor> inputs,
                                    llvm::ArrayRef<interp::Tensor> reference,
                                    const llvm::SmallDenseSet<unsigned> &unstable);
-  std::optional<Finding> checkJit(mlir::ModuleOp original, llvm::StringRef text,
-                                  llvm::StringRef entry, llvm::ArrayRef<interp::Tensor> inputs,
-                                  llvm::ArrayRef<interp::Tensor> reference, std::string &skipped);
+  /// The JIT comparisons `names` (kJitComparison, kJitMinThresholdsComparison)
+  /// on one view of the program; appends their findings to `report`.
+  void checkJit(const Program &program, mlir::ModuleOp original, llvm::StringRef entry,
+                llvm::ArrayRef<interp::Tensor> inputs, llvm::ArrayRef<interp::Tensor> reference,
+                llvm::ArrayRef<llvm::StringRef> names, ProgramReport &report);
   /// The diagnostics gathered since the last call.
   std::string takeDiagnostics() {
     std::string text = std::move(diagnostics);
@@ -111,7 +126,7 @@ private:
   std::unique_ptr<mlir::MLIRContext> context;
   unsigned contextUses = 0;
   std::vector<PassComparison> passes;
-  bool jit;
+  bool jit, jitMinThresholds;
   llvm::raw_ostream *progress;
   std::string diagnostics;
   /// What the stack dump says should a step crash (a fixed buffer: the

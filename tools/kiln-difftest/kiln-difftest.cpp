@@ -64,7 +64,13 @@ static cl::list<std::string> extraComparisons(
     "comparison", cl::cat(difftestCategory),
     cl::desc("Add a comparison NAME=PIPELINE[:K] (K = 0, exact, by default), e.g. "
              "'mine=builtin.module(kiln-apply-rules{rules=my.yaml}):64' (repeatable)"));
-static cl::opt<bool> noJit("no-jit", cl::cat(difftestCategory), cl::desc("Skip the JIT comparison"));
+static cl::opt<bool> noJit("no-jit", cl::cat(difftestCategory),
+                           cl::desc("Skip the JIT comparisons (jit, jit-min-thresholds)"));
+static cl::opt<unsigned> minThresholdsEvery(
+    "min-thresholds-every", cl::cat(difftestCategory),
+    cl::desc("Run jit-min-thresholds on every N-th program only: generated programs whose "
+             "seed is a multiple of N, the N-th, 2N-th, ... of the files (0: never)"),
+    cl::init(1));
 static cl::opt<int64_t> seed("seed", cl::cat(difftestCategory),
                              cl::desc("The (first) generated program's seed; random inputs of "
                                       ".mlir files: seed of the first module"),
@@ -331,14 +337,18 @@ int main(int argc, char **argv) {
         llvm::outs() << pass.name << " " << pass.pipeline << " k=" << llvm::format("%g", pass.k)
                      << "\n";
     }
-    if (json)
-      llvm::outs() << llvm::json::Value(llvm::json::Object{{"name", kJitComparison},
-                                                            {"pipeline", nullptr},
-                                                            {"k", interp::ErrorModel().k}})
-                   << "\n";
-    else
-      llvm::outs() << kJitComparison << " (the CPU JIT) k="
-                   << llvm::format("%g", interp::ErrorModel().k) << "\n";
+    for (auto [name, what] :
+         {std::pair(kJitComparison, "the CPU JIT"),
+          std::pair(kJitMinThresholdsComparison,
+                    "the CPU JIT, the cost model's size thresholds at their minimum")}) {
+      if (json)
+        llvm::outs() << llvm::json::Value(llvm::json::Object{
+                            {"name", name}, {"pipeline", nullptr}, {"k", interp::ErrorModel().k}})
+                     << "\n";
+      else
+        llvm::outs() << name << " (" << what << ") k="
+                     << llvm::format("%g", interp::ErrorModel().k) << "\n";
+    }
     return 0;
   }
   std::vector<int64_t> seeds(generateSeeds.begin(), generateSeeds.end());
@@ -351,7 +361,7 @@ int main(int argc, char **argv) {
 
   // --comparisons selects among the passes and the JIT.
   std::vector<PassComparison> selected;
-  bool jit = !noJit;
+  bool jit = !noJit, jitMinThresholds = !noJit && minThresholdsEvery > 0;
   if (!onlyComparisons.empty()) {
     llvm::StringSet<> wanted;
     for (const std::string &name : onlyComparisons)
@@ -359,7 +369,9 @@ int main(int argc, char **argv) {
     for (const PassComparison &pass : all)
       if (wanted.erase(pass.name))
         selected.push_back(pass);
-    jit = jit && wanted.erase(kJitComparison);
+    // Erased whether they run or not (--no-jit): a known name is no error.
+    jit = wanted.erase(kJitComparison) && jit;
+    jitMinThresholds = wanted.erase(kJitMinThresholdsComparison) && jitMinThresholds;
     if (!wanted.empty()) {
       llvm::errs() << "kiln-difftest: error: unknown comparison '" << wanted.begin()->getKey()
                    << "' (--list-comparisons prints them)\n";
@@ -378,7 +390,8 @@ int main(int argc, char **argv) {
     }
   }
 
-  Checker checker(registry, std::move(selected), jit, json ? &llvm::outs() : nullptr);
+  Checker checker(registry, std::move(selected), jit, jitMinThresholds,
+                  json ? &llvm::outs() : nullptr);
   unsigned numFindings = 0, numComparisons = 0;
   auto check = [&](const Program &program) {
     ProgramReport report = checker.check(program);
@@ -386,8 +399,10 @@ int main(int argc, char **argv) {
     numComparisons += report.comparisons;
     printReport(report);
   };
-  for (const Program &program : programs)
+  for (auto [i, program] : llvm::enumerate(programs)) {
+    program.minThresholds = minThresholdsEvery > 0 && (i + 1) % minThresholdsEvery == 0;
     check(program);
+  }
   // Generated programs, one at a time, named by their seed.
   for (int64_t s : seeds) {
     GeneratedProgram generated = generateProgramForSeed(s, maxOps);
@@ -396,6 +411,7 @@ int main(int argc, char **argv) {
     program.bufferName = program.name;
     program.text = std::move(generated.text);
     program.generatedInputs = std::move(generated.inputs);
+    program.minThresholds = minThresholdsEvery > 0 && s % int64_t(minThresholdsEvery) == 0;
     check(program);
   }
   if (!json)
