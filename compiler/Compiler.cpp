@@ -435,6 +435,13 @@ std::unique_ptr<Executable> Compiler::compileSource(const std::string &source,
   return compile(*module, entry, error);
 }
 
+CompileOptions withMinimumThresholds(CompileOptions options) {
+  options.runtimeGemmMinMacs = 1;
+  options.minParallelWork = 1;
+  options.scanLaneGroups = 2;
+  return options;
+}
+
 std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
                                               const std::string &entry,
                                               std::string *error) const {

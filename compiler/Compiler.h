@@ -116,6 +116,15 @@ struct CompileOptions {
   std::string cacheDir;
 };
 
+/// `options` with every size threshold of the CPU cost model that picks a
+/// code shape at its minimum: every GEMM-shaped dot_general through the
+/// runtime GEMM, every parallel loop dispatched on the async runtime, two
+/// lane groups per parallel-scan iteration. Those thresholds choose between
+/// exact lowerings (lowering/CpuCostModel.h), so small programs -- the
+/// differential tests' -- take the code paths of large ones and must compute
+/// the same (kiln-difftest's jit-min-thresholds, kiln-run --min-thresholds).
+CompileOptions withMinimumThresholds(CompileOptions options);
+
 /// What the compile cache did for one compile.
 struct CacheOutcome {
   enum Kind { Off, Hit, Miss, Rebuilt } kind = Off;

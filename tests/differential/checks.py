@@ -15,15 +15,20 @@ from program import Case
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 TIMEOUT = 60
+# The JIT comparisons: the CPU JIT, and the same with the cost model's size
+# thresholds at their minimum (kiln-difftest runs the second on every N-th
+# program, --min-thresholds-every).
+JIT_COMPARISONS = ("jit", "jit-min-thresholds")
 
 
 class Tools:
-    def __init__(self, bindir, timeout=TIMEOUT, extra_comparisons=()):
+    def __init__(self, bindir, timeout=TIMEOUT, extra_comparisons=(), min_thresholds_every=1):
         self.opt = os.path.join(bindir, "kiln-opt")
         self.run = os.path.join(bindir, "kiln-run")
         self.verify = os.path.join(bindir, "kiln-verify-rules")
         self.difftest = os.path.join(bindir, "kiln-difftest")
         self.timeout = timeout
+        self.min_thresholds_every = min_thresholds_every
         self.env = dict(os.environ, KILN_CACHE_DIR=os.environ.get("KILN_CACHE_DIR", "/tmp/kiln-difftest-cache"))
         # A snapshot of the tools (scripts/difftest.sh --snapshot) carries its libraries in BIN/lib.
         if os.path.isdir(os.path.join(bindir, "lib")):
@@ -96,7 +101,12 @@ def difftest(tools, programs, jit=True, only=None, max_ops=None):
     while pending:
         argv = [tools.difftest, "--json"] + tools.extra + ([] if jit else ["--no-jit"])
         if only:
+            # Asked for by name (the reducer, the rest of a crashed program):
+            # jit-min-thresholds runs on every program.
             argv.append("--comparisons=" + ",".join(only))
+            argv.append("--min-thresholds-every=1")
+        else:
+            argv.append(f"--min-thresholds-every={tools.min_thresholds_every}")
         seeds = [p for p in pending if not isinstance(p, str)]
         if seeds:
             argv.append("--generate-seeds=" + ",".join(map(str, seeds)))
@@ -140,7 +150,8 @@ def difftest(tools, programs, jit=True, only=None, max_ops=None):
         # The same program's comparisons after the one that crashed.
         rest = names[names.index(step) + 1:] if step in names else []
         if rest:
-            more = difftest(tools, [prog], jit="jit" in rest, only=rest, max_ops=max_ops)[name]
+            more = difftest(tools, [prog], jit=any(c in JIT_COMPARISONS for c in rest), only=rest,
+                            max_ops=max_ops)[name]
             res["comparisons"] += more["comparisons"]
             res["findings"] += more["findings"]
         results[name] = res
@@ -149,8 +160,11 @@ def difftest(tools, programs, jit=True, only=None, max_ops=None):
     return results
 
 
-def comparisons(tools, jit=True):
-    return [p[0] for p in tools.passes] + (["jit"] if jit else [])
+def comparisons(tools, jit=True, min_thresholds=True):
+    """The comparisons' names in kiln-difftest's order: the passes, then the
+    JIT ones."""
+    return [p[0] for p in tools.passes] + (["jit"] if jit else []) + \
+        (["jit-min-thresholds"] if jit and min_thresholds else [])
 
 
 def run_batch(tools, seeds, workroot, jit_of, max_ops=None, keep=False):

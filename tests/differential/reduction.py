@@ -8,7 +8,7 @@ import shutil
 
 import numpy as np
 
-from checks import comparisons, difftest, reference
+from checks import JIT_COMPARISONS, comparisons, difftest, reference
 from program import ANY_OP_RE, STMT_RE, Case, Mod, drop_uncalled, inline_calls, nested_ops, private_functions, split_top, uses
 
 # Seconds a reduction candidate's check may take (a generated program's
@@ -24,7 +24,7 @@ def fails(tools, wd, case, comparison, kind):
     case.write(wd)
     names = comparisons(tools)
     only = [comparison] if comparison in names else [names[0]]
-    res = difftest(tools, [wd], jit=comparison == "jit", only=only)[wd]
+    res = difftest(tools, [wd], jit=comparison in JIT_COMPARISONS, only=only)[wd]
     return any(f["comparison"] == comparison and f["kind"] == kind for f in res["findings"])
 
 
@@ -304,8 +304,9 @@ def regression_text(tools, case, comparison, kind, name, source, detail):
              f"// RUN: kiln-run %s --interpret {inflag} --outputs %t/ref".replace("  ", " ")]
     m = Mod(case.text)
     refs = ",".join(f"%t/ref/out{i}.npy" for i in range(len(m.rets)))
-    if comparison == "jit":
-        lines.append(f"// RUN: kiln-run %s --no-cache {inflag} --expect {refs}".replace("  ", " "))
+    if comparison in JIT_COMPARISONS:
+        flags = " --min-thresholds" if comparison == "jit-min-thresholds" else ""
+        lines.append(f"// RUN: kiln-run %s --no-cache{flags} {inflag} --expect {refs}".replace("  ", " "))
     elif comparison == "interpreter":
         pass
     else:

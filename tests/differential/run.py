@@ -49,7 +49,7 @@ import sys
 import tempfile
 import time
 
-from checks import RULE_DIRS, ROOT, TIMEOUT, Tools, comparisons, difftest, generate, program_name, rules_check, run_batch
+from checks import JIT_COMPARISONS, RULE_DIRS, ROOT, TIMEOUT, Tools, comparisons, difftest, generate, program_name, rules_check, run_batch
 from program import Case, jit_view
 from reduction import reduce_case, save_regression
 
@@ -62,6 +62,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--no-jit", action="store_true", help="skip the JIT comparison")
     ap.add_argument("--jit-every", type=int, default=1, help="JIT only every N-th program")
+    ap.add_argument("--min-thresholds-every", type=int, default=10,
+                    help="jit-min-thresholds (the JIT with the cost model's size thresholds at their "
+                         "minimum) on the programs whose seed is a multiple of N (0: none)")
     ap.add_argument("--rules-every", type=int, default=10, help="every N-th program joins the kiln-verify-rules corpus (0: none)")
     ap.add_argument("--rules", action="append", default=None,
                     help="rule file or directory kiln-verify-rules checks (repeatable; default: "
@@ -86,7 +89,7 @@ def main():
                     help="COMPARISON:KIND of known, reported findings not to fail on (repeatable)")
     a = ap.parse_args()
 
-    tools = Tools(a.bin, a.timeout, a.comparison)
+    tools = Tools(a.bin, a.timeout, a.comparison, a.min_thresholds_every)
     work = a.work or tempfile.mkdtemp(prefix="kiln-difftest-")
     os.makedirs(work, exist_ok=True)
     t0 = time.time()
@@ -137,7 +140,8 @@ def main():
                     print(f"rules (seeds {', '.join(map(str, f['seeds']))}): {f['kind']}\n  " +
                           "\n  ".join(f["detail"].strip().split("\n")[-6:]), flush=True)
     elapsed = time.time() - t0
-    ncomp = sum(len(comparisons(tools, jit_of(s))) for s in seeds)
+    ncomp = sum(len(comparisons(tools, jit_of(s), a.min_thresholds_every > 0 and s % a.min_thresholds_every == 0))
+                for s in seeds)
     print(f"{len(seeds)} programs (seeds {a.seed}..{a.seed + a.programs - 1}), {ncomp} comparisons, "
           f"kiln-verify-rules on {rules_programs} programs, {len(findings)} findings, {elapsed:.0f} s")
 
@@ -170,7 +174,7 @@ def reduce_findings(tools, a, work, findings):
             label = f"seed {source}"
         else:
             case, label = Case.read(source), source
-        if f["comparison"] == "jit":
+        if f["comparison"] in JIT_COMPARISONS:
             case = Case(jit_view(case.text)[0], case.inputs)
         rd = os.path.join(work, f"reduce-{len(saved)}-{f['comparison']}")
         small = reduce_case(tools, rd, case, f["comparison"], f["kind"], log=print)

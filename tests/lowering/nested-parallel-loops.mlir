@@ -8,6 +8,8 @@
 // thresholds at their minimum made a 3x1x2 dot_general do the same). Only
 // the outer loop runs in parallel now (kiln-one-parallel-dimension).
 // RUN: kiln-run %s --random-inputs --check | FileCheck %s
+// The same with every threshold at its minimum (kiln-difftest's jit-min-thresholds).
+// RUN: kiln-run %s --random-inputs --check --min-thresholds | FileCheck %s
 // CHECK: output 0: matches (all equal)
 func.func @main(%a: tensor<16x128x128xi32>, %b: tensor<16x128x128xi32>) -> tensor<16x128x128xi32> {
   %r = lax.dot_general %a, %b contracting = [2] x [1] batch = [0] x [0] : (tensor<16x128x128xi32>, tensor<16x128x128xi32>) -> tensor<16x128x128xi32>

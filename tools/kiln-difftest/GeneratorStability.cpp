@@ -158,6 +158,20 @@ int Generator::inferTaint(const Block &blk, const Value &v) {
         return 2;
     }
   }
+  if (m == 1 && op == "div" && mayOverflow && isFloat(v.dt)) {
+    // A value near the largest over an approximate divisor: within the model
+    // the divisor may be anything its error allows (sin(FLT_MAX) is any
+    // value in [-1, 1]), so the quotient may overflow in one and not in the
+    // other, or to infinities of opposite signs, where the comparison asks
+    // an infinite reference for the same infinity (FLT_MAX / sin(FLT_MAX):
+    // generated programs 557898, 578211).
+    size_t pos = rhs.find("lax.div %");
+    if (pos != StringRef::npos) {
+      std::vector<std::string> operands = namesIn(rhs.drop_front(pos + 8));
+      if (operands.size() >= 2 && taintOf(operands[1]) >= 1)
+        return 2;
+    }
+  }
   if (isFloat(v.dt) &&
       (op == "reduce_prod" || op == "dot_general" ||
        (op == "reduce_sum" && (v.dt == "f16" || v.dt == "bf16" || mayOverflow))))

@@ -100,6 +100,11 @@ static cl::opt<std::string> gpuChip("gpu-chip", cl::cat(runCategory),
 static cl::opt<bool> fpContract("fp-contract", cl::cat(runCategory),
                                 cl::desc("Let the CPU code fuse a multiply and an add into one FMA "
                                          "(one rounding), as XLA:CPU does"));
+static cl::opt<bool> minThresholds(
+    "min-thresholds", cl::cat(runCategory),
+    cl::desc("CPU: every size threshold of the cost model at its minimum (the runtime GEMM "
+             "for every GEMM-shaped contraction, every parallel loop dispatched), so that a "
+             "small program takes a large one's code paths"));
 static cl::opt<bool> noCache("no-cache", cl::cat(runCategory), cl::desc("Do not use the compile cache"));
 static cl::opt<bool> cacheStats("cache-stats", cl::cat(runCategory),
                                 cl::desc("Print what the compile cache did (hit, miss, rebuilt)"));
@@ -259,6 +264,8 @@ int main(int argc, char **argv) {
     JitRunResult jit;
     std::string error;
     CompileOptions compileOptions;
+    if (minThresholds)
+      compileOptions = withMinimumThresholds(compileOptions);
     compileOptions.target = target == "gpu" ? Target::Gpu : Target::Cpu;
     compileOptions.gpuChip = gpuChip;
     compileOptions.printIRAfterAll = printIR;
