@@ -22,13 +22,17 @@ JIT_COMPARISONS = ("jit", "jit-min-thresholds")
 
 
 class Tools:
-    def __init__(self, bindir, timeout=TIMEOUT, extra_comparisons=(), min_thresholds_every=1):
+    def __init__(self, bindir, timeout=TIMEOUT, extra_comparisons=(), min_thresholds_every=1,
+                 size_scale=1):
         self.opt = os.path.join(bindir, "kiln-opt")
         self.run = os.path.join(bindir, "kiln-run")
         self.verify = os.path.join(bindir, "kiln-verify-rules")
         self.difftest = os.path.join(bindir, "kiln-difftest")
         self.timeout = timeout
         self.min_thresholds_every = min_thresholds_every
+        # The generator's options besides the seed (kiln-difftest generate and
+        # --generate-seeds alike).
+        self.gen_args = [f"--size-scale={size_scale}"] if size_scale != 1 else []
         self.env = dict(os.environ, KILN_CACHE_DIR=os.environ.get("KILN_CACHE_DIR", "/tmp/kiln-difftest-cache"))
         # A snapshot of the tools (scripts/difftest.sh --snapshot) carries its libraries in BIN/lib.
         if os.path.isdir(os.path.join(bindir, "lib")):
@@ -74,7 +78,7 @@ def reference(tools, wd, prog_path, inputs):
 def generate(tools, seed, out, max_ops=None):
     """Writes generated program `seed` to out/prog.mlir and its inputs to
     out/in<i>.npy (kiln-difftest generate); returns it as a Case."""
-    argv = [tools.difftest, "generate", "--seed", str(seed), "--out", out]
+    argv = [tools.difftest, "generate", "--seed", str(seed), "--out", out] + tools.gen_args
     if max_ops:
         argv += ["--max-ops", str(max_ops)]
     st, text = tools.call(argv)
@@ -110,6 +114,7 @@ def difftest(tools, programs, jit=True, only=None, max_ops=None):
         seeds = [p for p in pending if not isinstance(p, str)]
         if seeds:
             argv.append("--generate-seeds=" + ",".join(map(str, seeds)))
+            argv += tools.gen_args
             if max_ops:
                 argv.append(f"--max-ops={max_ops}")
         dirs = [p for p in pending if isinstance(p, str)]

@@ -286,11 +286,11 @@ def dense_literal(x, dt):
     return rec(np.asarray(x))
 
 
-def origin_of(source):
-    """Where a case came from, for a regression's header: a seed (int) or a
-    program directory."""
+def origin_of(source, gen_args=()):
+    """Where a case came from, for a regression's header: a seed (int, with
+    the generator's other options) or a program directory."""
     if isinstance(source, int):
-        return f"generated program seed {source}"
+        return " ".join([f"generated program seed {source}", *gen_args])
     return f"program {os.path.basename(os.path.normpath(source))}"
 
 
@@ -298,7 +298,7 @@ def regression_text(tools, case, comparison, kind, name, source, detail):
     nin = len(case.inputs)
     ins = ",".join(f"%S/Inputs/{name}.in{i}.npy" for i in range(nin))
     inflag = f"--inputs {ins}" if nin else ""
-    lines = [f"// Reduced by tests/differential/run.py from {origin_of(source)}:",
+    lines = [f"// Reduced by tests/differential/run.py from {origin_of(source, tools.gen_args)}:",
              f"// {comparison} gave a {kind} against the reference interpreter on the original program.",
              "// RUN: rm -rf %t && mkdir -p %t",
              f"// RUN: kiln-run %s --interpret {inflag} --outputs %t/ref".replace("  ", " ")]

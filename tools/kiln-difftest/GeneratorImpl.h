@@ -28,6 +28,7 @@ namespace kiln::difftest::gen {
 
 using Shape = std::vector<int64_t>;
 
+/// Most elements of a tensor at GeneratorOptions::sizeScale 1.
 constexpr int64_t kMaxElements = 48;
 
 int64_t numel(const Shape &shape);
@@ -83,6 +84,12 @@ public:
 
   // Values and scalars (GeneratorValues.cpp).
   std::string fresh(llvm::StringRef prefix = "v");
+  /// A dimension size in [1, hi * sizeScale].
+  int64_t dimSize(int64_t hi) { return rng.randint(1, hi * int64_t(options.sizeScale)); }
+  /// Most elements of a tensor: kMaxElements * sizeScale^2.
+  int64_t maxElements() const {
+    return kMaxElements * int64_t(options.sizeScale) * int64_t(options.sizeScale);
+  }
   Shape randShape(unsigned maxRank = 3);
   std::string randDt(llvm::ArrayRef<llvm::StringRef> kinds = {});
   /// A value of the pool satisfying `pred`, biased to the recent ones.

@@ -148,7 +148,7 @@ Value *Generator::opConvert(Block &blk) {
 Value *Generator::opIota(Block &blk) {
   Shape shape = randShape();
   if (shape.empty())
-    shape = {rng.randint(1, 5)};
+    shape = {dimSize(5)};
   static const StringRef kinds[] = {"f32", "f64", "f16", "bf16", "i8", "i32", "i64", "ui32"};
   std::string dt = randDt(kinds);
   std::string name = fresh();
@@ -166,13 +166,13 @@ Value *Generator::opBroadcast(Block &blk) {
   Shape dims = sortedSample(rng, iotaOf(r), v->shape.size());
   Shape shape;
   for (int64_t i = 0; i < r; ++i)
-    shape.push_back(rng.randint(1, 4));
+    shape.push_back(dimSize(4));
   for (size_t i = 0; i < dims.size(); ++i) {
     bool keepOperand = rng.random() < 0.9 || v->shape[i] != 1;
     if (keepOperand)
       shape[dims[i]] = v->shape[i];
   }
-  if (numel(shape) > kMaxElements)
+  if (numel(shape) > maxElements())
     return nullptr;
   std::string name = fresh();
   emit(blk, name + " = lax.broadcast_in_dim " + v->name + " shape = " + list(shape) +
@@ -287,7 +287,7 @@ Value *Generator::opConcat(Block &blk) {
   shape[d] = 0;
   for (Value *p : parts)
     shape[d] += p->shape[d];
-  if (numel(shape) > kMaxElements)
+  if (numel(shape) > maxElements())
     return nullptr;
   std::string name = fresh();
   std::string names, types;
@@ -414,7 +414,7 @@ Value *Generator::opDot(Block &blk) {
   for (int64_t i = 0; i < nc; ++i)
     rdims.push_back({'c', i});
   if (rng.random() < 0.7)
-    rdims.push_back({'f', rng.randint(1, 4)});
+    rdims.push_back({'f', dimSize(4)});
   rng.shuffle(llvm::MutableArrayRef<std::pair<char, int64_t>>(rdims));
   Shape rshape, rfree;
   for (auto [k, i] : rdims)
@@ -441,7 +441,7 @@ Value *Generator::opDot(Block &blk) {
     return out;
   };
   Shape out = outShape(a);
-  if (numel(out) > kMaxElements || out.size() > 4)
+  if (numel(out) > maxElements() || out.size() > 4)
     return nullptr;
   Value *b = pick(blk.pool, [&](const Value &u) { return u.shape == rshape && u.dt == a->dt; });
   if (!b || rng.random() < 0.3)

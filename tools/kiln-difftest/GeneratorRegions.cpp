@@ -131,7 +131,7 @@ Value *Generator::opScan(Block &blk) {
     drawn.push_back({s, randDt()});
   }
   for (auto &y : drawn)
-    if (numel(y.first) * length <= kMaxElements)
+    if (numel(y.first) * length <= maxElements())
       yshapes.push_back(y);
   if (yshapes.empty() && carries.empty())
     yshapes.push_back({{}, "f32"});
@@ -271,7 +271,7 @@ Value *Generator::opScanAccumulate(Block &blk) {
 
 Value *Generator::opBroadcastTo(Block &blk, int64_t length) {
   Value *v = pick(blk.pool, [&](const Value &u) {
-    return u.shape.size() <= 2 && numel(u.shape) * length <= kMaxElements;
+    return u.shape.size() <= 2 && numel(u.shape) * length <= maxElements();
   });
   if (!v)
     return nullptr;

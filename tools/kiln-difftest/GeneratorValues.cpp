@@ -169,8 +169,8 @@ Shape Generator::randShape(unsigned maxRank) {
   while (true) {
     Shape s;
     for (int64_t i = 0; i < rank; ++i)
-      s.push_back(rng.randint(1, 5));
-    if (numel(s) <= kMaxElements)
+      s.push_back(dimSize(5));
+    if (numel(s) <= maxElements())
       return s;
   }
 }

@@ -86,6 +86,11 @@ static cl::opt<unsigned> maxOps("max-ops", cl::cat(difftestCategory),
                                 cl::desc("Generated programs: top-level ops of @main (default: "
                                          "random, 4 to 18)"),
                                 cl::init(0));
+static cl::opt<unsigned> sizeScale(
+    "size-scale", cl::cat(difftestCategory),
+    cl::desc("Generated programs: dimension sizes from ranges N times longer, up to 48 N^2 "
+             "elements a tensor (default 1: at most 48; other values give other programs)"),
+    cl::init(1));
 static cl::opt<std::string> outDir("out", cl::cat(difftestCategory),
                                    cl::desc("generate: write DIR/prog.mlir and DIR/in<i>.npy "
                                             "instead of printing the program"));
@@ -247,7 +252,7 @@ void printReport(const ProgramReport &report) {
 int writeGenerated() {
   GeneratedProgram program;
   if (bytesFile.empty()) {
-    program = generateProgramForSeed(seed, maxOps);
+    program = generateProgramForSeed(seed, maxOps, sizeScale);
   } else {
     auto file = llvm::MemoryBuffer::getFile(bytesFile);
     if (!file) {
@@ -259,6 +264,7 @@ int writeGenerated() {
     ByteChoiceSource source(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size());
     GeneratorOptions options;
     options.maxOps = maxOps;
+    options.sizeScale = std::max(1u, unsigned(sizeScale));
     options.header = kFuzzInputHeader.str();
     program = generateProgram(source, options);
   }
@@ -405,7 +411,7 @@ int main(int argc, char **argv) {
   }
   // Generated programs, one at a time, named by their seed.
   for (int64_t s : seeds) {
-    GeneratedProgram generated = generateProgramForSeed(s, maxOps);
+    GeneratedProgram generated = generateProgramForSeed(s, maxOps, sizeScale);
     Program program;
     program.name = "seed" + std::to_string(s);
     program.bufferName = program.name;
