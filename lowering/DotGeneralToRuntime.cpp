@@ -63,8 +63,8 @@ int64_t product(RankedTensorType t, ArrayRef<int64_t> dims) {
   return p;
 }
 
-/// Prepares one operand: transposed to `plain` order when needed, reshaped
-/// to 3-D [B, X, Y] (X, Y in storage order) and turned into a buffer.
+/// Prepares one operand: transposed to `plain` order when needed and
+/// reshaped to 3-D [B, X, Y] (X, Y in storage order).
 Value gemmOperand(ConversionPatternRewriter &rewriter, Location loc, Value v,
                   ArrayRef<int64_t> batch, ArrayRef<int64_t> first,
                   ArrayRef<int64_t> second, bool &trans) {
@@ -87,12 +87,17 @@ Value gemmOperand(ConversionPatternRewriter &rewriter, Location loc, Value v,
   SmallVector<int64_t> shape3 =
       trans ? SmallVector<int64_t>{b, s, f} : SmallVector<int64_t>{b, f, s};
   auto t3 = RankedTensorType::get(shape3, t.getElementType());
-  v = reshapeTensor(rewriter, loc, v, t3);
-  // Any strided layout: the runtime reads the strides from the descriptor.
+  return reshapeTensor(rewriter, loc, v, t3);
+}
+
+/// The 3-D operand tensor `v` as the runtime's buffer (a dynamic strided
+/// memref: the runtime reads the strides from the descriptor).
+Value gemmBuffer(ConversionPatternRewriter &rewriter, Location loc, Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
   auto layout = StridedLayoutAttr::get(
       rewriter.getContext(), ShapedType::kDynamic,
       {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic});
-  auto mt = MemRefType::get(shape3, t.getElementType(), layout);
+  auto mt = MemRefType::get(t.getShape(), t.getElementType(), layout);
   Value m = bufferization::ToBufferOp::create(rewriter, loc, mt, v,
                                               /*read_only=*/true);
   auto dyn = MemRefType::get(
@@ -150,8 +155,20 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
     int64_t B = product(lt, lb), M = product(lt, lf), N = product(rt, rf);
 
     bool transA, transB;
-    Value a = gemmOperand(rewriter, loc, adaptor.getLhs(), lb, lf, lc, transA);
-    Value b = gemmOperand(rewriter, loc, adaptor.getRhs(), rb, rc, rf, transB);
+    Value lhs3 = gemmOperand(rewriter, loc, adaptor.getLhs(), lb, lf, lc, transA);
+    Value rhs3 = gemmOperand(rewriter, loc, adaptor.getRhs(), rb, rc, rf, transB);
+    // Both operands' tensors first, then their buffers, right before the
+    // call. One-shot bufferization counts a tensor's read at its to_buffer,
+    // not at the call that reads the buffer: with A's buffer taken before
+    // B's transpose, the two transposes' tensor.empty (one value after CSE
+    // when their shapes agree) became one buffer, B's transpose overwrote
+    // A's, and the call multiplied B by itself (generated program 1782's
+    // dot_general contracting [0, 2] x [2, 0]: 3995 for 187.9;
+    // tests/lowering/runtime-gemm-operands.mlir). With both to_buffer ops
+    // after both writes, sharing is a read-after-write conflict and the
+    // analysis keeps the buffers apart.
+    Value a = gemmBuffer(rewriter, loc, lhs3);
+    Value b = gemmBuffer(rewriter, loc, rhs3);
     auto cType = MemRefType::get({B, M, N}, elt);
     Value c = memref::AllocOp::create(rewriter, loc, cType);
 

@@ -182,8 +182,9 @@ int Generator::inferTaint(const Block &blk, const Value &v) {
     }
   }
   if (isFloat(v.dt) &&
-      (op == "reduce_prod" || op == "dot_general" ||
-       (op == "reduce_sum" && (v.dt == "f16" || v.dt == "bf16" || mayOverflow))))
+      (op == "reduce_prod" ||
+       ((op == "reduce_sum" || op == "dot_general") &&
+        (v.dt == "f16" || v.dt == "bf16" || mayOverflow))))
     // The interpreter multiplies (and sums) exactly or in double and rounds
     // once; the JIT in the element type, in another order: where one
     // overflows to inf (then NaN) and the other does not, no error model
