@@ -37,13 +37,18 @@ SmallVector<int64_t> offsetsOver(const Tensor &t, ArrayRef<int64_t> dims) {
 /// Python's math.fsum): a float dot product does not depend on the order of
 /// its terms, so a rewrite that only reorders a contraction (sorting the
 /// contracting dimensions, folding a transpose into dot_general) gives the
-/// same bits, as "exact" promises. Products of f16/bf16/f32 values are
-/// exact in double; f64 products enter as their two exact halves (fma).
-/// Infinities and NaN sum separately (their sum has no order either). A NaN
-/// sum is the canonical quiet NaN: which of several NaN terms an ordered sum
-/// keeps, sign and payload, depends on the order (x86 keeps the first), so
-/// a rewrite that reorders the contraction would change the bits a
-/// bitcast_convert_type shows (generated program 309302).
+/// same bits, as "exact" promises. The partials are long doubles (x87's
+/// 15-bit exponent on x86-64): a partial sum of finite doubles cannot
+/// overflow there, where in double DBL_MAX/2 + DBL_MAX/2 - DBL_MAX - DBL_MAX
+/// overflowed or not by the order of its terms (generated program 656042:
+/// -DBL_MAX against NaN after kiln-canonicalize-dot-general). f64 products
+/// enter as their two exact halves in long double (fmal), so a product
+/// beyond DBL_MAX is a finite term too; products of narrower floats are
+/// exact. Infinities and NaN sum separately (their sum has no order
+/// either). A NaN sum is the canonical quiet NaN: which of several NaN terms
+/// an ordered sum keeps, sign and payload, depends on the order (x86 keeps
+/// the first), so a rewrite that reorders the contraction would change the
+/// bits a bitcast_convert_type shows (generated program 309302).
 class ExactSum {
 public:
   void add(double x) {
@@ -52,23 +57,17 @@ public:
       hasSpecial = true;
       return;
     }
-    size_t i = 0;
-    for (double y : partials) {
-      if (std::fabs(x) < std::fabs(y))
-        std::swap(x, y);
-      double hi = x + y, lo = y - (hi - x);
-      if (lo != 0.0)
-        partials[i++] = lo;
-      x = hi;
-    }
-    partials.resize(i);
-    partials.push_back(x);
+    addPartial(x);
   }
   void addProduct(double a, double b, bool exactProducts) {
-    double p = a * b;
-    add(p);
-    if (!exactProducts && std::isfinite(p))
-      add(std::fma(a, b, -p));
+    if (!std::isfinite(a) || !std::isfinite(b)) {
+      add(a * b); // inf or NaN, as IEEE says (0 * inf is NaN)
+      return;
+    }
+    long double p = static_cast<long double>(a) * b;
+    addPartial(p);
+    if (!exactProducts)
+      addPartial(std::fmal(a, b, -p)); // the exact rest of the 106-bit product
   }
   double result() const {
     if (hasSpecial)
@@ -76,26 +75,52 @@ public:
     size_t n = partials.size();
     if (n == 0)
       return -0.0; // the empty sum, as the interpreter's other sums
-    double hi = partials[n - 1], lo = 0;
+    long double hi = partials[n - 1], lo = 0;
     size_t i = n - 1;
     while (i > 0) {
-      double x = hi, y = partials[--i];
+      long double x = hi, y = partials[--i];
       hi = x + y;
       lo = y - (hi - x);
-      if (lo != 0.0)
+      if (lo != 0.0L)
         break;
     }
-    // Round half-way cases as the exact sum says (math.fsum).
+    // Round half-way cases of long double as the exact sum says (math.fsum).
     if (i > 0 && ((lo < 0 && partials[i - 1] < 0) || (lo > 0 && partials[i - 1] > 0))) {
-      double y = lo * 2, x = hi + y;
+      long double y = lo * 2, x = hi + y;
       if (y == x - hi)
         hi = x;
     }
-    return hi; // +-inf where the finite terms overflow
+    // hi is the exact sum rounded to long double, which has more bits than
+    // double: rounding it again gives the exact sum's double unless hi is
+    // half-way between two doubles, where the sign of the rest (lo: the
+    // partials below it are smaller than its ulp) decides.
+    double d = static_cast<double>(hi); // +-inf where the exact sum overflows
+    if (lo != 0.0L) {
+      long double dd = std::isinf(d) ? std::copysign(0x1p1024L, d) : static_cast<long double>(d);
+      double next = std::nextafter(d, lo > 0 ? INFINITY : -INFINITY);
+      long double nn = std::isinf(next) ? std::copysign(0x1p1024L, next) : static_cast<long double>(next);
+      if (hi == (dd + nn) / 2)
+        return next;
+    }
+    return d;
   }
 
 private:
-  SmallVector<double, 4> partials;
+  void addPartial(long double x) {
+    size_t i = 0;
+    for (long double y : partials) {
+      if (std::fabs(x) < std::fabs(y))
+        std::swap(x, y);
+      long double hi = x + y, lo = y - (hi - x);
+      if (lo != 0.0L)
+        partials[i++] = lo;
+      x = hi;
+    }
+    partials.resize(i);
+    partials.push_back(x);
+  }
+
+  SmallVector<long double, 4> partials;
   double special = 0;
   bool hasSpecial = false;
 };

@@ -9,6 +9,7 @@
 #include "tests/unit/reference/InterpreterTesting.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace kiln::interp;
@@ -71,6 +72,30 @@ TEST_F(InterpretContractionTest, MatMul) {
                  makeTensor(context, "tensor<2x2xf32>", {5, 6, 7, 8})}),
             // sum a[i][j] * b[j][i] = 1*5 + 2*7 + 3*6 + 4*8
             (Values{69}));
+}
+
+TEST_F(InterpretContractionTest, F64DotIsExactInEveryOrder) {
+  // DBL_MAX/2 twice, -DBL_MAX twice and 3: the exact sum is -DBL_MAX + 3,
+  // which rounds to -DBL_MAX, in every order of the terms (a sum kept in
+  // double overflowed to -inf, then NaN, where both -DBL_MAX came first:
+  // generated program 656042). A product beyond DBL_MAX (2^600 * 2^600)
+  // cancelled by its negation leaves the small term, hand-derived: 0.5.
+  // And a tie of double rounding: 1 + 2^-53 + 2^-80 rounds up to 1 + 2^-52.
+  const char *source = R"(func.func @f(%a: tensor<5xf64>, %b: tensor<5xf64>) -> tensor<f64> {
+      %d = lax.dot_general %a, %b contracting = [0] x [0] batch = [] x []
+          : (tensor<5xf64>, tensor<5xf64>) -> tensor<f64>
+      return %d : tensor<f64>
+    })";
+  const double max = std::numeric_limits<double>::max();
+  Tensor ones = makeTensor(context, "tensor<5xf64>", {1, 1, 1, 1, 1});
+  for (Values terms : {Values{max / 2, max / 2, -max, -max, 3}, Values{-max, -max, max / 2, max / 2, 3},
+                       Values{-max, 3, max / 2, -max, max / 2}})
+    EXPECT_EQ(run(source, {makeTensor(context, "tensor<5xf64>", terms), ones}), (Values{-max}));
+  EXPECT_EQ(run(source, {makeTensor(context, "tensor<5xf64>", {0x1p600, -0x1p600, 0.5, 0, 0}),
+                         makeTensor(context, "tensor<5xf64>", {0x1p600, 0x1p600, 1, 0, 0})}),
+            (Values{0.5}));
+  EXPECT_EQ(run(source, {makeTensor(context, "tensor<5xf64>", {1, 0x1p-53, 0x1p-80, 0, 0}), ones}),
+            (Values{1 + 0x1p-52}));
 }
 
 TEST_F(InterpretContractionTest, PreferredElementType) {
