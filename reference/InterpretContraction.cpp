@@ -96,10 +96,13 @@ public:
     // partials below it are smaller than its ulp) decides.
     double d = static_cast<double>(hi); // +-inf where the exact sum overflows
     if (lo != 0.0L) {
-      long double dd = std::isinf(d) ? std::copysign(0x1p1024L, d) : static_cast<long double>(d);
+      // A double as a long double, an infinity as the power of two it
+      // rounds from (2^1024), so that the half-way point to DBL_MAX exists.
+      auto wide = [](double x) {
+        return std::isinf(x) ? std::copysign(0x1p1024L, x) : static_cast<long double>(x);
+      };
       double next = std::nextafter(d, lo > 0 ? INFINITY : -INFINITY);
-      long double nn = std::isinf(next) ? std::copysign(0x1p1024L, next) : static_cast<long double>(next);
-      if (hi == (dd + nn) / 2)
+      if (hi == (wide(d) + wide(next)) / 2)
         return next;
     }
     return d;

@@ -151,12 +151,9 @@ int Generator::inferTaint(const Block &blk, const Value &v) {
     // with a huge exponent (cos(-FLT_MAX) = 1 in the JIT, 0.853 in libm,
     // then ** -FLT_MAX: 1 against inf) is beyond any first-order bound
     // (generated program 101340).
-    size_t pos = rhs.find("lax.pow %");
-    if (pos != StringRef::npos) {
-      std::vector<std::string> base = namesIn(rhs.drop_front(pos + 8));
-      if (!base.empty() && taintOf(base.front()) >= 1)
-        return 2;
-    }
+    // `names` are the operands in order: the base first.
+    if (!names.empty() && taintOf(names.front()) >= 1)
+      return 2;
   }
   if (mayOverflow && isFloat(v.dt) && (op == "sin" || op == "cos" || op == "tan"))
     // The argument may be near the largest value, where one ulp is 2^104
@@ -174,12 +171,8 @@ int Generator::inferTaint(const Block &blk, const Value &v) {
     // other, or to infinities of opposite signs, where the comparison asks
     // an infinite reference for the same infinity (FLT_MAX / sin(FLT_MAX):
     // generated programs 557898, 578211).
-    size_t pos = rhs.find("lax.div %");
-    if (pos != StringRef::npos) {
-      std::vector<std::string> operands = namesIn(rhs.drop_front(pos + 8));
-      if (operands.size() >= 2 && taintOf(operands[1]) >= 1)
-        return 2;
-    }
+    if (names.size() >= 2 && taintOf(names[1]) >= 1)
+      return 2;
   }
   if (isFloat(v.dt) &&
       (op == "reduce_prod" ||
