@@ -62,6 +62,17 @@ hostTargetMachine(unsigned optLevel, bool fpContract = false) {
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
     return jtmb.takeError();
+  // No AVX512-BF16 (nor AVX-NE-CONVERT): LLVM turns every fptrunc to
+  // bfloat into VCVTNEPS2BF16, which treats subnormal inputs as zero and
+  // flushes subnormal results, where a narrowing convert_element_type (and
+  // an f32 computation of a bf16 op, as reduce_min) rounds them: f32 1e-39
+  // became bf16 0, not 1.01e-39 (generated program 717129 on a Zen 5).
+  // And LLVM 22 cannot legalize some bf16 vectors with it: a <9 x bfloat>
+  // shuffle aborts the code generator ("Do not know how to soft promote
+  // this operator's operand", generated program 713498). Without them bf16
+  // is converted in integer arithmetic, exactly, as on AVX2 hosts.
+  jtmb->getFeatures().AddFeature("avx512bf16", false);
+  jtmb->getFeatures().AddFeature("avxneconvert", false);
   jtmb->setCodeGenOptLevel(optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
                            : optLevel == 0 ? llvm::CodeGenOptLevel::None
                                            : llvm::CodeGenOptLevel::Default);
