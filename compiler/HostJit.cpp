@@ -20,6 +20,7 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -154,6 +155,42 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm, unsigned optL
   mpm.run(module, mam);
 }
 
+/// Rewrites each llvm.ldexp of f16 or bf16 values as the same ldexp in f32,
+/// rounded once to the narrow type: LLVM 22's x86 code generator, with
+/// AVX-512, promotes a vector f16 ldexp to VSCALEFPS without converting the
+/// integer exponents to float, so it scales by their bit patterns read as
+/// floats (exp2 of an i32 converted to f16, which InstCombine turns into
+/// ldexp(1, n), gave NaN; generated program 740728 on a Zen 5, also
+/// `llc -mcpu=skylake-avx512`). Exact: an f16 value times 2^n is exact in
+/// f32 wherever its f16 rounding is not 0 or inf (then its 11 bits lie
+/// between 2^-36 and 2^16); a bf16 one wherever its 8 bits end at 2^-149 or
+/// above, and below that it is under 2^-140, which rounds to 0 in both. An
+/// overflow is inf in both. So the only rounding is the narrow type's.
+void widenNarrowLdexp(llvm::Module &module) {
+  llvm::SmallVector<llvm::CallInst *> calls;
+  for (llvm::Function &f : module)
+    if (f.getIntrinsicID() == llvm::Intrinsic::ldexp)
+      for (llvm::User *user : f.users())
+        if (auto *call = llvm::dyn_cast<llvm::CallInst>(user))
+          if (call->getCalledFunction() == &f &&
+              (call->getType()->getScalarType()->isHalfTy() ||
+               call->getType()->getScalarType()->isBFloatTy()))
+            calls.push_back(call);
+  for (llvm::CallInst *call : calls) {
+    llvm::IRBuilder<> b(call);
+    llvm::Type *f32 = b.getFloatTy();
+    llvm::Type *wide = call->getType()->isVectorTy()
+                           ? llvm::VectorType::get(f32, llvm::cast<llvm::VectorType>(call->getType()))
+                           : f32;
+    llvm::Value *x = b.CreateFPExt(call->getArgOperand(0), wide);
+    llvm::Value *scaled = b.CreateIntrinsic(llvm::Intrinsic::ldexp,
+                                            {wide, call->getArgOperand(1)->getType()},
+                                            {x, call->getArgOperand(1)});
+    call->replaceAllUsesWith(b.CreateFPTrunc(scaled, call->getType()));
+    call->eraseFromParent();
+  }
+}
+
 } // namespace
 
 std::string hostTargetDescription() {
@@ -240,6 +277,7 @@ bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel, bool fpContra
       return false;
     }
     optimizeModule(*llvmModule, *tm, optLevel, slp);
+    widenNarrowLdexp(*llvmModule);
     broken.clear();
     llvm::raw_string_ostream os(broken);
     if ((valid = !llvm::verifyModule(*llvmModule, &os)))

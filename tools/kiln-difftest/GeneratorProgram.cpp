@@ -187,10 +187,8 @@ const Callee &Generator::makeCallee(const std::vector<Value *> &args) {
   for (Value *a : args)
     fargs.push_back(newValue({fresh("a"), a->shape, a->dt}));
   // The callee's taint assuming its arguments exact; calls add theirs.
-  for (Value *a : fargs) {
+  for (Value *a : fargs)
     taint[a->name] = 0;
-    dtypes[a->name] = a->dt;
-  }
   Block inner;
   inner.indent = "  ";
   inner.pool = fargs;
@@ -275,7 +273,6 @@ GeneratedProgram Generator::generate() {
     Shape shape = randShape();
     std::string dt = rng.choice(llvm::ArrayRef<StringRef>(argTypes)).str();
     args.push_back(newValue({"%arg" + std::to_string(i), shape, dt}));
-    dtypes[args.back()->name] = dt;
   }
   Block blk;
   blk.indent = "  ";

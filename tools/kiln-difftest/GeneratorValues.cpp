@@ -199,6 +199,11 @@ Value *Generator::pick(const std::vector<Value *> &pool, Predicate pred) {
 
 Value *Generator::newValue(Value value) {
   values.push_back(std::move(value));
+  // Every value's type is known from its creation: the stability rules ask
+  // it of region and callee arguments too (a scan carry's f32 converted to
+  // ui32 in the body was not seen as a float conversion, so an integer of
+  // an approximate value was compared: generated program 750944).
+  dtypes[values.back().name] = values.back().dt;
   return &values.back();
 }
 
@@ -206,7 +211,6 @@ Value *Generator::add(Block &blk, Value value) { return addMade(blk, newValue(st
 
 Value *Generator::addMade(Block &blk, Value *v) {
   blk.pool.push_back(v);
-  dtypes[v->name] = v->dt;
   taint[v->name] = inferTaint(blk, *v);
   return v;
 }
