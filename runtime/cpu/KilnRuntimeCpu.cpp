@@ -1,9 +1,13 @@
 //===- KilnRuntimeCpu.cpp - the GEMM the JIT calls ------------------------===//
 //
-// With KILN_GEMM_OPENBLAS (the configure-time backend, see CMakeLists.txt)
-// each batch whose operands have a unit stride in one dimension is one
-// cblas_?gemm call: BLAS takes exactly that layout (row-major with a leading
-// dimension, or its transpose), so nothing is copied. Everything else, and
+// With KILN_GEMM_OPENBLAS (OpenBLAS found at configure time, see
+// CMakeLists.txt) a batch whose operands have a unit stride in one dimension
+// can be one cblas_?gemm call: BLAS takes exactly that layout (row-major
+// with a leading dimension, or its transpose), so nothing is copied. Which
+// of OpenBLAS and Eigen is faster depends on the machine and the shape
+// (OpenBLAS on the AVX2 hosts measured, Eigen by 1.4x on seed 000's shape on
+// a Zen 5 with AVX-512): each GEMM shape's first call times both and keeps
+// the faster (`chooseBackend`). Everything else, and
 // every GEMM of an Eigen build, is one Eigen product of strided maps. A matrix whose inner
 // stride is 1 (row-major rows, or column-major columns for a transposed
 // operand) maps with OuterStride and hits Eigen's packed GEMM/GEMV kernels;
@@ -20,7 +24,14 @@
 #endif
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
 #include <vector>
 
 namespace {
@@ -88,27 +99,50 @@ void blasGemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n,
               ldc);
 }
 
+/// Whether BLAS takes these layouts; their BLAS view in `opA`, `opB`, `opC`.
+bool blasLayout(int64_t m, int64_t n, int64_t k, int64_t ars, int64_t acs,
+                int64_t brs, int64_t bcs, int64_t crs, int64_t ccs,
+                BlasOperand &opA, BlasOperand &opB, BlasOperand &opC) {
+  // cblas takes int sizes.
+  for (int64_t v : {m, n, k, ars, acs, brs, bcs, crs, ccs})
+    if (v > INT_MAX)
+      return false;
+  return blasOperand(m, k, ars, acs, opA) && blasOperand(k, n, brs, bcs, opB) &&
+         blasOperand(m, n, crs, ccs, opC) && opC.trans == CblasNoTrans;
+}
+
 /// One batch through BLAS, or false when a layout does not fit it.
 template <typename T>
 bool tryBlas(const T *pa, const T *pb, T *pc, int64_t m, int64_t n, int64_t k,
              int64_t ars, int64_t acs, int64_t brs, int64_t bcs, int64_t crs,
              int64_t ccs) {
   BlasOperand opA, opB, opC;
-  // cblas takes int sizes.
-  for (int64_t v : {m, n, k, ars, acs, brs, bcs, crs, ccs})
-    if (v > INT_MAX)
-      return false;
-  if (!blasOperand(m, k, ars, acs, opA) || !blasOperand(k, n, brs, bcs, opB) ||
-      !blasOperand(m, n, crs, ccs, opC) || opC.trans != CblasNoTrans)
+  if (!blasLayout(m, n, k, ars, acs, brs, bcs, crs, ccs, opA, opB, opC))
     return false;
   blasGemm(opA.trans, opB.trans, m, n, k, pa, opA.ld, pb, opB.ld, pc, opC.ld);
   return true;
 }
 #endif
 
+enum class Backend : int32_t { Measure = 0, Eigen = 1, Blas = 2 };
+
+/// kiln_rt_force_gemm_backend's choice, else $KILN_GEMM_BACKEND's (eigen or
+/// openblas), read once; Measure otherwise.
+std::atomic<int32_t> &forcedBackend() {
+  static std::atomic<int32_t> forced = [] {
+    const char *env = std::getenv("KILN_GEMM_BACKEND");
+    if (env && !std::strcmp(env, "eigen"))
+      return int32_t(Backend::Eigen);
+    if (env && !std::strcmp(env, "openblas"))
+      return int32_t(Backend::Blas);
+    return int32_t(Backend::Measure);
+  }();
+  return forced;
+}
+
 template <typename T>
-void gemm(KilnMemRef3<T> *a, KilnMemRef3<T> *b, KilnMemRef3<T> *c,
-          int64_t transA, int64_t transB) {
+void gemmWith(Backend backend, KilnMemRef3<T> *a, KilnMemRef3<T> *b,
+              KilnMemRef3<T> *c, int64_t transA, int64_t transB) {
   int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2];
   int64_t k = transA ? a->sizes[1] : a->sizes[2];
   // Logical strides of op(A) [M,K] and op(B) [K,N].
@@ -129,8 +163,8 @@ void gemm(KilnMemRef3<T> *a, KilnMemRef3<T> *b, KilnMemRef3<T> *c,
       continue;
     }
 #ifdef KILN_GEMM_OPENBLAS
-    if (tryBlas(pa, pb, pc, m, n, k, ars, acs, brs, bcs, c->strides[1],
-                c->strides[2]))
+    if (backend == Backend::Blas && tryBlas(pa, pb, pc, m, n, k, ars, acs, brs, bcs,
+                                   c->strides[1], c->strides[2]))
       continue;
 #endif
     withMatrix(pa, m, k, ars, acs, [&](const auto &ma) {
@@ -149,9 +183,83 @@ void gemm(KilnMemRef3<T> *a, KilnMemRef3<T> *b, KilnMemRef3<T> *c,
   }
 }
 
+/// C = op(A) op(B) by the backend chosen for this shape: the forced one, or
+/// on the shape's first call both timed (twice each, the faster run
+/// counting: the first pays for a thread pool's or a buffer's first use,
+/// and for the other library's threads still spinning, OpenMP's and
+/// OpenBLAS's both busy-wait after a call) and the faster kept, the result
+/// being the kept one's. OpenBLAS, the configured
+/// default, is kept unless Eigen is at least 15 % faster, so that near
+/// ties choose alike from run to run (the two sum in different orders, so
+/// their results differ within the error model; a process always uses one
+/// per shape). Concurrent first calls may both measure; either choice is
+/// right.
+template <typename T>
+void gemm(KilnMemRef3<T> *a, KilnMemRef3<T> *b, KilnMemRef3<T> *c,
+          int64_t transA, int64_t transB) {
+#ifdef KILN_GEMM_OPENBLAS
+  auto forced = Backend(forcedBackend().load(std::memory_order_relaxed));
+  if (forced != Backend::Measure)
+    return gemmWith(forced, a, b, c, transA, transB);
+  int64_t m = c->sizes[1], n = c->sizes[2];
+  int64_t k = transA ? a->sizes[1] : a->sizes[2];
+  int64_t ars = transA ? a->strides[2] : a->strides[1];
+  int64_t acs = transA ? a->strides[1] : a->strides[2];
+  int64_t brs = transB ? b->strides[2] : b->strides[1];
+  int64_t bcs = transB ? b->strides[1] : b->strides[2];
+  BlasOperand opA, opB, opC;
+  if (m == 0 || n == 0 || k == 0 ||
+      !blasLayout(m, n, k, ars, acs, brs, bcs, c->strides[1], c->strides[2], opA, opB, opC))
+    return gemmWith(Backend::Eigen, a, b, c, transA, transB);
+  using Key = std::array<int64_t, 13>;
+  Key key = {int64_t(sizeof(T)), c->sizes[0], m, n, k, ars, acs, brs, bcs,
+             c->strides[1], c->strides[2], a->sizes[0] == 1, b->sizes[0] == 1};
+  static std::mutex mutex;
+  static std::map<Key, Backend> chosen;
+  Backend known = Backend::Measure;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = chosen.find(key);
+    if (it != chosen.end())
+      known = it->second;
+  }
+  if (known != Backend::Measure)
+    return gemmWith(known, a, b, c, transA, transB);
+  double best[3] = {0, 1e300, 1e300};
+  for (Backend backend : {Backend::Eigen, Backend::Blas})
+    for (int round = 0; round < 2; ++round) {
+      auto start = std::chrono::steady_clock::now();
+      gemmWith(backend, a, b, c, transA, transB);
+      std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+      double &fastest = best[int(backend)];
+      fastest = std::min(fastest, took.count());
+    }
+  Backend winner = best[int(Backend::Eigen)] < 0.85 * best[int(Backend::Blas)] ? Backend::Eigen
+                                                                              : Backend::Blas;
+  if (winner != Backend::Blas) // C holds BLAS's product, which ran last
+    gemmWith(winner, a, b, c, transA, transB);
+  std::lock_guard<std::mutex> lock(mutex);
+  chosen.emplace(key, winner);
+#else
+  gemmWith(Backend::Eigen, a, b, c, transA, transB);
+#endif
+}
+
 } // namespace
 
 extern "C" {
+
+void kiln_rt_force_gemm_backend(int32_t backend) {
+  forcedBackend().store(backend, std::memory_order_relaxed);
+}
+
+int32_t kiln_rt_gemm_backends() {
+#ifdef KILN_GEMM_OPENBLAS
+  return 2;
+#else
+  return 1;
+#endif
+}
 
 void _mlir_ciface_kiln_rt_sgemm(KilnMemRef3<float> *a, KilnMemRef3<float> *b,
                                 KilnMemRef3<float> *c, int64_t transA,

@@ -31,6 +31,14 @@ void _mlir_ciface_kiln_rt_dgemm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
                                 KilnMemRef3<double> *c, int64_t transA,
                                 int64_t transB);
 
+/// The GEMM backend of every later call: 0 chooses per shape by measuring
+/// both on its first call (the default), 1 Eigen, 2 OpenBLAS (where built
+/// with it; Eigen otherwise). $KILN_GEMM_BACKEND (eigen, openblas) sets the
+/// initial value.
+void kiln_rt_force_gemm_backend(int32_t backend);
+/// How many backends this build has: 2 with OpenBLAS, 1 (Eigen only).
+int32_t kiln_rt_gemm_backends();
+
 /// Heap bytes the compiled code holds now (`live`: allocated through the
 /// runtime's allocator, KilnAllocator.cpp, and not freed) and the most it
 /// has held (`peak`); with `resetPeak` the peak restarts from now. Either

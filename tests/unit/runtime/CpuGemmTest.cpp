@@ -3,7 +3,9 @@
 // _mlir_ciface_kiln_rt_{s,d}gemm against a plain triple loop, on the layouts
 // the lowering hands it: row- and column-major operands with padded leading
 // dimensions (the BLAS path of an OpenBLAS build), strides BLAS cannot take
-// (the Eigen fallback), a broadcast batch, and degenerate sizes.
+// (the Eigen fallback), a broadcast batch, and degenerate sizes; each
+// through either backend (kiln_rt_force_gemm_backend) and as chosen by
+// measuring both on a shape's first call.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/KilnRuntimeCpu.h"
@@ -29,6 +31,15 @@ template <typename T> GemmFn<T> gemmEntry() {
   return reinterpret_cast<GemmFn<T>>(
       dlsym(lib, sizeof(T) == 4 ? "_mlir_ciface_kiln_rt_sgemm"
                                 : "_mlir_ciface_kiln_rt_dgemm"));
+}
+
+/// The runtime's kiln_rt_force_gemm_backend (0 measure, 1 Eigen, 2 OpenBLAS).
+void forceBackend(int32_t backend) {
+  static void *lib = dlopen(KILN_RUNTIME_CPU_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_TRUE(lib) << dlerror();
+  auto force = reinterpret_cast<void (*)(int32_t)>(dlsym(lib, "kiln_rt_force_gemm_backend"));
+  ASSERT_TRUE(force);
+  force(backend);
 }
 
 /// A [d0, d1, d2] view with explicit strides into its own storage.
@@ -109,14 +120,28 @@ const Layout kLayouts[] = {
     {"empty contraction (K = 0)", 1, 3, 4, 0, false, false, true, true, 0, 0, 0, false, false},
 };
 
+// Measured (0) twice: the first call of each shape times both backends,
+// the second uses the one kept.
+const int32_t kBackends[] = {1, 2, 0, 0};
+
 TEST(CpuGemm, FloatLayouts) {
-  for (const Layout &l : kLayouts)
-    checkLayout<float>(l);
+  for (int32_t backend : kBackends) {
+    SCOPED_TRACE("backend " + std::to_string(backend));
+    forceBackend(backend);
+    for (const Layout &l : kLayouts)
+      checkLayout<float>(l);
+  }
+  forceBackend(0);
 }
 
 TEST(CpuGemm, DoubleLayouts) {
-  for (const Layout &l : kLayouts)
-    checkLayout<double>(l);
+  for (int32_t backend : kBackends) {
+    SCOPED_TRACE("backend " + std::to_string(backend));
+    forceBackend(backend);
+    for (const Layout &l : kLayouts)
+      checkLayout<double>(l);
+  }
+  forceBackend(0);
 }
 
 } // namespace
