@@ -84,8 +84,15 @@ def LoopCarryInPlace : Pass<"kiln-loop-carry-in-place"> {
     iter_arg. A tensor.empty's contents are unspecified, so this is exact;
     it lets one-shot bufferization update the carry buffer in place instead
     of allocating a new one every iteration.
+
+    A tensor yielded (or forwarded by scf.condition) as two carries of one
+    loop is copied (`bufferization.alloc_tensor() copy(...)`) for each
+    repeat: one-shot bufferization would give both loop results one buffer
+    without knowing they alias, so an in-place write into one changed the
+    other.
   }];
-  let dependentDialects = ["mlir::tensor::TensorDialect"];
+  let dependentDialects = ["mlir::tensor::TensorDialect",
+                           "mlir::bufferization::BufferizationDialect"];
 }
 
 def OutputsInPlace : Pass<"kiln-outputs-in-place", "mlir::func::FuncOp"> {

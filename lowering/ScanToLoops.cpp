@@ -14,6 +14,7 @@
 
 #include "dialect/LaxOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -227,13 +228,38 @@ struct LoopCarryInPlacePass
     : kiln::impl::LoopCarryInPlaceBase<LoopCarryInPlacePass> {
   void runOnOperation() override {
     getOperation()->walk([](Operation *op) {
-      if (auto forOp = dyn_cast<scf::ForOp>(op))
+      if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+        copyRepeatedOperands(forOp.getBody()->getTerminator());
         computeInPlace(forOp.getBody(), forOp.getRegionIterArgs());
+      }
       // lax.while's loops: the "after" region's carries (its arguments)
       // then need no copy in the "before" region either.
-      if (auto whileOp = dyn_cast<scf::WhileOp>(op))
+      if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
+        copyRepeatedOperands(whileOp.getBeforeBody()->getTerminator());
+        copyRepeatedOperands(whileOp.getAfterBody()->getTerminator());
         computeInPlace(whileOp.getAfterBody(), whileOp.getAfterArguments());
+      }
     });
+  }
+
+  /// A loop that yields (or forwards) one tensor as two carries gets a copy
+  /// for each repeat. One-shot bufferization gives a loop result its own
+  /// iter_arg's buffer, or the yielded buffer where that is a fresh
+  /// allocation, without recording that two results then share it: a later
+  /// in-place write into one result changed the other (a scan yielding one
+  /// dynamic_update_slice as both carries, then a scatter into the first:
+  /// generated program 818033). A copy is exact, and such loops are rare.
+  static void copyRepeatedOperands(Operation *terminator) {
+    llvm::SmallPtrSet<Value, 4> seen;
+    OpBuilder b(terminator);
+    for (OpOperand &operand : terminator->getOpOperands()) {
+      Value v = operand.get();
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type || !type.hasStaticShape() || seen.insert(v).second)
+        continue;
+      operand.set(bufferization::AllocTensorOp::create(b, terminator->getLoc(), type,
+                                                       ValueRange{}, v));
+    }
   }
 
   static void computeInPlace(Block *body, ValueRange iterArgs) {

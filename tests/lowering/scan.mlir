@@ -52,3 +52,25 @@ func.func @consts_forward(%k: tensor<3xf32>, %c0: tensor<3xf32>, %xs: tensor<5x3
   }
   return %ys : tensor<5x3xf32>
 }
+
+// A value yielded as two carries (of different inits) gets a copy for the
+// second: one-shot bufferization would give both results one buffer without
+// knowing they alias, so the write into the first result below would change
+// the second (tests/differential/regressions/scan-repeated-carry.mlir).
+// BUF-LABEL: func.func @repeated_carry
+// BUF: scf.for
+// BUF: %[[A:.*]] = memref.alloc()
+// BUF: %[[B:.*]] = memref.alloc()
+// BUF: memref.copy %[[A]], %[[B]]
+// BUF: scf.yield %[[A]], %[[B]]
+func.func @repeated_carry(%k: tensor<4xi32>, %c1: tensor<4xi32>, %c2: tensor<4xi32>, %x: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
+  %r1, %r2 = lax.scan length = 4 consts(%k) carry(%c1, %c2) xs(%x) : (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
+  ^bb0(%kk: tensor<4xi32>, %a: tensor<4xi32>, %b: tensor<4xi32>, %i: tensor<i32>):
+    %v = lax.dynamic_update_slice %kk[%i], %b : (tensor<4xi32>, tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
+    lax.yield %v, %v : tensor<4xi32>, tensor<4xi32>
+  }
+  %u = lax.constant dense<-100> : tensor<1xi32>
+  %z = lax.constant dense<2> : tensor<i32>
+  %w = lax.dynamic_update_slice %r1[%z], %u : (tensor<4xi32>, tensor<1xi32>, tensor<i32>) -> tensor<4xi32>
+  return %w, %r2 : tensor<4xi32>, tensor<4xi32>
+}
