@@ -66,8 +66,12 @@ public:
     }
     long double p = static_cast<long double>(a) * b;
     addPartial(p);
+    // The exact rest of the 106-bit product, where there is one: a zero rest
+    // is no term (-0 * 1.5 has the rest +0, which would make a sum of -0
+    // products +0, where the JIT's is -0: generated program 859972).
     if (!exactProducts)
-      addPartial(std::fmal(a, b, -p)); // the exact rest of the 106-bit product
+      if (long double rest = std::fmal(a, b, -p); rest != 0.0L)
+        addPartial(rest);
   }
   double result() const {
     if (hasSpecial)

@@ -284,9 +284,16 @@ void Shadower::shadowOp(Operation *op) {
           })
           .Case<lax::Atan2Op>([&](auto) {
             // atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2).
+            // Scaled by m = max(|x|, |y|), so that neither S |x| nor
+            // x^2 + y^2 overflows: at x = y = DBL_MAX both were inf and the
+            // magnitude NaN (unknown), which let the output's scale with
+            // f64's eps judge an f32 value computed from it (generated
+            // program 854100).
             Value y = operand(0), x = operand(1);
-            Value viaY = mul(abs(x), s(0)), viaX = mul(abs(y), s(1));
-            Value carried = div(add(viaY, viaX), add(square(x), square(y)));
+            Value m = max(abs(x), abs(y));
+            Value xm = div(abs(x), m), ym = div(abs(y), m);
+            Value viaY = mul(xm, div(s(0), m)), viaX = mul(ym, div(s(1), m));
+            Value carried = div(add(viaY, viaX), add(square(xm), square(ym)));
             // Both operands exact zeros (S = 0 means no error carried in):
             // the result, +-0 or +-pi, has only its own rounding; the
             // formula's 0 / 0 would make it unknown (generated program
