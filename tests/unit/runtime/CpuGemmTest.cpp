@@ -120,28 +120,20 @@ const Layout kLayouts[] = {
     {"empty contraction (K = 0)", 1, 3, 4, 0, false, false, true, true, 0, 0, 0, false, false},
 };
 
-// Measured (0) twice: the first call of each shape times both backends,
-// the second uses the one kept.
-const int32_t kBackends[] = {1, 2, 0, 0};
-
-TEST(CpuGemm, FloatLayouts) {
-  for (int32_t backend : kBackends) {
+// Each backend forced, then measured (0) twice: the first call of each
+// shape times both backends, the second uses the one kept.
+template <typename T> void checkEveryBackend() {
+  for (int32_t backend : {1, 2, 0, 0}) {
     SCOPED_TRACE("backend " + std::to_string(backend));
     forceBackend(backend);
     for (const Layout &l : kLayouts)
-      checkLayout<float>(l);
+      checkLayout<T>(l);
   }
   forceBackend(0);
 }
 
-TEST(CpuGemm, DoubleLayouts) {
-  for (int32_t backend : kBackends) {
-    SCOPED_TRACE("backend " + std::to_string(backend));
-    forceBackend(backend);
-    for (const Layout &l : kLayouts)
-      checkLayout<double>(l);
-  }
-  forceBackend(0);
-}
+TEST(CpuGemm, FloatLayouts) { checkEveryBackend<float>(); }
+
+TEST(CpuGemm, DoubleLayouts) { checkEveryBackend<double>(); }
 
 } // namespace
