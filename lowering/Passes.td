@@ -95,6 +95,22 @@ def LoopCarryInPlace : Pass<"kiln-loop-carry-in-place"> {
                            "mlir::bufferization::BufferizationDialect"];
 }
 
+def EliminateEmptyTensors : Pass<"kiln-eliminate-empty-tensors", "mlir::ModuleOp"> {
+  let summary = "Upstream's eliminate-empty-tensors, where its replacement is in scope";
+  let description = [{
+    Replaces a tensor.empty whose value ends in a subset insertion
+    (tensor.insert_slice) by the extraction of that subset of the
+    destination, as upstream's `eliminate-empty-tensors`, but only where
+    every value the extraction needs dominates the empty tensor's use.
+    Upstream's check takes an op for dominating the ops in its own regions,
+    so a slice of a lax.cond's result replaced an empty tensor inside one
+    of its branches (invalid IR). Exact: an empty tensor's contents are
+    unspecified, and one left in place only costs an allocation.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def OutputsInPlace : Pass<"kiln-outputs-in-place", "mlir::func::FuncOp"> {
   let summary = "Compute results directly into caller-owned output memrefs";
   let description = [{

@@ -91,11 +91,12 @@ void kiln::buildKilnBufferizePipeline(OpPassManager &pm,
   pm.addPass(createLoopCarryInPlace());
   // Results computed straight into kiln::Compiler's output buffers.
   pm.addNestedPass<func::FuncOp>(createOutputsInPlace());
-  // eliminate-empty-tensors,empty-tensor-to-alloc-tensor,
+  // kiln-eliminate-empty-tensors (upstream's, with its replacements in
+  // scope),empty-tensor-to-alloc-tensor,
   // one-shot-bufferize{bufferize-function-boundaries
   //   allow-return-allocs-from-loops
   //   function-boundary-type-conversion=identity-layout-map},canonicalize
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addPass(createEliminateEmptyTensors());
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   bufferization::OneShotBufferizePassOptions bufferizeOptions;
   bufferizeOptions.bufferizeFunctionBoundaries = true;
