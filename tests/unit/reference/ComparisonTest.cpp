@@ -130,6 +130,30 @@ TEST_F(ComparisonTest, NanAndInfinities) {
       << text;
 }
 
+// An approximate result may round past the largest finite value where the
+// reference did not (the JIT's f32 x * x * x at -6.98e12 is -inf, the
+// interpreter's one rounding of the exact cube -FLT_MAX: generated program
+// 947403): the infinity passes where a value within the bound of the
+// reference, on its side, rounds to it; nowhere else.
+TEST_F(ComparisonTest, OverflowWithinTheBound) {
+  Tensor ref = f32({-FLT_MAX, 1e38, FLT_MAX});
+  Tensor mag = f32({FLT_MAX, 1e38, FLT_MAX});
+  OutputComparison c = compareOutput(f32({-INFINITY, 1e38, FLT_MAX}), ref, &mag);
+  EXPECT_TRUE(c.ok());
+  // 1e38 + 64 eps (1e38 + 1e38) is far below FLT_MAX.
+  EXPECT_FALSE(compareOutput(f32({-FLT_MAX, INFINITY, FLT_MAX}), ref, &mag).ok());
+  // The other side's infinity.
+  EXPECT_FALSE(compareOutput(f32({INFINITY, 1e38, FLT_MAX}), ref, &mag).ok());
+  // k = 0 asks for the same values.
+  ErrorModel exact;
+  exact.k = 0;
+  EXPECT_FALSE(compareOutput(f32({-INFINITY, 1e38, FLT_MAX}), ref, &mag, exact).ok());
+  // A finite result against an infinite reference stays wrong.
+  EXPECT_FALSE(compareOutput(f32({-FLT_MAX, 1e38, FLT_MAX}), f32({-INFINITY, 1e38, FLT_MAX}),
+                             &mag)
+                   .ok());
+}
+
 TEST_F(ComparisonTest, IntegersAndBoolsAreExact) {
   Tensor ref = makeTensor(ctx, "tensor<3xi32>", {1, -2, 3});
   EXPECT_TRUE(compareOutput(ref, ref, nullptr).ok());
