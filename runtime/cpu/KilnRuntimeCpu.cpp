@@ -4,10 +4,11 @@
 // CMakeLists.txt) a batch whose operands have a unit stride in one dimension
 // can be one cblas_?gemm call: BLAS takes exactly that layout (row-major
 // with a leading dimension, or its transpose), so nothing is copied. Which
-// of OpenBLAS and Eigen is faster depends on the machine and the shape
-// (OpenBLAS on the AVX2 hosts measured, Eigen by 1.4x on seed 000's shape on
-// a Zen 5 with AVX-512): each GEMM shape's first call times both and keeps
-// the faster (`chooseBackend`). Everything else, and
+// of OpenBLAS and Eigen is faster depends on the machine, the shape and the
+// kernels OpenBLAS runs (on a Zen 5 its detected SkylakeX kernels beat
+// Eigen by 1.3x on seed 000's shape, its Haswell ones lose by 1.4x): each
+// GEMM shape's first call times both and keeps the faster (`gemm`, below).
+// Everything else, and
 // every GEMM of an Eigen build, is one Eigen product of strided maps. A matrix whose inner
 // stride is 1 (row-major rows, or column-major columns for a transposed
 // operand) maps with OuterStride and hits Eigen's packed GEMM/GEMV kernels;
@@ -140,16 +141,27 @@ std::atomic<int32_t> &forcedBackend() {
   return forced;
 }
 
+/// One batch's sizes and the logical strides of op(A) [M,K] and op(B) [K,N].
+struct Logical {
+  int64_t m, n, k, ars, acs, brs, bcs;
+};
+template <typename T>
+Logical logicalShape(const KilnMemRef3<T> *a, const KilnMemRef3<T> *b, const KilnMemRef3<T> *c,
+                     int64_t transA, int64_t transB) {
+  return {c->sizes[1],
+          c->sizes[2],
+          transA ? a->sizes[1] : a->sizes[2],
+          transA ? a->strides[2] : a->strides[1],
+          transA ? a->strides[1] : a->strides[2],
+          transB ? b->strides[2] : b->strides[1],
+          transB ? b->strides[1] : b->strides[2]};
+}
+
 template <typename T>
 void gemmWith(Backend backend, KilnMemRef3<T> *a, KilnMemRef3<T> *b,
               KilnMemRef3<T> *c, int64_t transA, int64_t transB) {
-  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2];
-  int64_t k = transA ? a->sizes[1] : a->sizes[2];
-  // Logical strides of op(A) [M,K] and op(B) [K,N].
-  int64_t ars = transA ? a->strides[2] : a->strides[1];
-  int64_t acs = transA ? a->strides[1] : a->strides[2];
-  int64_t brs = transB ? b->strides[2] : b->strides[1];
-  int64_t bcs = transB ? b->strides[1] : b->strides[2];
+  int64_t batch = c->sizes[0];
+  auto [m, n, k, ars, acs, brs, bcs] = logicalShape(a, b, c, transA, transB);
   for (int64_t i = 0; i < batch; ++i) {
     const T *pa =
         a->aligned + a->offset + (a->sizes[0] == 1 ? 0 : i * a->strides[0]);
@@ -201,12 +213,7 @@ void gemm(KilnMemRef3<T> *a, KilnMemRef3<T> *b, KilnMemRef3<T> *c,
   auto forced = Backend(forcedBackend().load(std::memory_order_relaxed));
   if (forced != Backend::Measure)
     return gemmWith(forced, a, b, c, transA, transB);
-  int64_t m = c->sizes[1], n = c->sizes[2];
-  int64_t k = transA ? a->sizes[1] : a->sizes[2];
-  int64_t ars = transA ? a->strides[2] : a->strides[1];
-  int64_t acs = transA ? a->strides[1] : a->strides[2];
-  int64_t brs = transB ? b->strides[2] : b->strides[1];
-  int64_t bcs = transB ? b->strides[1] : b->strides[2];
+  auto [m, n, k, ars, acs, brs, bcs] = logicalShape(a, b, c, transA, transB);
   BlasOperand opA, opB, opC;
   if (m == 0 || n == 0 || k == 0 ||
       !blasLayout(m, n, k, ars, acs, brs, bcs, c->strides[1], c->strides[2], opA, opB, opC))
