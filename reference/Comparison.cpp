@@ -52,6 +52,12 @@ bool judgeFloat(double got, double ref, double mag, bool magKnown, double eps, d
   e.ref = ref;
   e.mag = mag;
   e.bound = 0;
+  // The bound of a finite reference; k = 0 asks for identical values
+  // whatever mag is (0 * inf is NaN).
+  auto boundOf = [&] {
+    double carried = model.k == 0 ? 0 : model.k * (eps * (std::fabs(ref) + mag) + tiny);
+    return carried + model.atol + model.rtol * std::fabs(ref);
+  };
   if (model.k > 0 && mag == INFINITY && !std::isinf(ref)) {
     // Unbounded: the error carried in may be anything (log of a value
     // whose error reaches 0, cos(1.7e38) then log: the reference's -0.96
@@ -72,8 +78,7 @@ bool judgeFloat(double got, double ref, double mag, bool magKnown, double eps, d
     // nothing of the element, and FLT_MAX's scale would let any infinity
     // stand for FLT_MAX. A finite result against an infinite reference
     // stays exact.
-    e.bound = model.k * (eps * (std::fabs(ref) + mag) + tiny) + model.atol +
-              model.rtol * std::fabs(ref);
+    e.bound = boundOf();
     e.error = INFINITY;
     if ((edge.first - std::fabs(ref)) + edge.second <= e.bound) {
       e.ratio = 1;
@@ -89,9 +94,7 @@ bool judgeFloat(double got, double ref, double mag, bool magKnown, double eps, d
     return same;
   }
   e.error = std::fabs(got - ref);
-  // k = 0 asks for identical values whatever mag is (0 * inf is NaN).
-  double carried = model.k == 0 ? 0 : model.k * (eps * (std::fabs(ref) + mag) + tiny);
-  e.bound = carried + model.atol + model.rtol * std::fabs(ref);
+  e.bound = boundOf();
   e.ratio = e.error == 0 ? 0 : e.error / e.bound; // x / 0 = inf
   // Identical values asked for (k = 0, no slack): zeros must have the same
   // sign too. With k > 0 they are equal, even where the bound is 0.
