@@ -210,8 +210,8 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
     such groups of lanes, each step once per group, op by op across the
     groups: K independent dependence chains for the out-of-order core (by
     default 16 when the lanes are contiguous in memory, 2 for a
-    transcendental body over strided rows, 1 for arithmetic over strided
-    rows, which moving the rows bounds).
+    transcendental body over strided rows, 2 for arithmetic over strided
+    rows: lowering/CpuCostModel.h).
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",

@@ -255,23 +255,32 @@ bool Comparison::okExcept(const llvm::SmallDenseSet<unsigned> &skipped) const {
   return true;
 }
 
-llvm::SmallDenseSet<unsigned> kiln::interp::unstableOutputs(llvm::StringRef text) {
-  llvm::SmallDenseSet<unsigned> unstable;
-  size_t pos = text.find(kUnstableOutputsMarker);
+/// The output indices listed on the line of `text` that starts with
+/// `marker` ("// jit-unstable-outputs: 1,3").
+static llvm::SmallDenseSet<unsigned> markedOutputs(llvm::StringRef text,
+                                                   llvm::StringRef marker) {
+  llvm::SmallDenseSet<unsigned> marked;
+  size_t pos = text.find(marker);
   if (pos == llvm::StringRef::npos)
-    return unstable;
+    return marked;
   llvm::StringRef list =
-      text.drop_front(pos + kUnstableOutputsMarker.size()).take_until([](char c) {
-        return c == '\n';
-      });
+      text.drop_front(pos + marker.size()).take_until([](char c) { return c == '\n'; });
   llvm::SmallVector<llvm::StringRef> items;
   list.split(items, ',', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef item : items) {
     unsigned i;
     if (!item.trim().getAsInteger(10, i))
-      unstable.insert(i);
+      marked.insert(i);
   }
-  return unstable;
+  return marked;
+}
+
+llvm::SmallDenseSet<unsigned> kiln::interp::unstableOutputs(llvm::StringRef text) {
+  return markedOutputs(text, kUnstableOutputsMarker);
+}
+
+llvm::SmallDenseSet<unsigned> kiln::interp::exactOutputs(llvm::StringRef text) {
+  return markedOutputs(text, kExactOutputsMarker);
 }
 
 double Comparison::worst(const llvm::SmallDenseSet<unsigned> &skipped) const {

@@ -124,6 +124,17 @@ OutputComparison compareOutput(const Tensor &got, const Tensor &ref, const Tenso
 llvm::SmallDenseSet<unsigned> unstableOutputs(llvm::StringRef text);
 inline constexpr llvm::StringLiteral kUnstableOutputsMarker = "// jit-unstable-outputs:";
 
+/// The float outputs of @main that a program's text marks with a line
+/// `// jit-exact-outputs: 0,2` (tools/kiln-difftest's generator): computed
+/// by IEEE basic operations and data movement only (no sum in another
+/// order, no library function), which the JIT must compute bit for bit as
+/// the interpreter does (zeros' signs included, NaN payloads aside), so the
+/// JIT comparison asks for identical values there (k = 0), whatever the
+/// element type: at k = 64 a bf16 result within half of |ref| + mag, any
+/// result of the reference's sign, would pass.
+llvm::SmallDenseSet<unsigned> exactOutputs(llvm::StringRef text);
+inline constexpr llvm::StringLiteral kExactOutputsMarker = "// jit-exact-outputs:";
+
 /// Compares every output; `mags` is empty or has one tensor per output.
 Comparison compareOutputs(llvm::ArrayRef<Tensor> got, llvm::ArrayRef<Tensor> ref,
                           llvm::ArrayRef<Tensor> mags, const ErrorModel &model = {});

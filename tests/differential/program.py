@@ -48,10 +48,14 @@ class Mod:
                 cur[1].append(l)
 
     def text(self):
+        # A program reduced for an exact-output finding marks every output
+        # exact (jit_view(exact_only=True)); the marker follows the outputs.
+        head = [f"// jit-exact-outputs: {','.join(str(i) for i in range(len(self.rets)))}"
+                if EXACT_RE.match(l) else l for l in self.head]
         sig = f"func.func @main({', '.join(a + ': ' + t for a, t in self.args)}) -> ({', '.join(t for _, t in self.rets)}) {{"
         ret = f"  return {', '.join(n for n, _ in self.rets)} : {', '.join(t for _, t in self.rets)}"
         body = [l for _, ls in self.stmts for l in ls]
-        return "\n".join(self.head + [sig] + body + [ret] + self.tail)
+        return "\n".join(head + [sig] + body + [ret] + self.tail)
 
     def nested_dce(self):
         """Drops ops inside regions whose results are unused."""
@@ -248,22 +252,33 @@ class Case:
 
 
 UNSTABLE_RE = re.compile(r"^// jit-unstable-outputs: ([\d,]+)$", re.M)
+EXACT_RE = re.compile(r"^// jit-exact-outputs: ([\d,]*)$", re.M)
 
 
-def jit_view(text):
+def marked(regex, text):
+    """The output indices a marker line lists (empty without the line)."""
+    m = regex.search(text)
+    return {int(i) for i in m.group(1).split(",") if i} if m else set()
+
+
+def jit_view(text, exact_only=False):
     """The program the JIT comparison runs: without the outputs the generator
     marked unstable (discrete functions of approximate values, which the
     error model cannot compare), and the indices of the outputs kept; None
-    when no output is left."""
-    m = UNSTABLE_RE.search(text)
-    if not m:
-        return text, list(range(len(Mod(text).rets)))
-    drop = {int(i) for i in m.group(1).split(",")}
+    when no output is left. Without markers (every output compared within
+    the error model), or with `exact_only` only the outputs marked exact,
+    all marked exact (compared bit for bit): the reducer's two views of a
+    JIT finding. An exact output stays exact as the reducer cuts it (its
+    operands, and the interpreter's values standing in for them, are exact
+    too)."""
+    drop, exact = marked(UNSTABLE_RE, text), marked(EXACT_RE, text)
     mod = Mod(text)
-    keep = [i for i in range(len(mod.rets)) if i not in drop]
+    keep = [i for i in range(len(mod.rets)) if i not in drop and (not exact_only or i in exact)]
     if not keep:
         return None
     mod.rets = [mod.rets[i] for i in keep]
-    mod.head = [l for l in mod.head if not UNSTABLE_RE.match(l)]
+    mod.head = [l for l in mod.head if not UNSTABLE_RE.match(l) and not EXACT_RE.match(l)]
+    if exact_only:
+        mod.head.append("// jit-exact-outputs: ")  # text() lists every output
     mod.dce()
     return mod.text(), keep

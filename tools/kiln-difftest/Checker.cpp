@@ -18,6 +18,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -279,13 +280,18 @@ void Checker::checkJit(const Program &program, ModuleOp original, StringRef entr
   OwningOpRef<ModuleOp> view = original.clone();
   auto func = cast<func::FuncOp>(SymbolTable::lookupSymbolIn(*view, entry));
   llvm::SmallDenseSet<unsigned> unstable = interp::unstableOutputs(program.text);
+  llvm::SmallDenseSet<unsigned> exact = interp::exactOutputs(program.text);
   llvm::BitVector drop(func.getNumResults());
   SmallVector<Tensor> kept;
+  SmallVector<unsigned> keptExact; // positions in `kept`
   for (unsigned i = 0; i < func.getNumResults(); ++i) {
-    if (unstable.contains(i))
+    if (unstable.contains(i)) {
       drop.set(i);
-    else
-      kept.push_back(reference[i]);
+      continue;
+    }
+    if (exact.contains(i))
+      keptExact.push_back(kept.size());
+    kept.push_back(reference[i]);
   }
   if (kept.empty()) {
     report.comparisons += names.size(); // run, with nothing to compare
@@ -326,6 +332,15 @@ void Checker::checkJit(const Program &program, ModuleOp original, StringRef entr
       got.push_back(tensorOf(cast<RankedTensorType>(type), bytes));
     interp::Comparison comparison = interp::compareOutputs(
         got, kept, succeeded(mags) ? ArrayRef<Tensor>(*mags) : ArrayRef<Tensor>(), {});
+    // The outputs marked exact: identical values (k = 0), not the model's
+    // (the magnitudes only annotate the report).
+    interp::ErrorModel identical;
+    identical.k = 0;
+    for (unsigned j : keptExact)
+      if (j < comparison.outputs.size() && j < got.size())
+        comparison.outputs[j] = interp::compareOutput(
+            got[j], kept[j], succeeded(mags) && j < mags->size() ? &(*mags)[j] : nullptr,
+            identical);
     if (comparison.ok())
       continue;
     std::string detail;
@@ -336,7 +351,13 @@ void Checker::checkJit(const Program &program, ModuleOp original, StringRef entr
     os << " on the program";
     if (drop.any())
       os << " without its unstable outputs (output i below is the i-th output kept)";
-    os << ", k = " << llvm::format("%g", interp::ErrorModel().k) << ":\n";
+    os << ", k = " << llvm::format("%g", interp::ErrorModel().k);
+    if (!keptExact.empty())
+      os << " (k = 0 for output" << (keptExact.size() > 1 ? "s " : " ")
+         << llvm::join(llvm::map_range(keptExact, [](unsigned j) { return std::to_string(j); }),
+                       ", ")
+         << ", marked exact)";
+    os << ":\n";
     comparison.print(os, "reference");
     report.findings.push_back(Finding{name.str(), "mismatch", detail});
   }

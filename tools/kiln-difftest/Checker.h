@@ -12,7 +12,10 @@
 //   - the CPU JIT (kiln::Compiler, no cache) within the error model, on the
 //     program without the outputs the generator marked unstable
 //     (`// jit-unstable-outputs: 1,3`: discrete functions of approximate
-//     values, which the model cannot compare);
+//     values, which the model cannot compare), and bit for bit (k = 0) on
+//     the float outputs it marked exact (`// jit-exact-outputs: 0,2`: IEEE
+//     basic operations and data movement only, no reordered sum, no
+//     library function);
 //   - the same JIT with the cost model's size thresholds at their minimum
 //     (jit-min-thresholds: every GEMM-shaped dot_general through the
 //     runtime GEMM, every parallel loop dispatched on the async runtime,

@@ -306,16 +306,23 @@ GeneratedProgram Generator::generate() {
   for (const std::string &l : blk.lines)
     main += "\n" + l;
   main += "\n  return " + namesOf(rets) + " : " + typesOf(rets) + "\n}";
-  for (size_t i = 0; i < rets.size(); ++i)
-    if (taintOf(rets[i]->name) == 2)
+  for (size_t i = 0; i < rets.size(); ++i) {
+    int t = taintOf(rets[i]->name);
+    if (t == 2)
       program.unstableOutputs.push_back(i);
+    else if (t == 0 && isFloat(rets[i]->dt))
+      program.exactOutputs.push_back(i);
+  }
   program.text = options.header + "\n";
-  if (!program.unstableOutputs.empty())
-    program.text += kiln::interp::kUnstableOutputsMarker.str() + " " +
-                    llvm::join(llvm::map_range(program.unstableOutputs,
-                                               [](unsigned i) { return std::to_string(i); }),
-                               ",") +
-                    "\n";
+  auto markerLine = [&](llvm::StringRef marker, const std::vector<unsigned> &outputs) {
+    if (!outputs.empty())
+      program.text +=
+          marker.str() + " " +
+          llvm::join(llvm::map_range(outputs, [](unsigned i) { return std::to_string(i); }), ",") +
+          "\n";
+  };
+  markerLine(kiln::interp::kUnstableOutputsMarker, program.unstableOutputs);
+  markerLine(kiln::interp::kExactOutputsMarker, program.exactOutputs);
   for (const std::string &f : funcs)
     program.text += f + "\n";
   program.text += main + "\n";

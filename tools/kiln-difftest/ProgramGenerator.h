@@ -53,6 +53,9 @@ struct GeneratedProgram {
   std::string text;
   std::vector<GeneratedInput> inputs;
   std::vector<unsigned> unstableOutputs;
+  /// Float outputs computed exactly (IEEE basic operations and data
+  /// movement): the JIT comparison asks for identical values there.
+  std::vector<unsigned> exactOutputs;
 };
 
 struct GeneratorOptions {
