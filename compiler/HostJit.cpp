@@ -74,6 +74,16 @@ hostTargetMachine(unsigned optLevel, bool fpContract = false) {
   // is converted in integer arithmetic, exactly, as on AVX2 hosts.
   jtmb->getFeatures().AddFeature("avx512bf16", false);
   jtmb->getFeatures().AddFeature("avxneconvert", false);
+  // No gathers formed by LLVM's vectorizers: on AVX-512 targets (where a
+  // masked gather is legal; AVX2 AMD and Intel targets form none) LLVM
+  // 22's SLP vectorizer can place a gather of a stack buffer above the
+  // stores that fill it: a lax.gather reading a value computed into an
+  // alloca read that buffer before it was written, garbage that changed
+  // from run to run (generated program 1083018; `opt -passes=slp-vectorizer
+  // -mcpu=znver5`, `skylake-avx512` or `icelake-server` on the JIT's module
+  // reproduces it). With prefer-no-gather the vectorizers keep those loads
+  // scalar; Kiln's own lowering emits no vector gathers.
+  jtmb->getFeatures().AddFeature("prefer-no-gather", true);
   jtmb->setCodeGenOptLevel(optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
                            : optLevel == 0 ? llvm::CodeGenOptLevel::None
                                            : llvm::CodeGenOptLevel::Default);
