@@ -307,7 +307,26 @@ struct ScalarEmitter {
       // into one sitofp to bf16, which it then folds rounding once; the
       // bits are rounded here instead. (To f16 the two agree: an integer
       // past f32's 2^24 overflows f16.)
-      return fi && tf.isBF16() ? truncF32ToBF16(f32) : convert(f32, toElem, toUns);
+      if (fi && tf.isBF16())
+        return truncF32ToBF16(f32);
+      Value narrow = convert(f32, toElem, toUns);
+      if (!fi)
+        return narrow;
+      // An integer past f16's range (|x| >= 65520 after the f32 rounding)
+      // is +-inf, selected explicitly: LLVM 22's InstCombine folds
+      // fpext(sitofp x to half) into sitofp x to float whenever x's
+      // significant bits fit half's 11, forgetting half's range, so an i64
+      // dot_general known to be a multiple of 2^63 became -9.2e18 in f32
+      // instead of -inf (generated program 1096771). The select is the
+      // conversion's own value (the f32 -> f16 rounding overflows there
+      // too); with it, the fold only meets values inside the range, where
+      // it is exact. Integers are never NaN.
+      Value big = cmpf(arith::CmpFPredicate::OGE, math::AbsFOp::create(b, loc, f32),
+                       cst(f32.getType(), 65520.0));
+      Type narrowType = narrow.getType();
+      Value inf = select(cmpf(arith::CmpFPredicate::OLT, f32, cst(f32.getType(), 0.0)),
+                         cst(narrowType, -INFINITY), cst(narrowType, INFINITY));
+      return select(big, inf, narrow);
     }
     if (fi && tf)
       return fi.getWidth() == 1 || uns ? (Value)arith::UIToFPOp::create(b, loc, to, x)
