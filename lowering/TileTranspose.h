@@ -4,9 +4,10 @@
 // time from [step, lane] tiles on the stack. When each element's steps are
 // contiguous in the global buffer (jax-ml/jax#2491: one system per row), a block of
 // `lanes` steps is that buffer's lanes x lanes block transposed: this copy
-// moves it through registers (vector.transfer_read, a
-// vector.transpose that the CPU pipeline lowers to 16x16 shuffles, and
-// vector.transfer_write) instead of one scalar per element.
+// moves it through registers instead of one scalar per element (lanes a
+// power of two: a shuffle network whose half-row stage is done by the loads
+// or the stores; otherwise vector.transfer_read, vector.transpose and
+// vector.transfer_write).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LOWERING_TILETRANSPOSE_H
