@@ -79,13 +79,20 @@ void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange fi
   };
   auto rowType = VectorType::get({lanes}, elementType);
   Value from = toTile ? buffer : tile, to = toTile ? tile : buffer;
-  if (lanes < 4) {
+  auto loadRows = [&] {
     SmallVector<Value> rows;
     for (int64_t i = 0; i < lanes; ++i)
       rows.push_back(vector::LoadOp::create(b, loc, rowType, from, rowIndices(i, 0, !toTile)));
-    transposeRows(b, loc, rows, lanes);
+    return rows;
+  };
+  auto storeRows = [&](ArrayRef<Value> rows) {
     for (int64_t i = 0; i < lanes; ++i)
       vector::StoreOp::create(b, loc, rows[i], to, rowIndices(i, 0, toTile));
+  };
+  if (lanes < 4) {
+    SmallVector<Value> rows = loadRows();
+    transposeRows(b, loc, rows, lanes);
+    storeRows(rows);
     return;
   }
   // The last stage (s = half) moves whole half rows: it is done by the
@@ -113,13 +120,11 @@ void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange fi
         rows[i + column] = vector::ShuffleOp::create(b, loc, low, high, join);
       }
   } else {
-    for (int64_t i = 0; i < lanes; ++i)
-      rows[i] = vector::LoadOp::create(b, loc, rowType, from, rowIndices(i, 0, !toTile));
+    rows = loadRows();
   }
   transposeRows(b, loc, rows, half);
   if (toTile) {
-    for (int64_t i = 0; i < lanes; ++i)
-      vector::StoreOp::create(b, loc, rows[i], to, rowIndices(i, 0, toTile));
+    storeRows(rows);
     return;
   }
   auto store = [&](Value row, int64_t offset, int64_t toRow, int64_t toColumn) {
