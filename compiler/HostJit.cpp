@@ -20,18 +20,21 @@
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <atomic>
+#include <cstdlib>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -248,6 +251,42 @@ static std::unique_ptr<llvm::Module> translateForHost(mlir::ModuleOp module,
   return llvmModule;
 }
 
+/// Clears `reassoc` from every floating-point add, subtract, multiply,
+/// divide and negation once the optimizer is done, leaving it on reduction
+/// intrinsics (llvm.vector.reduce.*, which it lets sum in a tree). The
+/// vectorizers needed it on a contraction's or reduction's adds to reorder
+/// the sum (the order Kiln leaves unspecified), but the code generator reads
+/// it as a licence for algebra: with `contract` too, x*c1 + x*c2 becomes
+/// fma(x, c1, x*c2) and then x*(c1 + c2), which is no order of the sum: an
+/// infinite x with c1, c2 of opposite signs gave inf where every order gives
+/// NaN (a small dot of a broadcast exp2 overflow by constants, generated
+/// program 1153683). Sound: clearing a fast-math flag only forbids
+/// rewrites.
+static void clearReassociation(llvm::Module &module) {
+  for (llvm::Function &f : module)
+    for (llvm::Instruction &inst : llvm::instructions(f)) {
+      unsigned opcode = inst.getOpcode();
+      if (opcode == llvm::Instruction::FAdd || opcode == llvm::Instruction::FSub ||
+          opcode == llvm::Instruction::FMul || opcode == llvm::Instruction::FDiv ||
+          opcode == llvm::Instruction::FNeg)
+        inst.setHasAllowReassoc(false);
+    }
+}
+
+/// With $KILN_DUMP_LLVM_IR=PREFIX set, writes the module the JIT compiles to
+/// PREFIX.before.ll (as translated, with the host's attributes) and
+/// PREFIX.after.ll (as optimized): `opt` and `llc` with the same
+/// -mcpu/-mattr then reproduce what the JIT did, a stage at a time.
+static void dumpModule(const llvm::Module &module, llvm::StringRef stage) {
+  const char *prefix = std::getenv("KILN_DUMP_LLVM_IR");
+  if (!prefix || !*prefix)
+    return;
+  std::error_code ec;
+  llvm::raw_fd_ostream os((llvm::Twine(prefix) + "." + stage + ".ll").str(), ec);
+  if (!ec)
+    module.print(os, nullptr);
+}
+
 /// The host's target machine for `optLevel` and `fpContract`, made once per
 /// thread (a target machine is not shared between threads; ORC's compile
 /// layer, too, compiles module after module with one): building its
@@ -286,8 +325,11 @@ bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel, bool fpContra
         *error = "translation to LLVM IR failed";
       return false;
     }
+    dumpModule(*llvmModule, "before");
     optimizeModule(*llvmModule, *tm, optLevel, slp);
     widenNarrowLdexp(*llvmModule);
+    clearReassociation(*llvmModule);
+    dumpModule(*llvmModule, "after");
     broken.clear();
     llvm::raw_string_ostream os(broken);
     if ((valid = !llvm::verifyModule(*llvmModule, &os)))
