@@ -168,6 +168,20 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm, unsigned optL
   mpm.run(module, mam);
 }
 
+/// The calls of intrinsic `id` in `module` that `keep` accepts, collected
+/// first so that the caller may replace them.
+llvm::SmallVector<llvm::CallInst *> callsOf(llvm::Module &module, llvm::Intrinsic::ID id,
+                                            llvm::function_ref<bool(llvm::CallInst *)> keep) {
+  llvm::SmallVector<llvm::CallInst *> calls;
+  for (llvm::Function &f : module)
+    if (f.getIntrinsicID() == id)
+      for (llvm::User *user : f.users())
+        if (auto *call = llvm::dyn_cast<llvm::CallInst>(user))
+          if (call->getCalledFunction() == &f && keep(call))
+            calls.push_back(call);
+  return calls;
+}
+
 /// Rewrites each llvm.ldexp of f16 or bf16 values as the same ldexp in f32,
 /// rounded once to the narrow type: LLVM 22's x86 code generator, with
 /// AVX-512, promotes a vector f16 ldexp to VSCALEFPS without converting the
@@ -180,16 +194,10 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm, unsigned optL
 /// above, and below that it is under 2^-140, which rounds to 0 in both. An
 /// overflow is inf in both. So the only rounding is the narrow type's.
 void widenNarrowLdexp(llvm::Module &module) {
-  llvm::SmallVector<llvm::CallInst *> calls;
-  for (llvm::Function &f : module)
-    if (f.getIntrinsicID() == llvm::Intrinsic::ldexp)
-      for (llvm::User *user : f.users())
-        if (auto *call = llvm::dyn_cast<llvm::CallInst>(user))
-          if (call->getCalledFunction() == &f &&
-              (call->getType()->getScalarType()->isHalfTy() ||
-               call->getType()->getScalarType()->isBFloatTy()))
-            calls.push_back(call);
-  for (llvm::CallInst *call : calls) {
+  for (llvm::CallInst *call : callsOf(module, llvm::Intrinsic::ldexp, [](llvm::CallInst *call) {
+         return call->getType()->getScalarType()->isHalfTy() ||
+                call->getType()->getScalarType()->isBFloatTy();
+       })) {
     llvm::IRBuilder<> b(call);
     llvm::Type *f32 = b.getFloatTy();
     llvm::Type *wide = call->getType()->isVectorTy()
@@ -283,15 +291,10 @@ static void clearReassociation(llvm::Module &module) {
 /// (generated program 1177540 with the cost model's thresholds at their
 /// minimum). Exact: the stores write the same lanes to the same places.
 static void scalarizeConstantMaskedStores(llvm::Module &module) {
-  llvm::SmallVector<llvm::CallInst *> calls;
-  for (llvm::Function &f : module)
-    if (f.getIntrinsicID() == llvm::Intrinsic::masked_store)
-      for (llvm::User *user : f.users())
-        if (auto *call = llvm::dyn_cast<llvm::CallInst>(user))
-          if (call->getCalledFunction() == &f &&
-              llvm::isa<llvm::Constant>(call->getArgOperand(2)))
-            calls.push_back(call);
-  for (llvm::CallInst *call : calls) {
+  for (llvm::CallInst *call :
+       callsOf(module, llvm::Intrinsic::masked_store, [](llvm::CallInst *call) {
+         return llvm::isa<llvm::Constant>(call->getArgOperand(2));
+       })) {
     llvm::IRBuilder<> b(call);
     llvm::Value *value = call->getArgOperand(0), *pointer = call->getArgOperand(1);
     auto *mask = llvm::cast<llvm::Constant>(call->getArgOperand(2));
