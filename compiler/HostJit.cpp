@@ -27,7 +27,6 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -140,9 +139,8 @@ void markAllocatorsNoAlias(llvm::Module &module) {
 }
 
 /// LLVM's default pipeline at `optLevel`, as mlir::makeOptimizingTransformer
-/// builds it, with or without the SLP vectorizer.
-void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm, unsigned optLevel,
-                    bool slpVectorization) {
+/// builds it, without the SLP vectorizer (compileToHostObject says why).
+void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm, unsigned optLevel) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -151,7 +149,7 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm, unsigned optL
   tuning.LoopUnrolling = true;
   tuning.LoopInterleaving = true;
   tuning.LoopVectorization = true;
-  tuning.SLPVectorization = slpVectorization;
+  tuning.SLPVectorization = false;
   llvm::PassBuilder pb(tm, tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -368,7 +366,7 @@ bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel, bool fpContra
     return false;
   }
   dumpModule(*llvmModule, "before");
-  optimizeModule(*llvmModule, *tm, optLevel, /*slpVectorization=*/false);
+  optimizeModule(*llvmModule, *tm, optLevel);
   widenNarrowLdexp(*llvmModule);
   clearReassociation(*llvmModule);
   scalarizeConstantMaskedStores(*llvmModule);

@@ -105,33 +105,32 @@ void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange fi
   // and the stages commute, so doing it first (in) or last (out) is the
   // same transpose with a third fewer shuffles for 8 lanes.
   int64_t half = lanes / 2;
-  auto halfType = VectorType::get({half}, elementType);
-  SmallVector<int64_t> join(lanes);
-  std::iota(join.begin(), join.end(), 0);
-  auto load = [&](int64_t row, int64_t column) -> Value {
-    return vector::LoadOp::create(b, loc, halfType, from, rowIndices(row, column, !toTile));
-  };
-  SmallVector<Value> rows(lanes);
   if (toTile) {
+    auto halfType = VectorType::get({half}, elementType);
+    SmallVector<int64_t> join(lanes);
+    std::iota(join.begin(), join.end(), 0);
+    auto load = [&](int64_t row, int64_t column) -> Value {
+      return vector::LoadOp::create(b, loc, halfType, buffer,
+                                    rowIndices(row, column, /*inTile=*/false));
+    };
+    SmallVector<Value> rows(lanes);
     for (int64_t i = 0; i < half; ++i)
       for (int64_t column : {int64_t(0), half}) {
         Value low = load(i, column);
         Value high = load(i + half, column);
         rows[i + column] = vector::ShuffleOp::create(b, loc, low, high, join);
       }
-  } else {
-    rows = loadRows();
-  }
-  transposeRows(b, loc, rows, half);
-  if (toTile) {
+    transposeRows(b, loc, rows, half);
     storeRows(rows);
     return;
   }
+  SmallVector<Value> rows = loadRows();
+  transposeRows(b, loc, rows, half);
   auto store = [&](Value row, int64_t offset, int64_t toRow, int64_t toColumn) {
     Value part = vector::ExtractStridedSliceOp::create(b, loc, row, ArrayRef<int64_t>{offset},
                                                        ArrayRef<int64_t>{half},
                                                        ArrayRef<int64_t>{1});
-    vector::StoreOp::create(b, loc, part, to, rowIndices(toRow, toColumn, toTile));
+    vector::StoreOp::create(b, loc, part, buffer, rowIndices(toRow, toColumn, /*inTile=*/false));
   };
   for (int64_t i = 0; i < half; ++i) {
     store(rows[i], 0, i, 0);
