@@ -11,7 +11,7 @@
 // Hand-derived: row 1 of %a has 0x426A4D53 = 58.58, so %n[1] = sum of its
 // squares > 3431 and exp2 of it is +inf; inf times [-3, -0.033, 95.4, 1.2]
 // has products -inf and +inf, whose sum is NaN in any order. Row 0's sum of
-// squares is 3.96 (exp2: 15.6), times the constants' sum 93.8: 1463.16.
+// squares is 3.967 (exp2: 15.643), times the constants' sum 93.533: 1463.16.
 // RUN: kiln-run %s --interpret | FileCheck %s
 // RUN: kiln-run %s --no-cache --check | FileCheck %s --check-prefix=JIT
 // CHECK: output 0: tensor<1x2x1xf32> {{.*}} values [1463.16, nan]
