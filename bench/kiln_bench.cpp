@@ -70,6 +70,12 @@ static cl::opt<int> scanLaneGroups("scan-lane-groups",
                                             "(CompileOptions::scanLaneGroups; 0: chosen per scan)"),
                                    cl::init(0));
 
+static cl::opt<int> scanRegisterBits(
+    "scan-register-bits",
+    cl::desc("Vector register bits the parallel scans' block transposes may fill "
+             "(CompileOptions::scanRegisterBits; default: the host's)"),
+    cl::init(int(kiln::lowering::hostCpuCostModel().scanRegisterBits)));
+
 static cl::opt<bool> fpContract("fp-contract",
                                 cl::desc("Multiplies and adds may become FMAs "
                                          "(CompileOptions::fpContract)"));
@@ -185,6 +191,7 @@ int main(int argc, char **argv) {
   options.target = gpu ? kiln::Target::Gpu : kiln::Target::Cpu;
   options.scanVectorBits = scanVectorBits;
   options.scanLaneGroups = scanLaneGroups;
+  options.scanRegisterBits = scanRegisterBits;
   options.matvecVectorBits = matvecVectorBits;
   options.cacheDir = cacheDir;
   options.fpContract = fpContract;

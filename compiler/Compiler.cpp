@@ -206,7 +206,8 @@ std::string cacheKeyText(ModuleOp module, const std::string &entry,
      << options.runtimeGemmMinMacs << "\nasync " << options.loadAsyncRuntime
      << "\ntarget " << (options.target == Target::Gpu ? "gpu " + gpuChip : "cpu")
      << "\nparallel-scans " << options.parallelScans << " "
-     << options.scanVectorBits << " " << options.scanLaneGroups << "\nmin-parallel-work "
+     << options.scanVectorBits << " " << options.scanLaneGroups << " "
+     << options.scanRegisterBits << "\nmin-parallel-work "
      << options.minParallelWork << "\nmatvec "
      << options.matvecVectorBits << "\napproximate-math "
      << options.approximateMath << "\nfp-contract " << options.fpContract
@@ -439,6 +440,9 @@ CompileOptions withMinimumThresholds(CompileOptions options) {
   options.runtimeGemmMinMacs = 1;
   options.minParallelWork = 1;
   options.scanLaneGroups = 2;
+  // Not a size, but a code shape the host may never pick: block transposes
+  // with two rows to a register (on AVX2 the code generator splits them).
+  options.scanRegisterBits = 512;
   return options;
 }
 
@@ -548,6 +552,7 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   pipeline.parallelScans = options_.parallelScans;
   pipeline.scanVectorBits = options_.scanVectorBits;
   pipeline.scanLaneGroups = options_.scanLaneGroups;
+  pipeline.scanRegisterBits = options_.scanRegisterBits;
   pipeline.minParallelWork = options_.minParallelWork;
   pipeline.matvecVectorBits = options_.matvecVectorBits;
   pipeline.approximateMath = options_.approximateMath;

@@ -91,6 +91,9 @@ struct CompileOptions {
   /// interleaved (independent dependence chains for the core); 0: chosen
   /// per scan.
   int64_t scanLaneGroups = 0;
+  /// Bits of the vector registers the parallel scans' block transposes
+  /// may fill (two rows to a register when they fit); the host's.
+  int64_t scanRegisterBits = lowering::hostCpuCostModel().scanRegisterBits;
   /// Smallest static work (iterations) of a loop run on all cores; less runs
   /// as plain loops (kiln-one-parallel-dimension).
   int64_t minParallelWork = lowering::defaultCpuCostModel().minParallelWork;
@@ -119,7 +122,8 @@ struct CompileOptions {
 /// `options` with every size threshold of the CPU cost model that picks a
 /// code shape at its minimum: every GEMM-shaped dot_general through the
 /// runtime GEMM, every parallel loop dispatched on the async runtime, two
-/// lane groups per parallel-scan iteration. Those thresholds choose between
+/// lane groups per parallel-scan iteration, block transposes with two rows
+/// to a 512-bit register (whatever the host). Those thresholds choose between
 /// exact lowerings (lowering/CpuCostModel.h), so small programs -- the
 /// differential tests' -- take the code paths of large ones and must compute
 /// the same (kiln-difftest's jit-min-thresholds, kiln-run --min-thresholds).

@@ -22,6 +22,7 @@ const CpuCostModel &hostCpuCostModel() {
   static const CpuCostModel model = [] {
     CpuCostModel m = defaultCpuCostModel();
     m.matvecVectorBits = hostVectorRegisterBits();
+    m.scanRegisterBits = hostVectorRegisterBits();
     return m;
   }();
   return model;

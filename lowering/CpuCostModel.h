@@ -61,6 +61,16 @@ struct CpuCostModel {
   /// not L1, where the rows in use stay; 3 kept every level and let the
   /// next iteration's rows evict the current ones).
   uint32_t scanPrefetchLocalityHint = 2;
+  /// Bits of the target's vector registers, for the block transposes of
+  /// strided rows: at twice a row's bits or more, two rows go to a
+  /// register and each shuffle moves both (kiln-scan-to-parallel-loops'
+  /// register-bits). 512 in the fixed model; the host's in
+  /// hostCpuCostModel() (256 on AVX2, where a 512-bit shuffle is split).
+  int64_t scanRegisterBits = 512;
+  /// Fewest lanes (rows of a block) whose transposes pair rows in
+  /// registers: 8 f32 lanes in a 512-bit register ran seed 003's TDMA
+  /// 1.08-1.12x faster; 4 f64 lanes measured no gain (0.97-1.0x).
+  int64_t pairedTransposeMinLanes = 8;
 
   //--- kiln-vectorize-matvec (VectorizeMatvec.cpp) --------------------------
   /// Bits of one vector: L = bits / element bits rows per block (vector-bits).

@@ -146,7 +146,17 @@ ElementAccess ParallelScanEmitter::scratchFor(Type elementType, int64_t length) 
 }
 
 Value ParallelScanEmitter::allocTile(OpBuilder &b, Type elementType, int64_t rows) {
-  return memref::AllocaOp::create(b, loc, MemRefType::get({rows, laneCount}, elementType));
+  assert(tileArena && "tiles exist only in the body of a vectorized parallel loop");
+  // The tiles of one iteration are views of one stack buffer, each at a
+  // multiple of a cache line: the code addresses them all from one pointer
+  // (separate allocas each took a register, and with 8-12 of them the
+  // block copies spilled and reloaded them).
+  int64_t offset = llvm::alignTo(tileArenaBytes, costModel.cacheLineBytes);
+  tileArenaBytes = offset + rows * laneCount * ((elementType.getIntOrFloatBitWidth() + 7) / 8);
+  auto view = memref::ViewOp::create(b, loc, MemRefType::get({rows, laneCount}, elementType),
+                                     tileArena, constantIndex(b, offset), ValueRange{});
+  tileViews.push_back(view);
+  return view;
 }
 
 SmallVector<ElementAccess>
@@ -419,8 +429,11 @@ void ParallelScanEmitter::copyBlock(OpBuilder &b, const ElementAccess &a, ValueR
   scf::IfOp::create(
       b, loc, allValid,
       [&](OpBuilder &tb, Location) {
+        int64_t registerElements = laneCount >= costModel.pairedTransposeMinLanes
+                                       ? registerBits / a.elementType.getIntOrFloatBitWidth()
+                                       : 0;
         copyTileBlock(tb, loc, a.buffer, stackedIndices(p, start, a.axis), a.tile, laneCount,
-                      toTile);
+                      toTile, registerElements);
         scf::YieldOp::create(tb, loc);
       },
       [&](OpBuilder &eb, Location) {
@@ -529,9 +542,26 @@ void ParallelScanEmitter::emitParallel(function_ref<void(OpBuilder &, ArrayRef<L
           group.lanes.mask = laneMask(b, group.lanes.valid);
           groups.push_back(std::move(group));
         }
-        // The tiles are allocas of this iteration (the CPU pipeline keeps
-        // them per iteration with kiln-parallel-alloca-scopes).
+        // The tiles are views of one alloca of this iteration (the CPU
+        // pipeline keeps it per iteration with kiln-parallel-alloca-scopes),
+        // sized once the body has asked for all of them.
+        auto bytes = [&](int64_t n) { return MemRefType::get({n}, b.getI8Type()); };
+        auto arena = memref::AllocaOp::create(b, loc, bytes(0));
+        tileArena = arena;
+        tileArenaBytes = 0;
+        tileViews.clear();
         body(b, groups);
+        if (tileViews.empty()) {
+          arena.erase();
+        } else {
+          OpBuilder ab(arena);
+          auto sized = memref::AllocaOp::create(ab, loc, bytes(tileArenaBytes), ValueRange{},
+                                                ab.getI64IntegerAttr(costModel.cacheLineBytes));
+          for (memref::ViewOp view : tileViews)
+            view.getSourceMutable().assign(sized);
+          arena.erase();
+        }
+        tileArena = nullptr;
       });
   // The CPU pipeline runs these on all cores unless `work` is too small for
   // a dispatch (kiln-one-parallel-dimension).

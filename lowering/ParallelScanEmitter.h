@@ -12,6 +12,7 @@
 
 #include "dialect/LaxOps.h"
 #include "lowering/CpuCostModel.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -89,10 +90,10 @@ public:
   /// `costModel`: the cache line and prefetch hint of those prefetches.
   ParallelScanEmitter(PatternRewriter &rewriter, Location loc, ArrayRef<int64_t> batch,
                       int64_t lanes, int64_t laneGroups, int64_t prefetchDistance,
-                      const ::kiln::lowering::CpuCostModel &costModel)
+                      int64_t registerBits, const ::kiln::lowering::CpuCostModel &costModel)
       : rewriter(rewriter), loc(loc), batch(batch), laneCount(lanes),
         groupCount(lanes > 1 ? std::max<int64_t>(1, laneGroups) : 1),
-        prefetchDistance(prefetchDistance), costModel(costModel) {}
+        prefetchDistance(prefetchDistance), registerBits(registerBits), costModel(costModel) {}
 
   /// A read-only buffer of `tensor` (shared by all its readers).
   Value bufferOf(Value tensor);
@@ -168,8 +169,13 @@ private:
   int64_t laneCount;
   int64_t groupCount;
   int64_t prefetchDistance;
+  int64_t registerBits;
   const ::kiln::lowering::CpuCostModel &costModel;
   int64_t numScratchSlots = 0;
+  /// The stack buffer the tiles of the iteration being emitted are views of.
+  Value tileArena;
+  int64_t tileArenaBytes = 0;
+  SmallVector<memref::ViewOp> tileViews;
   DenseMap<Value, Value> buffers;
 };
 

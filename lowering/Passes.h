@@ -33,6 +33,9 @@ struct CpuPipelineOptions {
   /// Groups of lanes per parallel-scan iteration, their steps interleaved;
   /// 0: chosen per scan (kiln-scan-to-parallel-loops' lane-groups).
   int64_t scanLaneGroups = 0;
+  /// Bits of the target's vector registers for the parallel scans' block
+  /// transposes (kiln-scan-to-parallel-loops' register-bits).
+  int64_t scanRegisterBits = lowering::defaultCpuCostModel().scanRegisterBits;
   /// Smallest static work of a loop run in parallel
   /// (kiln-one-parallel-dimension's min-parallel-work).
   int64_t minParallelWork = lowering::defaultCpuCostModel().minParallelWork;

@@ -220,7 +220,11 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
            "With vector lanes, run this many groups of lanes per iteration, their steps "
            "interleaved (independent dependence chains); 0: chosen per scan">,
     Option<"prefetchDistance", "prefetch-distance", "int64_t", /*default=*/"::kiln::lowering::defaultCpuCostModel().scanPrefetchDistance",
-           "With vector lanes, prefetch the strided rows this many iterations ahead (0: none)">
+           "With vector lanes, prefetch the strided rows this many iterations ahead (0: none)">,
+    Option<"registerBits", "register-bits", "int64_t", /*default=*/"0",
+           "Bits of the target's vector registers: at twice a block row's bits or more (and "
+           "CpuCostModel::pairedTransposeMinLanes lanes), block transposes keep two rows to a "
+           "register (0: one)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",

@@ -63,8 +63,11 @@ void kiln::buildKilnLaxToLinalgPipeline(OpPassManager &pm,
   funcPm.addPass(createFoldScanLayout());
   funcPm.addPass(createCanonicalizerPass());
   if (options.parallelScans) {
-    funcPm.addPass(createScanToParallelLoops(
-        {options.scanVectorBits, options.scanLaneGroups}));
+    ScanToParallelLoopsOptions scanOptions;
+    scanOptions.vectorBits = options.scanVectorBits;
+    scanOptions.laneGroups = options.scanLaneGroups;
+    scanOptions.registerBits = options.scanRegisterBits;
+    funcPm.addPass(createScanToParallelLoops(scanOptions));
     funcPm.addPass(createCanonicalizerPass());
   }
   LaxToLinalgOptions laxOptions;
@@ -253,6 +256,12 @@ struct LowerCpuPipelineOptions
       llvm::cl::desc("Groups of lanes per parallel-scan iteration, their "
                      "steps interleaved; 0: chosen per scan"),
       llvm::cl::init(kiln::CpuPipelineOptions().scanLaneGroups)};
+  Option<int64_t> scanRegisterBits{
+      *this, "scan-register-bits",
+      llvm::cl::desc("Bits of the target's vector registers for the parallel "
+                     "scans' block transposes (two rows to a register when "
+                     "they fit)"),
+      llvm::cl::init(kiln::CpuPipelineOptions().scanRegisterBits)};
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
       llvm::cl::desc("Smallest static work (iterations) of a loop run in "
@@ -277,6 +286,7 @@ struct LowerCpuPipelineOptions
     options.parallelScans = parallelScans;
     options.scanVectorBits = scanVectorBits;
     options.scanLaneGroups = scanLaneGroups;
+    options.scanRegisterBits = scanRegisterBits;
     options.minParallelWork = minParallelWork;
     options.matvecVectorBits = matvecVectorBits;
     options.approximateMath = approximateMath;

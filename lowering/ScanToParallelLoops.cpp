@@ -232,9 +232,10 @@ int64_t scratchTileBytes(ScanOp producer, int64_t lanes) {
 
 struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
   BatchParallelScanToLoops(MLIRContext *context, int64_t vectorBits, int64_t laneGroups,
-                           int64_t prefetchDistance, const CpuCostModel &model)
+                           int64_t prefetchDistance, int64_t registerBits,
+                           const CpuCostModel &model)
       : OpRewritePattern(context), vectorBits(vectorBits), laneGroups(laneGroups),
-        prefetchDistance(prefetchDistance), model(model) {}
+        prefetchDistance(prefetchDistance), registerBits(registerBits), model(model) {}
 
   LogicalResult matchAndRewrite(ScanOp scan, PatternRewriter &rewriter) const override {
     FailureOr<ArrayRef<int64_t>> batch = batchShapeOf(scan, rewriter);
@@ -269,7 +270,8 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
       rewriter.setInsertionPoint(consumer); // inputs of both exist here
 
     Location loc = scan.getLoc();
-    ParallelScanEmitter emitter(rewriter, loc, *batch, lanes, groups, prefetchDistance, model);
+    ParallelScanEmitter emitter(rewriter, loc, *batch, lanes, groups, prefetchDistance,
+                                registerBits, model);
     for (ScanOp s : group)
       emitter.prepareInputs(s);
 
@@ -355,6 +357,7 @@ private:
   int64_t vectorBits;
   int64_t laneGroups;
   int64_t prefetchDistance;
+  int64_t registerBits;
   const CpuCostModel &model;
 };
 
@@ -364,7 +367,8 @@ struct ScanToParallelLoopsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<BatchParallelScanToLoops>(&getContext(), vectorBits, laneGroups,
-                                           prefetchDistance, defaultCpuCostModel());
+                                           prefetchDistance, registerBits,
+                                           defaultCpuCostModel());
     GreedyRewriteConfig config;
     config.setUseTopDownTraversal(true);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))

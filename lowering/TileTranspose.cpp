@@ -44,8 +44,101 @@ static void transposeRows(OpBuilder &b, Location loc, SmallVectorImpl<Value> &ro
   }
 }
 
+namespace {
+/// Where the elements of an L x L block (L = 2^m; row r, column c) sit in a
+/// set of vector registers of W elements: the bits of a register's index
+/// and of a position within it, most significant first, each one bit of the
+/// row (id i < m) or of the column (id m + i).
+struct BitLayout {
+  SmallVector<int64_t> registerBits, positionBits;
+};
+} // namespace
+
+/// Bit `id` of element (row, column).
+static int64_t elementBit(int64_t id, int64_t m, int64_t row, int64_t column) {
+  return id < m ? (row >> id) & 1 : (column >> (id - m)) & 1;
+}
+
+/// The index that bits `ids` (most significant first) of the element form.
+static int64_t indexOf(ArrayRef<int64_t> ids, int64_t m, int64_t row, int64_t column) {
+  int64_t index = 0;
+  for (int64_t id : ids)
+    index = index * 2 + elementBit(id, m, row, column);
+  return index;
+}
+
+/// The layouts a block goes through between rows paired in registers of 2L
+/// elements (register k = [row k, row k + L/2]) and the tile, whose register
+/// j is the tile's elements [2jL, 2(j+1)L), i.e. tile rows 2j and 2j + 1
+/// (tile[c][r] = element (r, c)). Consecutive layouts differ in one bit of
+/// the register index, so each output register of a stage draws from two
+/// input registers: one two-input shuffle (AVX-512: vunpck/vshuf or
+/// vpermt2ps). Stage t swaps row bit t (in the register index) with column
+/// bit t + 1 (in the position); the last stage also puts the position bits
+/// in the tile's order.
+static SmallVector<BitLayout> pairedRowLayouts(int64_t m) {
+  auto row = [](int64_t i) { return i; };
+  auto column = [m](int64_t i) { return m + i; };
+  BitLayout layout;
+  for (int64_t i = m - 2; i >= 0; --i)
+    layout.registerBits.push_back(row(i));
+  layout.positionBits.push_back(row(m - 1));
+  for (int64_t i = m - 1; i >= 0; --i)
+    layout.positionBits.push_back(column(i));
+  SmallVector<BitLayout> layouts = {layout};
+  for (int64_t t = 0; t + 2 < m; ++t) {
+    llvm::replace(layout.registerBits, row(t), column(t + 1));
+    llvm::replace(layout.positionBits, column(t + 1), row(t));
+    layouts.push_back(layout);
+  }
+  BitLayout tile;
+  for (int64_t i = m - 1; i >= 1; --i)
+    tile.registerBits.push_back(column(i));
+  tile.positionBits.push_back(column(0));
+  for (int64_t i = m - 1; i >= 0; --i)
+    tile.positionBits.push_back(row(i));
+  layouts.push_back(tile);
+  return layouts;
+}
+
+/// Moves the block from layout `from` (registers `regs`) to layout `to`:
+/// each output register is one shuffle of the (at most two) input registers
+/// holding its elements.
+static SmallVector<Value> shuffleStage(OpBuilder &b, Location loc, ArrayRef<Value> regs,
+                                       const BitLayout &from, const BitLayout &to, int64_t m) {
+  int64_t width = int64_t(1) << to.positionBits.size();
+  SmallVector<Value> out;
+  for (int64_t j = 0, e = int64_t(1) << to.registerBits.size(); j < e; ++j) {
+    SmallVector<int64_t> sources, mask;
+    for (int64_t p = 0; p < width; ++p) {
+      // Element (row, column) at register j, position p of `to`.
+      int64_t row = 0, column = 0;
+      auto set = [&](ArrayRef<int64_t> ids, int64_t index) {
+        for (auto [k, id] : llvm::enumerate(ids)) {
+          int64_t bit = (index >> (ids.size() - 1 - k)) & 1;
+          (id < m ? row : column) |= bit << (id < m ? id : id - m);
+        }
+      };
+      set(to.registerBits, j);
+      set(to.positionBits, p);
+      int64_t source = indexOf(from.registerBits, m, row, column);
+      auto it = llvm::find(sources, source);
+      if (it == sources.end()) {
+        sources.push_back(source);
+        it = std::prev(sources.end());
+      }
+      assert(sources.size() <= 2 && "a stage changes one bit of the register index");
+      mask.push_back((it - sources.begin()) * width + indexOf(from.positionBits, m, row, column));
+    }
+    Value first = regs[sources[0]];
+    Value second = sources.size() > 1 ? regs[sources[1]] : first;
+    out.push_back(vector::ShuffleOp::create(b, loc, first, second, mask));
+  }
+  return out;
+}
+
 void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange first, Value tile,
-                         int64_t lanes, bool toTile) {
+                         int64_t lanes, bool toTile, int64_t registerElements) {
   Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   SmallVector<Value> tileFirst = {zero, zero};
@@ -63,19 +156,26 @@ void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange fi
     vector::TransferWriteOp::create(b, loc, transposed, to, toIndices, inBounds);
     return;
   }
+  // The block as a lanes x lanes view of the buffer: every row is one
+  // dynamic offset plus a constant multiple of the row stride, which the
+  // code generator folds into each access's displacement (indexed from the
+  // buffer, loop-strength reduction gave each row a register of its own,
+  // which the block copies spilled and reloaded).
+  auto bufferType = cast<MemRefType>(buffer.getType());
+  int64_t rank = bufferType.getRank();
+  SmallVector<OpFoldResult> offsets(first.begin(), first.end());
+  SmallVector<OpFoldResult> sizes(rank, b.getIndexAttr(1)), strides(rank, b.getIndexAttr(1));
+  sizes[rank - 2] = sizes[rank - 1] = b.getIndexAttr(lanes);
+  buffer = memref::SubViewOp::create(
+      b, loc,
+      memref::SubViewOp::inferRankReducedResultType({lanes, lanes}, bufferType, offsets, sizes,
+                                                    strides),
+      buffer, offsets, sizes, strides);
   // Row i of the block, from column `column` on: element (first lane + i)
   // in the buffer, step i in the tile.
-  int64_t laneDim = first.size() - 2;
-  auto rowIndices = [&](int64_t i, int64_t column, bool inTile) {
-    Value offset = arith::ConstantIndexOp::create(b, loc, i);
-    Value columnOffset = arith::ConstantIndexOp::create(b, loc, column);
-    if (inTile)
-      return SmallVector<Value>{offset, columnOffset};
-    SmallVector<Value> indices(first);
-    indices[laneDim] = arith::AddIOp::create(b, loc, first[laneDim], offset);
-    if (column)
-      indices.back() = arith::AddIOp::create(b, loc, indices.back(), columnOffset);
-    return indices;
+  auto rowIndices = [&](int64_t i, int64_t column, bool /*inTile*/) {
+    return SmallVector<Value>{arith::ConstantIndexOp::create(b, loc, i),
+                              arith::ConstantIndexOp::create(b, loc, column)};
   };
   auto rowType = VectorType::get({lanes}, elementType);
   Value from = toTile ? buffer : tile, to = toTile ? tile : buffer;
@@ -93,6 +193,46 @@ void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange fi
     SmallVector<Value> rows = loadRows();
     transposeRows(b, loc, rows, lanes);
     storeRows(rows);
+    return;
+  }
+  if (registerElements >= 2 * lanes) {
+    // Two rows to a register (AVX-512: 8 f32 or 4 f64 lanes in a zmm): half
+    // the registers, and each shuffle moves two rows' worth.
+    int64_t m = llvm::Log2_64(lanes), half = lanes / 2;
+    SmallVector<BitLayout> layouts = pairedRowLayouts(m);
+    auto pairType = VectorType::get({2 * lanes}, elementType);
+    SmallVector<ReassociationIndices> both = {{0, 1}};
+    Value flatTile = memref::CollapseShapeOp::create(b, loc, tile, both);
+    auto tileIndex = [&](int64_t j) -> SmallVector<Value> {
+      return {arith::ConstantIndexOp::create(b, loc, 2 * j * lanes)};
+    };
+    if (toTile) {
+      SmallVector<int64_t> join(2 * lanes);
+      std::iota(join.begin(), join.end(), 0);
+      SmallVector<Value> regs;
+      for (int64_t k = 0; k < half; ++k) {
+        Value low = vector::LoadOp::create(b, loc, rowType, buffer, rowIndices(k, 0, false));
+        Value high = vector::LoadOp::create(b, loc, rowType, buffer, rowIndices(k + half, 0, false));
+        regs.push_back(vector::ShuffleOp::create(b, loc, low, high, join));
+      }
+      for (size_t s = 0; s + 1 < layouts.size(); ++s)
+        regs = shuffleStage(b, loc, regs, layouts[s], layouts[s + 1], m);
+      for (auto [j, reg] : llvm::enumerate(regs))
+        vector::StoreOp::create(b, loc, reg, flatTile, tileIndex(j));
+      return;
+    }
+    SmallVector<Value> regs;
+    for (int64_t j = 0; j < half; ++j)
+      regs.push_back(vector::LoadOp::create(b, loc, pairType, flatTile, tileIndex(j)));
+    for (size_t s = layouts.size() - 1; s > 0; --s)
+      regs = shuffleStage(b, loc, regs, layouts[s], layouts[s - 1], m);
+    for (auto [k, reg] : llvm::enumerate(regs))
+      for (int64_t h : {int64_t(0), int64_t(1)}) {
+        Value part = vector::ExtractStridedSliceOp::create(
+            b, loc, reg, ArrayRef<int64_t>{h * lanes}, ArrayRef<int64_t>{lanes},
+            ArrayRef<int64_t>{1});
+        vector::StoreOp::create(b, loc, part, buffer, rowIndices(k + h * half, 0, false));
+      }
     return;
   }
   // The last stage (s = half) moves whole half rows: it is done by the

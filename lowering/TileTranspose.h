@@ -23,7 +23,8 @@ namespace kiln {
 /// block at [0, 0]), `toTile` saying the direction. All `lanes` rows and
 /// steps must be inside the buffer.
 void copyTileBlock(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
-                   mlir::ValueRange first, mlir::Value tile, int64_t lanes, bool toTile);
+                   mlir::ValueRange first, mlir::Value tile, int64_t lanes, bool toTile,
+                   int64_t registerElements = 0);
 
 } // namespace kiln
 

@@ -118,17 +118,27 @@ TEST_F(TdmaTest, ParallelLoopsMatchTheScans) {
   auto lanes = compileTdma(
       context, "builtin.module(func.func(kiln-fold-scan-layout,canonicalize,"
                "kiln-scan-to-parallel-loops{vector-bits=256},canonicalize))");
-  ASSERT_TRUE(asWritten && folded && parallel && lanes);
+  // Block transposes with two rows to a 512-bit register (8 f32 lanes),
+  // two lane groups: the last iteration's second group lies past the batch
+  // and its first is 8 lanes, copied one element at a time.
+  auto paired = compileTdma(
+      context, "builtin.module(func.func(kiln-fold-scan-layout,canonicalize,"
+               "kiln-scan-to-parallel-loops{vector-bits=512 register-bits=512 lane-groups=2},"
+               "canonicalize))");
+  ASSERT_TRUE(asWritten && folded && parallel && lanes && paired);
   std::vector<float> x0 = problem.solve(*asWritten);
   std::vector<float> x1 = problem.solve(*folded);
   std::vector<float> x2 = problem.solve(*parallel);
   std::vector<float> x3 = problem.solve(*lanes);
+  std::vector<float> x4 = problem.solve(*paired);
   EXPECT_LT(problem.residual(x2), 1e-5);
+  EXPECT_LT(problem.residual(x4), 1e-5);
   // The rewrites are exact: every element is computed by the same sequence
   // of float operations, in a vector lane or alone.
   EXPECT_EQ(x0, x1);
   EXPECT_EQ(x0, x2);
   EXPECT_EQ(x0, x3);
+  EXPECT_EQ(x0, x4);
 }
 
 } // namespace
