@@ -372,11 +372,13 @@ SmallVector<Value> ParallelScanEmitter::emitBlocks(OpBuilder &b, ScanOp scan,
       for (const ElementAccess &a : xs[g])
         if (a.blockTile)
           copyBlock(bb, a, group.p, group.lanes, allValid[g], start, n, /*toTile=*/true);
-    for (auto [g, group] : llvm::enumerate(groups))
-      for (auto [accesses, forWrite] : {std::pair(ArrayRef(xs[g]), false), std::pair(ArrayRef(ys[g]), true)})
-        for (const ElementAccess &a : accesses)
-          if (a.blockTile)
-            prefetchAhead(bb, a, group.p, start, n, length, forWrite);
+    // The groups' rows are consecutive (group g starts g * lanes rows after
+    // group 0), so the iteration ahead reads one contiguous range of each
+    // buffer: one prefetch stream per buffer, from group 0's first row.
+    for (auto [accesses, forWrite] : {std::pair(ArrayRef(xs[0]), false), std::pair(ArrayRef(ys[0]), true)})
+      for (const ElementAccess &a : accesses)
+        if (a.blockTile)
+          prefetchAhead(bb, a, groups[0].p, start, n, length, forWrite);
     auto inner = scf::ForOp::create(
         bb, loc, constantIndex(bb, 0), constantIndex(bb, n), constantIndex(bb, 1), carries,
         [&](OpBuilder &ib, Location il, Value i, ValueRange innerCarries) {
@@ -477,25 +479,26 @@ void ParallelScanEmitter::prefetchAhead(OpBuilder &b, const ElementAccess &a, Va
   if (prefetchDistance <= 0 || a.axis != rank - 1 || a.laneDim(batch.size()) != rank - 2 ||
       !type.getLayout().isIdentity() || !type.hasStaticShape())
     return;
-  // The iteration `prefetchDistance` ahead (lanes * groups rows per
-  // iteration) touches this group's rows [ahead, ahead + lanes), lanes *
-  // length consecutive elements from row `ahead`'s first;
-  // this block's share of them is the elements [start * lanes, (start + n)
-  // * lanes), one prefetch per cache line (CpuCostModel::cacheLineBytes), in
-  // the buffer seen as one dimension. Addresses past its end are clamped to its last element
+  // The iteration `prefetchDistance` ahead (rows = lanes * groups rows per
+  // iteration) touches rows [ahead, ahead + rows), rows * length
+  // consecutive elements from row `ahead`'s first; this block's share of
+  // them is the elements [start * rows, (start + n) * rows), one prefetch
+  // per cache line (CpuCostModel::cacheLineBytes), in the buffer seen as
+  // one dimension. Addresses past its end are clamped to its last element
   // (a prefetch never faults, but its address must be valid).
+  int64_t rows = laneCount * groupCount;
   SmallVector<int64_t> strides = computeStrides(type.getShape());
-  Value first = arith::MulIOp::create(b, loc, start, constantIndex(b, laneCount));
+  Value first = arith::MulIOp::create(b, loc, start, constantIndex(b, rows));
   for (auto [d, index] : llvm::enumerate(p))
     first = arith::AddIOp::create(
         b, loc, first, arith::MulIOp::create(b, loc, index, constantIndex(b, strides[d])));
   first = arith::AddIOp::create(
-      b, loc, first, constantIndex(b, prefetchDistance * laneCount * groupCount * strides[rank - 2]));
+      b, loc, first, constantIndex(b, prefetchDistance * rows * strides[rank - 2]));
   SmallVector<ReassociationIndices> all = {llvm::to_vector(llvm::seq<int64_t>(0, rank))};
   Value flat = memref::CollapseShapeOp::create(b, loc, a.buffer, all);
   int64_t elementsPerLine =
       std::max<int64_t>(1, costModel.cacheLineBytes * 8 / a.elementType.getIntOrFloatBitWidth());
-  int64_t lines = (n * laneCount + elementsPerLine - 1) / elementsPerLine;
+  int64_t lines = (n * rows + elementsPerLine - 1) / elementsPerLine;
   Value last = constantIndex(b, type.getNumElements() - 1);
   for (int64_t k = 0; k < lines; ++k) {
     Value element = arith::MinSIOp::create(
