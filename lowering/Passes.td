@@ -211,7 +211,10 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
     groups: K independent dependence chains for the out-of-order core (by
     default 16 when the lanes are contiguous in memory, 2 for a
     transcendental body over strided rows, 2 for arithmetic over strided
-    rows: lowering/CpuCostModel.h).
+    rows: lowering/CpuCostModel.h). With `register-bits=R` (the CPU
+    pipeline: the host's vector registers) a block whose two rows fit one
+    register (and of at least CpuCostModel::pairedTransposeMinLanes lanes)
+    is transposed two rows to a register.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
