@@ -2,7 +2,10 @@
 //
 // Exact: the lanes x lanes block at (row r, step s) transposed holds
 // buffer[r + l][s + t] at [t][l], which is where the scalar copy puts it in
-// the tile; the way back is the same transpose read from the tile.
+// the tile; the way back is the same transpose read from the tile. The
+// paired-row network is a permutation too: each shuffle's mask is read off
+// tables of where every element is before and after the stage, and the
+// last table is the tile's.
 //
 //===----------------------------------------------------------------------===//
 #include "lowering/TileTranspose.h"
@@ -67,6 +70,25 @@ static int64_t indexOf(ArrayRef<int64_t> ids, int64_t m, int64_t row, int64_t co
   return index;
 }
 
+/// The element (row, column) at position `position` of register `reg` in
+/// `layout`: the inverse of indexOf over the register and position bits.
+static std::pair<int64_t, int64_t> elementAt(const BitLayout &layout, int64_t m, int64_t reg,
+                                             int64_t position) {
+  int64_t row = 0, column = 0;
+  auto decode = [&](ArrayRef<int64_t> ids, int64_t index) {
+    for (auto [k, id] : llvm::enumerate(ids)) {
+      int64_t bit = (index >> (ids.size() - 1 - k)) & 1;
+      if (id < m)
+        row |= bit << id;
+      else
+        column |= bit << (id - m);
+    }
+  };
+  decode(layout.registerBits, reg);
+  decode(layout.positionBits, position);
+  return {row, column};
+}
+
 /// The layouts a block goes through between rows paired in registers of 2L
 /// elements (register k = [row k, row k + L/2]) and the tile, whose register
 /// j is the tile's elements [2jL, 2(j+1)L), i.e. tile rows 2j and 2j + 1
@@ -111,16 +133,7 @@ static SmallVector<Value> shuffleStage(OpBuilder &b, Location loc, ArrayRef<Valu
   for (int64_t j = 0, e = int64_t(1) << to.registerBits.size(); j < e; ++j) {
     SmallVector<int64_t> sources, mask;
     for (int64_t p = 0; p < width; ++p) {
-      // Element (row, column) at register j, position p of `to`.
-      int64_t row = 0, column = 0;
-      auto set = [&](ArrayRef<int64_t> ids, int64_t index) {
-        for (auto [k, id] : llvm::enumerate(ids)) {
-          int64_t bit = (index >> (ids.size() - 1 - k)) & 1;
-          (id < m ? row : column) |= bit << (id < m ? id : id - m);
-        }
-      };
-      set(to.registerBits, j);
-      set(to.positionBits, p);
+      auto [row, column] = elementAt(to, m, j, p);
       int64_t source = indexOf(from.registerBits, m, row, column);
       auto it = llvm::find(sources, source);
       if (it == sources.end()) {
@@ -173,7 +186,7 @@ void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange fi
       buffer, offsets, sizes, strides);
   // Row i of the block, from column `column` on: element (first lane + i)
   // in the buffer, step i in the tile.
-  auto rowIndices = [&](int64_t i, int64_t column, bool /*inTile*/) {
+  auto rowIndices = [&](int64_t i, int64_t column) {
     return SmallVector<Value>{arith::ConstantIndexOp::create(b, loc, i),
                               arith::ConstantIndexOp::create(b, loc, column)};
   };
@@ -182,12 +195,12 @@ void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange fi
   auto loadRows = [&] {
     SmallVector<Value> rows;
     for (int64_t i = 0; i < lanes; ++i)
-      rows.push_back(vector::LoadOp::create(b, loc, rowType, from, rowIndices(i, 0, !toTile)));
+      rows.push_back(vector::LoadOp::create(b, loc, rowType, from, rowIndices(i, 0)));
     return rows;
   };
   auto storeRows = [&](ArrayRef<Value> rows) {
     for (int64_t i = 0; i < lanes; ++i)
-      vector::StoreOp::create(b, loc, rows[i], to, rowIndices(i, 0, toTile));
+      vector::StoreOp::create(b, loc, rows[i], to, rowIndices(i, 0));
   };
   if (lanes < 4) {
     SmallVector<Value> rows = loadRows();
@@ -196,8 +209,8 @@ void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange fi
     return;
   }
   if (registerElements >= 2 * lanes) {
-    // Two rows to a register (AVX-512: 8 f32 or 4 f64 lanes in a zmm): half
-    // the registers, and each shuffle moves two rows' worth.
+    // Two rows to a register (AVX-512: 8 f32 lanes in a zmm): half the
+    // registers, and each shuffle moves two rows' worth.
     int64_t m = llvm::Log2_64(lanes), half = lanes / 2;
     SmallVector<BitLayout> layouts = pairedRowLayouts(m);
     auto pairType = VectorType::get({2 * lanes}, elementType);
@@ -211,8 +224,8 @@ void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange fi
       std::iota(join.begin(), join.end(), 0);
       SmallVector<Value> regs;
       for (int64_t k = 0; k < half; ++k) {
-        Value low = vector::LoadOp::create(b, loc, rowType, buffer, rowIndices(k, 0, false));
-        Value high = vector::LoadOp::create(b, loc, rowType, buffer, rowIndices(k + half, 0, false));
+        Value low = vector::LoadOp::create(b, loc, rowType, buffer, rowIndices(k, 0));
+        Value high = vector::LoadOp::create(b, loc, rowType, buffer, rowIndices(k + half, 0));
         regs.push_back(vector::ShuffleOp::create(b, loc, low, high, join));
       }
       for (size_t s = 0; s + 1 < layouts.size(); ++s)
@@ -231,7 +244,7 @@ void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange fi
         Value part = vector::ExtractStridedSliceOp::create(
             b, loc, reg, ArrayRef<int64_t>{h * lanes}, ArrayRef<int64_t>{lanes},
             ArrayRef<int64_t>{1});
-        vector::StoreOp::create(b, loc, part, buffer, rowIndices(k + h * half, 0, false));
+        vector::StoreOp::create(b, loc, part, buffer, rowIndices(k + h * half, 0));
       }
     return;
   }
@@ -251,7 +264,7 @@ void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange fi
     std::iota(join.begin(), join.end(), 0);
     auto load = [&](int64_t row, int64_t column) -> Value {
       return vector::LoadOp::create(b, loc, halfType, buffer,
-                                    rowIndices(row, column, /*inTile=*/false));
+                                    rowIndices(row, column));
     };
     SmallVector<Value> rows(lanes);
     for (int64_t i = 0; i < half; ++i)
@@ -270,7 +283,7 @@ void kiln::copyTileBlock(OpBuilder &b, Location loc, Value buffer, ValueRange fi
     Value part = vector::ExtractStridedSliceOp::create(b, loc, row, ArrayRef<int64_t>{offset},
                                                        ArrayRef<int64_t>{half},
                                                        ArrayRef<int64_t>{1});
-    vector::StoreOp::create(b, loc, part, buffer, rowIndices(toRow, toColumn, /*inTile=*/false));
+    vector::StoreOp::create(b, loc, part, buffer, rowIndices(toRow, toColumn));
   };
   for (int64_t i = 0; i < half; ++i) {
     store(rows[i], 0, i, 0);
