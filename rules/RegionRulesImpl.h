@@ -2,8 +2,9 @@
 //
 // Private to rules/: the helpers that the files of the region rules
 // (RegionRules.cpp: the pattern and the load-time checks; RegionMatch.cpp:
-// roles and the native functions of `loop` and `where`; RegionActions.cpp:
-// the rewrite actions; RegionDependence.cpp: the dependence classes) share.
+// roles and the native functions of `loop` and `where`; RegionActions.cpp,
+// RegionMotion.cpp and RegionRemovals.cpp: the rewrite actions, around
+// RegionRewrite.h; RegionDependence.cpp: the dependence classes) share.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RULES_REGIONRULESIMPL_H
