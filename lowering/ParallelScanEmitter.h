@@ -87,7 +87,10 @@ public:
   /// `prefetchDistance`: with vector lanes, how many iterations ahead the
   /// rows of strided xs/ys are prefetched (0: none). `laneGroups`: with
   /// vector lanes, how many groups of `lanes` elements one iteration runs.
-  /// `costModel`: the cache line and prefetch hint of those prefetches.
+  /// `registerBits`: the target's vector registers (block transposes keep
+  /// two rows to a register when they fit; TileTranspose.h). `costModel`:
+  /// the cache line and prefetch hint of those prefetches, the fewest lanes
+  /// whose transposes pair rows.
   ParallelScanEmitter(PatternRewriter &rewriter, Location loc, ArrayRef<int64_t> batch,
                       int64_t lanes, int64_t laneGroups, int64_t prefetchDistance,
                       int64_t registerBits, const ::kiln::lowering::CpuCostModel &costModel)
