@@ -1,14 +1,14 @@
 //===- kiln_bench.cpp - Kiln's side of the benchmarks ---------------------===//
 //
 // kiln-bench FILE.mlir --entry F [--passes PIPELINE] --inputs a.npy,b.npy
-//            --outputs DIR [--repeat N] [--warmup N] [--calls-per-sample K]
+//            [--outputs DIR] [--repeat N] [--warmup N] [--calls-per-sample K]
 //            [--target cpu|gpu] [--paired FLOOR.mlir --paired-entry G]
 //
 // Runs PIPELINE (kiln-opt pass syntax, e.g. "builtin.module(kiln-optimize)")
 // on the module, compiles it once with kiln::Compiler (LLVM JIT), runs it on
 // the inputs `warmup` times untimed, then `repeat` timed samples of K calls
 // each through Executable::callRaw on fixed caller-owned buffers, writes
-// DIR/out0.npy... and prints one JSON line:
+// DIR/out0.npy... (with --outputs) and prints one JSON line:
 //   {"times_s": [per-call seconds...], "compile_s": ..., "calls_per_sample": K}
 // (f32/f64 inputs and outputs, as the seed workloads use). With
 // --target=gpu the buffers are device buffers, filled once before timing:
@@ -48,8 +48,9 @@ static cl::opt<std::string> entry("entry", cl::desc("Function to run"), cl::init
 static cl::opt<std::string> passes("passes", cl::desc("Pass pipeline before lowering"),
                                    cl::init(""));
 static cl::opt<std::string> inputs("inputs", cl::desc("Comma-separated .npy inputs"));
-static cl::opt<std::string> outputs("outputs", cl::desc("Directory for out<i>.npy"),
-                                    cl::init("."));
+static cl::opt<std::string> outputs("outputs",
+                                    cl::desc("Directory for out<i>.npy (default: not written)"),
+                                    cl::init(""));
 static cl::opt<int> repeat("repeat", cl::desc("Timed samples"), cl::init(10));
 static cl::opt<int> warmup("warmup", cl::desc("Untimed calls first"), cl::init(2));
 static cl::opt<std::string> target("target", cl::desc("cpu or gpu"), cl::init("cpu"));
@@ -294,7 +295,7 @@ int main(int argc, char **argv) {
         throw std::runtime_error(std::string("GPU: ") + why);
     }
 
-    for (size_t i = 0; i < call.outputs.size(); ++i) {
+    for (size_t i = 0; !outputs.empty() && i < call.outputs.size(); ++i) {
       HostBuffer &out = call.outputs[i];
       std::string path = outputs + "/out" + std::to_string(i) + ".npy";
       auto write = [&](auto tag) {
