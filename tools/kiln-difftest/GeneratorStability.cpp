@@ -146,15 +146,18 @@ int Generator::inferTaint(const Block &blk, const Value &v) {
     // (sin(-FLT_MAX): any value in [-1, 1] is within the model) moves it
     // anywhere in [-pi, pi] (generated program 306458).
     return 2;
-  if (m == 1 && op == "pow") {
-    // pow amplifies its base's error by the exponent: an approximate base
-    // with a huge exponent (cos(-FLT_MAX) = 1 in the JIT, 0.853 in libm,
-    // then ** -FLT_MAX: 1 against inf) is beyond any first-order bound
-    // (generated program 101340).
-    // `names` are the operands in order: the base first.
-    if (!names.empty() && taintOf(names.front()) >= 1)
-      return 2;
-  }
+  if (m == 1 && op == "pow")
+    // An approximate operand of pow. The base: pow amplifies its error by
+    // the exponent, and an approximate base with a huge exponent
+    // (cos(-FLT_MAX) = 1 in the JIT, 0.853 in libm, then ** -FLT_MAX: 1
+    // against inf) is beyond any first-order bound (generated program
+    // 101340). The exponent: for a negative base pow is NaN at every
+    // non-integer exponent and a number at the integers, so an exponent
+    // that is an integer in one and not in the other gives a number against
+    // NaN (logistic(-92.76) is 5.3e-41 in the interpreter and 0 in the
+    // JIT's f32 1 / (1 + exp(92.76)), as in JAX's own lowering; then
+    // (-92.76) ** that: NaN against 1: generated program 1251512).
+    return 2;
   if (mayOverflow && isFloat(v.dt) && (op == "sin" || op == "cos" || op == "tan"))
     // The argument may be near the largest value, where one ulp is 2^104
     // (f32) and the model allows sin any value in [-1, 1] (the JIT's is 0 at
