@@ -6,6 +6,11 @@
 //   binder   := name [':' type]          type := dtype '[' dims ']'
 //   atom     := name | literal [':' type]
 //
+// JAX's variable names run through every string of letters, so `in`, `inf`
+// and `nan` are variables too: `in` is the keyword where the outputs and
+// '}' follow it, `inf`/`nan` are literals where typed or not bound in the
+// jaxpr (atJaxprEnd, parseAtom).
+//
 // Equations are not terminated; an equation's atoms end where the next
 // equation's binders (`c:f32[3] =` or, untyped, `c d =` on a new line, or
 // after a ';' in a jaxpr printed on one line) or the closing `in` begin.
@@ -21,6 +26,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cmath>
 
@@ -71,6 +77,13 @@ private:
   bool atJaxprEnd() const;
   /// Whether tokens from `index` are binders followed by '=', i.e. an equation.
   bool startsEquation(size_t index) const;
+  /// The index of the token after the atom at `index` and its `:type[...]`.
+  size_t skipAtom(size_t index) const;
+
+  /// The names bound so far in each jaxpr being parsed, innermost last: JAX
+  /// names its variables a, b, ..., z, ba, ..., so `in` (the 222nd),
+  /// `inf` (the 5,752nd) and `nan` (the 8,802nd) are variables too.
+  std::vector<llvm::StringSet<>> boundNames;
 
   std::vector<Token> tokens;
   size_t pos = 0;
@@ -162,6 +175,9 @@ std::optional<llvm::SmallVector<TypeAnnotation>> Parser::parseTypeList() {
 bool Parser::parseJaxpr(std::shared_ptr<Jaxpr> &jaxpr) {
   jaxpr = std::make_shared<Jaxpr>();
   jaxpr->loc = cur().loc();
+  // A jaxpr is closed: its names are its own (a nested jaxpr may reuse them).
+  boundNames.emplace_back();
+  llvm::scope_exit unbind([&] { boundNames.pop_back(); });
   if (!expect(TokenKind::LBrace, "to open a jaxpr") || !expectKeyword("lambda") ||
       !parseBinders(jaxpr->constvars) ||
       !expect(TokenKind::Semicolon, "after the constvars of a jaxpr") ||
@@ -194,6 +210,8 @@ bool Parser::parseBinders(llvm::SmallVectorImpl<Binder> &binders) {
 bool Parser::parseBinder(Binder &binder) {
   binder.loc = cur().loc();
   binder.name = consume().spelling.str();
+  if (!boundNames.empty())
+    boundNames.back().insert(binder.name);
   if (!cur().is(TokenKind::Colon))
     return true;
   consume();
@@ -232,9 +250,27 @@ bool Parser::parseType(TypeAnnotation &type) {
 bool Parser::atJaxprEnd() const {
   if (!cur().isKeyword("in"))
     return false;
+  // The keyword is followed by the outputs: `(a, b)` (current JAX) or one
+  // atom (older JAX), then the closing '}'. A variable named `in` is an
+  // operand, followed by another operand, the next equation or the keyword
+  // `in`; never by '(' or by one atom and '}'.
   const Token &next = peek();
-  return next.is(TokenKind::LParen) || next.is(TokenKind::Number) ||
-         next.is(TokenKind::EndOfFile) || peek(2).is(TokenKind::RBrace);
+  if (next.is(TokenKind::LParen) || next.is(TokenKind::EndOfFile))
+    return true;
+  if (!next.is(TokenKind::Identifier) && !next.is(TokenKind::Number))
+    return false;
+  return tokens[skipAtom(pos + 1)].is(TokenKind::RBrace);
+}
+
+size_t Parser::skipAtom(size_t index) const {
+  size_t last = tokens.size() - 1;
+  size_t i = std::min(index + 1, last);
+  if (!tokens[i].is(TokenKind::Colon))
+    return i;
+  // `:dtype[dims]`
+  while (i < last && !tokens[i].is(TokenKind::RBracket) && !tokens[i].is(TokenKind::RBrace))
+    ++i;
+  return tokens[i].is(TokenKind::RBracket) ? std::min(i + 1, last) : i;
 }
 
 bool Parser::startsEquation(size_t index) const {
@@ -433,7 +469,11 @@ bool Parser::parseAtom(Atom &atom) {
       atom.kind = Atom::Kind::BoolLiteral;
       atom.intValue = atom.name == "True";
       atom.floatValue = (double)atom.intValue;
-    } else if (atom.name == "inf" || atom.name == "nan") {
+    } else if ((atom.name == "inf" || atom.name == "nan") &&
+               (cur().is(TokenKind::Colon) || boundNames.empty() ||
+                !boundNames.back().contains(atom.name))) {
+      // A literal unless it names a variable: JAX types its literals
+      // (`inf:f32[]`), never a variable operand.
       atom.kind = Atom::Kind::FloatLiteral;
       atom.floatValue = atom.name == "inf" ? HUGE_VAL : NAN;
     } else {
