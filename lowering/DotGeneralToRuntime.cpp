@@ -98,8 +98,7 @@ Value gemmBuffer(ConversionPatternRewriter &rewriter, Location loc, Value v) {
       rewriter.getContext(), ShapedType::kDynamic,
       {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic});
   auto mt = MemRefType::get(t.getShape(), t.getElementType(), layout);
-  Value m = bufferization::ToBufferOp::create(rewriter, loc, mt, v,
-                                              /*read_only=*/true);
+  Value m = bufferReadHere(rewriter, loc, mt, v);
   auto dyn = MemRefType::get(
       {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic},
       t.getElementType(), layout);

@@ -53,6 +53,22 @@ mlir::Value parallelGeneric(
 /// collapse_shape/expand_shape.
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value value, mlir::RankedTensorType type);
+/// The buffer of `tensor` as `type`, for reads by code emitted right after
+/// it (a runtime call, a loop over memrefs), before bufferization.
+///
+/// One-shot bufferization counts the tensor's read at the to_buffer, not at
+/// the reads of the buffer; so the to_buffer must stay where it is built,
+/// after every write the reads must see. to_buffer is Pure: CSE merged a
+/// GEMM's to_buffer of a tensor into an earlier one of the same tensor,
+/// before a tanh whose result then shared that tensor's buffer (their two
+/// tensor.empty were one value after CSE) and overwrote it before the call
+/// read it (`h = x + x @ W1; h.T @ tanh(h @ W2)`: 4089 of 4096 elements
+/// wrong; tests/differential/regressions/gemm-operand-read-point.mlir). A
+/// unique `kiln.read_point` attribute keeps each to_buffer distinct, so
+/// nothing merges it with another and its read stays here.
+mlir::Value bufferReadHere(mlir::OpBuilder &b, mlir::Location loc, mlir::MemRefType type,
+                           mlir::Value tensor);
+
 /// Whether the lowering handles element type `t` (ints, floats).
 bool isSupportedElement(mlir::Type t);
 /// Succeeds when every operand and result of `op` is a tensor of static
@@ -68,8 +84,16 @@ mlir::Type signless(mlir::Type t);
 /// signless() of a ranked tensor type.
 mlir::RankedTensorType signlessTensor(mlir::Type t);
 
+/// Replaces a pure, region-free `op` whose results all have no elements by
+/// tensor.empty (a slice that ends at an axis' end, `x[:, 2:]` of a 2-wide x,
+/// has offset == size, which tensor.extract_slice's verifier rejects even
+/// for a size of 0). Fails (changing nothing) otherwise.
+mlir::LogicalResult replaceByEmptyResults(mlir::Operation *op,
+                                          mlir::ConversionPatternRewriter &rewriter);
+
 /// A conversion pattern for a lax op whose tensors must have static shapes:
-/// matchAndRewrite checks them (checkStaticTensors), then calls
+/// matchAndRewrite checks them (checkStaticTensors), lowers an op with empty
+/// results to tensor.empty (replaceByEmptyResults), then calls
 /// rewriteStatic.
 template <typename OpTy>
 struct StaticTensorPattern : mlir::OpConversionPattern<OpTy> {
@@ -81,6 +105,8 @@ struct StaticTensorPattern : mlir::OpConversionPattern<OpTy> {
                   mlir::ConversionPatternRewriter &rewriter) const final {
     if (mlir::failed(checkStaticTensors(op, rewriter)))
       return mlir::failure();
+    if (mlir::succeeded(replaceByEmptyResults(op, rewriter)))
+      return mlir::success();
     return rewriteStatic(op, adaptor, rewriter);
   }
 

@@ -10,10 +10,14 @@
 
 #include "dialect/LaxOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <atomic>
 
 using namespace mlir;
 namespace kiln::lowering {
@@ -28,6 +32,28 @@ LogicalResult checkStaticTensors(Operation *op, ConversionPatternRewriter &rewri
       return rewriter.notifyMatchFailure(
           op, "needs static shapes and signless integer or float elements");
   }
+  return success();
+}
+
+Value bufferReadHere(OpBuilder &b, Location loc, MemRefType type, Value tensor) {
+  static std::atomic<uint64_t> nextReadPoint{0};
+  auto toBuffer = bufferization::ToBufferOp::create(b, loc, type, tensor, /*read_only=*/true);
+  toBuffer->setAttr("kiln.read_point", b.getI64IntegerAttr(int64_t(nextReadPoint++)));
+  return toBuffer;
+}
+
+LogicalResult replaceByEmptyResults(Operation *op, ConversionPatternRewriter &rewriter) {
+  if (op->getNumResults() == 0 || op->getNumRegions() != 0 || !isPure(op))
+    return failure();
+  SmallVector<Value> empties;
+  for (Type t : op->getResultTypes()) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt || !rt.hasStaticShape() || rt.getNumElements() != 0)
+      return failure();
+    empties.push_back(emptyTensor(rewriter, op->getLoc(), signlessTensor(rt)));
+  }
+  // An empty tensor has no element to compute: nothing of the op is lost.
+  rewriter.replaceOp(op, empties);
   return success();
 }
 

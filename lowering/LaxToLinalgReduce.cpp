@@ -99,6 +99,21 @@ struct ReducePattern : StaticTensorPattern<OpTy> {
     Location loc = op.getLoc();
     auto type = signlessTensor(op.getType());
     bool uns = isUnsignedElement(op.getOperand().getType());
+    if (op.getOperand().getType().getNumElements() == 0) {
+      // Nothing to combine: the result is JAX's init value (an empty sum is
+      // +0, where non-empty sums start at -0 to keep a -0 term's sign).
+      Value identity = Kind == ReduceKind::Sum
+                           ? scalarConstant(rewriter, loc, type.getElementType(), 0)
+                           : reductionInit(rewriter, loc, type.getElementType(), Kind, uns);
+      rewriter.replaceOp(op, filledTensor(rewriter, loc, type, identity));
+      return success();
+    }
+    // f16 and bf16 sums and products accumulate in f32 and round once, as
+    // the interpreter (which rounds the double sum once) and as XLA's dots.
+    Type result = type.getElementType();
+    if ((Kind == ReduceKind::Sum || Kind == ReduceKind::Prod) &&
+        (result.isF16() || result.isBF16()))
+      type = type.clone(rewriter.getF32Type());
     Value init = filledTensor(
         rewriter, loc, type,
         reductionInit(rewriter, loc, type.getElementType(), Kind, uns));
@@ -108,9 +123,22 @@ struct ReducePattern : StaticTensorPattern<OpTy> {
       return linalg::ReduceOp::create(
                  rewriter, loc, ValueRange{input}, ValueRange{into}, over,
                  [&](OpBuilder &b, Location l, ValueRange args) {
-                   linalg::YieldOp::create(b, l, combine(b, l, Kind, args[0], args[1], uns));
+                   Value x = args[0];
+                   if (x.getType() != args[1].getType())
+                     x = arith::ExtFOp::create(b, l, args[1].getType(), x);
+                   linalg::YieldOp::create(b, l, combine(b, l, Kind, x, args[1], uns));
                  })
           .getResult(0);
+    };
+    auto finish = [&](Value reduced) {
+      if (result != type.getElementType())
+        reduced = parallelGeneric(
+            rewriter, loc, type.clone(result), ValueRange{reduced},
+            {rewriter.getMultiDimIdentityMap(type.getRank())},
+            [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+              return arith::TruncFOp::create(b, l, result, args[0]);
+            });
+      rewriter.replaceOp(op, reduced);
     };
     // A full reduction of rank >= 2 is a chain of one-axis reductions, the
     // last axis first: the first one has parallel dimensions (its loop runs
@@ -130,10 +158,10 @@ struct ReducePattern : StaticTensorPattern<OpTy> {
             reductionInit(rewriter, loc, type.getElementType(), Kind, uns));
         partial = reduceInto(partial, partialInit, {rank - 1});
       }
-      rewriter.replaceOp(op, reduceInto(partial, init, {0}));
+      finish(reduceInto(partial, init, {0}));
       return success();
     }
-    rewriter.replaceOp(op, reduceInto(adaptor.getOperand(), init, dims));
+    finish(reduceInto(adaptor.getOperand(), init, dims));
     return success();
   }
 };
@@ -274,6 +302,24 @@ struct DotGeneralGenericPattern : StaticTensorPattern<lax::DotGeneralOp> {
                                            utils::IteratorType::parallel);
     for (int64_t d = 0; d < nc; ++d)
       iters[cBase + d] = utils::IteratorType::reduction;
+    int64_t contracted = 1;
+    for (int64_t d : lc)
+      contracted *= lt.getDimSize(d);
+    if (contracted == 0) {
+      // An empty contraction is +0, as JAX's (the -0 below only starts a
+      // non-empty sum, to keep the sign of a sum of -0 products).
+      rewriter.replaceOp(op, filledTensor(rewriter, loc, type,
+                                          scalarConstant(rewriter, loc, elt, 0)));
+      return success();
+    }
+    // f16 and bf16 dots accumulate in f32 and round once, as XLA's (and as
+    // the interpreter, which rounds the exact sum once): a sum rounded to
+    // 8 bits at every term loses the small terms of a long contraction.
+    Type result = elt;
+    if (elt.isF16() || elt.isBF16()) {
+      elt = rewriter.getF32Type();
+      type = type.clone(elt);
+    }
     Value init = filledTensor(rewriter, loc, type,
                               sumIdentity(rewriter, loc, elt));
     auto generic = linalg::GenericOp::create(
@@ -315,7 +361,16 @@ struct DotGeneralGenericPattern : StaticTensorPattern<lax::DotGeneralOp> {
                                       arith::MulIOp::create(b, l, x, y));
           linalg::YieldOp::create(b, l, r);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    Value sum = generic.getResult(0);
+    if (result != elt) {
+      auto rounded = type.clone(result);
+      sum = parallelGeneric(rewriter, loc, rounded, ValueRange{sum},
+                            {rewriter.getMultiDimIdentityMap(type.getRank())},
+                            [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                              return arith::TruncFOp::create(b, l, result, args[0]);
+                            });
+    }
+    rewriter.replaceOp(op, sum);
     return success();
   }
 };

@@ -297,6 +297,11 @@ struct DynamicUpdateSlicePattern
                               ConversionPatternRewriter &rewriter) const override {
     auto update = cast<RankedTensorType>(op.getUpdate().getType());
     auto operand = cast<RankedTensorType>(op.getOperand().getType());
+    // An empty update writes nothing: the result is the operand.
+    if (update.getNumElements() == 0) {
+      rewriter.replaceOp(op, adaptor.getOperand());
+      return success();
+    }
     Window window = clampedWindow(rewriter, op.getLoc(), adaptor.getStartIndices(),
                                   op.getStartIndices().getTypes(), operand, update.getShape());
     rewriter.replaceOpWithNewOp<tensor::InsertSliceOp>(op, adaptor.getUpdate(),
@@ -318,6 +323,10 @@ struct ConcatenatePattern : StaticTensorPattern<lax::ConcatenateOp> {
     int64_t offset = 0;
     for (Value in : adaptor.getInputs()) {
       auto inType = cast<RankedTensorType>(in.getType());
+      // An empty input adds nothing (and its offset may be the axis' end,
+      // out of insert_slice's bounds).
+      if (inType.getNumElements() == 0)
+        continue;
       SmallVector<OpFoldResult> offsets, sizes, strides;
       for (int64_t d = 0; d < type.getRank(); ++d) {
         offsets.push_back(rewriter.getIndexAttr(d == dim ? offset : 0));

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lowering/ParallelScanEmitter.h"
+#include "lowering/LaxToLinalg.h"
 #include "lowering/ScalarizeElementwise.h"
 #include "lowering/TileTranspose.h"
 
@@ -118,9 +119,8 @@ Value ParallelScanEmitter::bufferOf(Value tensor) {
   auto [it, inserted] = buffers.try_emplace(tensor);
   if (inserted) {
     auto type = cast<RankedTensorType>(tensor.getType());
-    it->second = bufferization::ToBufferOp::create(
-        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
-        /*read_only=*/true);
+    it->second = kiln::lowering::bufferReadHere(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor);
   }
   return it->second;
 }

@@ -96,9 +96,11 @@ bool judgeFloat(double got, double ref, double mag, bool magKnown, double eps, d
   e.error = std::fabs(got - ref);
   e.bound = boundOf();
   e.ratio = e.error == 0 ? 0 : e.error / e.bound; // x / 0 = inf
-  // Identical values asked for (k = 0, no slack): zeros must have the same
-  // sign too. With k > 0 they are equal, even where the bound is 0.
-  if (model.k == 0 && e.bound == 0 && got == 0 && std::signbit(got) != std::signbit(ref))
+  // A bound of 0 asks for the identical value: zeros of the same sign too.
+  // That is k = 0 without slack, or a zero whose known magnitude is 0 (made
+  // of nothing or of exact zeros: its sign does not depend on the order of
+  // a sum, the JIT's empty sum gave -0 for JAX's +0).
+  if (e.bound == 0 && got == 0 && std::signbit(got) != std::signbit(ref))
     e.ratio = INFINITY;
   return e.ratio <= 1;
 }

@@ -192,6 +192,12 @@ Tensor dotGeneral(const Evaluator &ev, DotGeneralOp op, const Tensor &lhs, const
   }
   std::vector<double> l = pack(lhs, lOuter, lk), r = pack(rhs, rOuter, rk);
   bool isFloat = out.isFloat();
+  if (K == 0) {
+    // An empty contraction is +0, as JAX's (XLA starts its sums at +0).
+    for (int64_t i = 0; i < out.size(); ++i)
+      isFloat ? out.setFloat(i, 0.0) : out.setInt(i, 0);
+    return out;
+  }
   // Every float dot product is the exact sum of its terms rounded once to
   // double, then to the result type, so that it does not depend on the
   // order of the contraction (a rewrite may reorder it). Products of
