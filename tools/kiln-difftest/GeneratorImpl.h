@@ -133,6 +133,22 @@ public:
   Value *opDot(Block &blk);
   Value *opGatherScatter(Block &blk);
 
+  // The `models` profile (GeneratorModels.cpp).
+  GeneratedProgram generateModel();
+  /// One of the sizes around the cost model's thresholds, at most maxSize.
+  int64_t modelDim(int64_t maxSize);
+  /// `lax.<op> operands : T` of same-typed operands.
+  Value *modelOp(Block &blk, llvm::StringRef op, llvm::ArrayRef<Value *> operands);
+  Value *modelSplat(Block &blk, const Shape &shape, llvm::StringRef dt, double value);
+  /// a x b of matrices contracting a's dim ca with b's cb.
+  Value *modelDot(Block &blk, Value *a, Value *b, int64_t ca, int64_t cb, llvm::StringRef outDt);
+  Value *modelTranspose(Block &blk, Value *v);
+  Value *modelBroadcastRows(Block &blk, Value *row, int64_t rows);
+  Value *modelSum(Block &blk, Value *v, const Shape &axes);
+  /// v[..., start:, ...] along `dim`.
+  Value *modelSlice(Block &blk, Value *v, int64_t dim, int64_t start);
+  Value *modelConcat(Block &blk, Value *a, Value *b, int64_t dim);
+
   // Regions, calls and the program (GeneratorRegions.cpp).
   Block subBlock(Block &blk, const std::vector<Value *> &args, bool capture = true);
   std::vector<Value *> body(Block &inner, int64_t numOps,

@@ -2,7 +2,8 @@
 //
 //   kiln-difftest PATH... [--comparisons=NAME,...] [--no-jit]
 //                 [--comparison=NAME=PIPELINE[:K]]... [--seed N] [--json]
-//   kiln-difftest --generate N [--seed S] [--max-ops M] [options as above]
+//   kiln-difftest --generate N [--seed S] [--max-ops M] [--profile models]
+//                 [options as above]
 //   kiln-difftest --generate-seeds S1,S2,... [--max-ops M] [options as above]
 //   kiln-difftest generate (--seed N | --bytes FUZZ-INPUT) [--max-ops M] [--out DIR]
 //   kiln-difftest --list-comparisons [--json]
@@ -91,6 +92,16 @@ static cl::opt<unsigned> sizeScale(
     cl::desc("Generated programs: dimension sizes from ranges N times longer, up to 48 N^2 "
              "elements a tensor (default 1: at most 48; other values give other programs)"),
     cl::init(1));
+static cl::opt<GeneratorOptions::Profile> profile(
+    "profile", cl::cat(difftestCategory),
+    cl::desc("Generated programs: what they are like (default: random)"),
+    cl::values(clEnumValN(GeneratorOptions::Profile::Random, "random",
+                          "small random DAGs of every op family (the campaigns' seeds)"),
+               clEnumValN(GeneratorOptions::Profile::Models, "models",
+                          "training steps of small networks at realistic sizes: dot chains "
+                          "sharing operands across transposes, residual adds, bf16/f16, "
+                          "zero-size slices")),
+    cl::init(GeneratorOptions::Profile::Random));
 static cl::opt<std::string> outDir("out", cl::cat(difftestCategory),
                                    cl::desc("generate: write DIR/prog.mlir and DIR/in<i>.npy "
                                             "instead of printing the program"));
@@ -252,7 +263,7 @@ void printReport(const ProgramReport &report) {
 int writeGenerated() {
   GeneratedProgram program;
   if (bytesFile.empty()) {
-    program = generateProgramForSeed(seed, maxOps, sizeScale);
+    program = generateProgramForSeed(seed, maxOps, sizeScale, profile);
   } else {
     auto file = llvm::MemoryBuffer::getFile(bytesFile);
     if (!file) {
@@ -265,6 +276,7 @@ int writeGenerated() {
     GeneratorOptions options;
     options.maxOps = maxOps;
     options.sizeScale = std::max(1u, unsigned(sizeScale));
+    options.profile = profile;
     options.header = kFuzzInputHeader.str();
     program = generateProgram(source, options);
   }
@@ -411,7 +423,7 @@ int main(int argc, char **argv) {
   }
   // Generated programs, one at a time, named by their seed.
   for (int64_t s : seeds) {
-    GeneratedProgram generated = generateProgramForSeed(s, maxOps, sizeScale);
+    GeneratedProgram generated = generateProgramForSeed(s, maxOps, sizeScale, profile);
     Program program;
     program.name = "seed" + std::to_string(s);
     program.bufferName = program.name;
