@@ -169,7 +169,11 @@ class Evaluator:
             return self.while_(op, xs, env)
         if kind == "cond":
             branches = [lambda *a, r=r: tuple(self.region(r, list(a), env)) for r in op["regions"]]
-            return list(lax.switch(xs[0], branches, *xs[1:]))
+            # An index out of [0, n) runs the last branch (lax.cond, as
+            # XLA's conditional); lax.switch would clamp it to the nearest.
+            n, index = len(branches), jnp.asarray(xs[0]).astype(jnp.int32)
+            index = jnp.where((index < 0) | (index >= n), n - 1, index)
+            return list(lax.switch(index, branches, *xs[1:]))
         if kind == "gather":
             return [self.gather(attrs, xs, shape)]
         if kind == "scatter":

@@ -23,7 +23,7 @@ JIT_COMPARISONS = ("jit", "jit-min-thresholds")
 
 class Tools:
     def __init__(self, bindir, timeout=TIMEOUT, extra_comparisons=(), min_thresholds_every=1,
-                 size_scale=1):
+                 size_scale=1, profile="random"):
         self.opt = os.path.join(bindir, "kiln-opt")
         self.run = os.path.join(bindir, "kiln-run")
         self.verify = os.path.join(bindir, "kiln-verify-rules")
@@ -33,6 +33,8 @@ class Tools:
         # The generator's options besides the seed (kiln-difftest generate and
         # --generate-seeds alike).
         self.gen_args = [f"--size-scale={size_scale}"] if size_scale != 1 else []
+        if profile != "random":
+            self.gen_args.append(f"--profile={profile}")
         self.env = dict(os.environ, KILN_CACHE_DIR=os.environ.get("KILN_CACHE_DIR", "/tmp/kiln-difftest-cache"))
         # A snapshot of the tools (scripts/difftest.sh --snapshot) carries its libraries in BIN/lib.
         if os.path.isdir(os.path.join(bindir, "lib")):

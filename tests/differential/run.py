@@ -77,6 +77,9 @@ def main():
                          "in<i>.npy: `kiln-difftest generate --bytes FUZZ-INPUT --out DIR` writes one "
                          "from a kiln-fuzz-generated input) instead of generated seeds (repeatable)")
     ap.add_argument("--max-ops", type=int, default=None)
+    ap.add_argument("--profile", choices=["random", "models"], default="random",
+                    help="what the generated programs are like (kiln-difftest --profile: "
+                         "models = training steps at realistic sizes)")
     ap.add_argument("--size-scale", type=int, default=1,
                     help="generated programs' dimension sizes from ranges N times longer, up to 48 N^2 "
                          "elements a tensor (kiln-difftest --size-scale; other programs than the default's)")
@@ -92,7 +95,8 @@ def main():
                     help="COMPARISON:KIND of known, reported findings not to fail on (repeatable)")
     a = ap.parse_args()
 
-    tools = Tools(a.bin, a.timeout, a.comparison, a.min_thresholds_every, a.size_scale)
+    tools = Tools(a.bin, a.timeout, a.comparison, a.min_thresholds_every, a.size_scale,
+                  a.profile)
     work = a.work or tempfile.mkdtemp(prefix="kiln-difftest-")
     os.makedirs(work, exist_ok=True)
     t0 = time.time()
