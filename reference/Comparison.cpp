@@ -47,7 +47,8 @@ std::pair<double, double> overflowEdge(Type element) {
 /// Judges element i of a float output; fills `e` and returns whether it
 /// passes. `edge`: overflowEdge of the element type.
 bool judgeFloat(double got, double ref, double mag, bool magKnown, double eps, double tiny,
-                std::pair<double, double> edge, const ErrorModel &model, ElementReport &e) {
+                std::pair<double, double> edge, const ErrorModel &model, ElementReport &e,
+                const double *ref64 = nullptr, double typeTiny = 0) {
   e.got = got;
   e.ref = ref;
   e.mag = mag;
@@ -65,6 +66,16 @@ bool judgeFloat(double got, double ref, double mag, bool magKnown, double eps, d
     // (exp(1000) must overflow however its S came out).
     e.error = std::isnan(ref) || std::isnan(got) ? INFINITY : std::fabs(got - ref);
     e.bound = INFINITY;
+    if (ref64 && std::isfinite(*ref64) && std::isfinite(ref)) {
+      // Judged against the float64 run (OutputComparison::numUnboundedJudged).
+      e.error = std::isnan(got) ? INFINITY : std::fabs(got - *ref64);
+      e.bound = std::max(16 * std::fabs(ref - *ref64), std::sqrt(eps) * std::fabs(*ref64)) +
+                model.k * typeTiny + model.atol + model.rtol * std::fabs(ref);
+      e.ratio = e.error == 0 ? 0 : e.error / e.bound;
+      e.againstF64 = true;
+      e.ref = *ref64;
+      return e.ratio <= 1;
+    }
     return true;
   }
   if (model.k > 0 && magKnown && std::isinf(got) && std::isfinite(ref) && std::isfinite(mag) &&
@@ -131,6 +142,10 @@ void printElement(llvm::raw_ostream &os, const ElementReport &e, RankedTensorTyp
     os << " (infinities must be where the " << refName << " has the same infinity)";
   else if (e.error == 0 && e.ratio > 1)
     os << " (zeros of different signs)";
+  else if (e.againstF64)
+    os << llvm::format(" (the float64 run's: unbounded by the model), error %.3g = %.3g x "
+                       "bound %.3g",
+                       e.error, e.ratio, e.bound);
   else
     os << llvm::format(", error %.3g = %.3g x bound %.3g (mag %.3g)", e.error, e.ratio, e.bound,
                        e.mag);
@@ -139,7 +154,8 @@ void printElement(llvm::raw_ostream &os, const ElementReport &e, RankedTensorTyp
 } // namespace
 
 OutputComparison kiln::interp::compareOutput(const Tensor &got, const Tensor &ref,
-                                             const Tensor *mag, const ErrorModel &model) {
+                                             const Tensor *mag, const ErrorModel &model,
+                                             const Tensor *f64) {
   OutputComparison c;
   c.type = ref.getType();
   if (got.getType() != ref.getType()) {
@@ -148,6 +164,8 @@ OutputComparison kiln::interp::compareOutput(const Tensor &got, const Tensor &re
   }
   if (mag && (!mag->isFloat() || mag->getType().getShape() != ref.shape()))
     mag = nullptr;
+  if (f64 && (!f64->isFloat() || f64->getType().getShape() != ref.shape()))
+    f64 = nullptr;
   c.numElements = ref.size();
   auto record = [&](bool pass, ElementReport &e, int64_t i) {
     e.index = i;
@@ -190,24 +208,32 @@ OutputComparison kiln::interp::compareOutput(const Tensor &got, const Tensor &re
       c.numFallbacks += std::isfinite(ref.getFloat(i)); // else compared exactly
     }
     ElementReport e;
+    double r64 = f64 ? f64->getFloat(i) : NAN;
     bool pass =
         judgeFloat(got.getFloat(i), ref.getFloat(i), std::max(m, 0.0), known, eps, absolute, edge,
-                   model, e);
+                   model, e, f64 ? &r64 : nullptr, tiny);
     c.numUnbounded += model.k > 0 && m == INFINITY && !std::isinf(ref.getFloat(i));
+    c.numUnboundedJudged += e.againstF64;
     record(pass, e, i);
   }
   return c;
 }
 
+bool Comparison::anyUnbounded() const {
+  return llvm::any_of(outputs, [](const OutputComparison &o) { return o.numUnbounded > 0; });
+}
+
 Comparison kiln::interp::compareOutputs(ArrayRef<Tensor> got, ArrayRef<Tensor> ref,
-                                        ArrayRef<Tensor> mags, const ErrorModel &model) {
+                                        ArrayRef<Tensor> mags, const ErrorModel &model,
+                                        ArrayRef<Tensor> f64) {
   Comparison c;
   if (got.size() != ref.size())
     c.countMismatch =
         std::to_string(got.size()) + " outputs, " + std::to_string(ref.size()) + " expected";
   for (size_t i = 0; i < std::min(got.size(), ref.size()); ++i)
     c.outputs.push_back(
-        compareOutput(got[i], ref[i], mags.size() == ref.size() ? &mags[i] : nullptr, model));
+        compareOutput(got[i], ref[i], mags.size() == ref.size() ? &mags[i] : nullptr, model,
+                      f64.size() == ref.size() ? &f64[i] : nullptr));
   return c;
 }
 
@@ -235,8 +261,13 @@ void OutputComparison::print(llvm::raw_ostream &os, StringRef refName) const {
       printElement(os, worst, type, refName);
     }
   }
-  if (numUnbounded > 0)
+  if (numUnbounded > 0) {
     os << "; unbounded (mag inf) for " << numUnbounded << " of " << numElements << " elements";
+    if (numUnboundedJudged > 0)
+      os << ", " << numUnboundedJudged << " of them judged against the float64 run";
+    if (numUnboundedJudged < numUnbounded)
+      os << ", " << numUnbounded - numUnboundedJudged << " unchecked";
+  }
   if (numFallbacks > 0)
     os << llvm::format("; mag unknown for %lld of %lld elements, the output's scale %.3g "
                        "stands in",

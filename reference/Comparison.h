@@ -60,6 +60,9 @@ struct ElementReport {
   double bound = 0; // what the model allows (0 for integers)
   double ratio = 0; // error / bound: <= 1 passes; inf for an exact mismatch
   double mag = 0;   // the mag_i the bound used
+  /// Unbounded by the model and judged against the float64 run (then `ref`
+  /// is the float64 value).
+  bool againstF64 = false;
 };
 
 /// How one output compared with its reference.
@@ -74,9 +77,19 @@ struct OutputComparison {
   /// unknown, non-finite or not given).
   int64_t numFallbacks = 0;
   /// Elements the model bounds nothing for (mag +inf: an operand's error
-  /// reaches the edge of a function's domain, or S overflowed): any value,
-  /// NaN included, passes, unless the reference is an infinity (k > 0).
+  /// reaches the edge of a function's domain, or S overflowed). With a
+  /// float64 run of the program (compareOutput's `f64`), each is judged
+  /// against it instead (numUnboundedJudged); otherwise any value, NaN
+  /// included, passes, unless the reference is an infinity (k > 0).
   int64_t numUnbounded = 0;
+  /// Unbounded elements judged against the float64 run: the result must be
+  /// within max(16 |ref - ref64|, sqrt(eps) |ref64|) + k tiny of ref64, i.e.
+  /// no further from the float64 value than a few times the rounded
+  /// interpreter is, and within about half the type's digits where the
+  /// interpreter agrees with it (Adam's m / (sqrt(v) + eps) is unbounded by
+  /// the model but well conditioned). An element whose float64 value is
+  /// not finite stays unjudged (passes).
+  int64_t numUnboundedJudged = 0;
   /// The output's scale: its largest finite |ref| (the fallback mag).
   double scale = 0;
   /// The element with the largest error / bound (index -1: all equal), and
@@ -106,6 +119,9 @@ struct Comparison {
   void print(llvm::raw_ostream &os, llvm::StringRef refName = "reference") const;
   /// The first line of print() that reports a failure ("" when ok()).
   std::string firstProblem(llvm::StringRef refName = "reference") const;
+  /// Whether any output has elements the model cannot bound (then a float64
+  /// run of the program lets compareOutputs judge them).
+  bool anyUnbounded() const;
 };
 
 /// Compares `got` with `ref` (same type) under `model`. `mag`, when given,
@@ -113,7 +129,7 @@ struct Comparison {
 /// see magnitudes()); null or a NaN element uses the fallback; +inf means
 /// unbounded (see OutputComparison::numUnbounded).
 OutputComparison compareOutput(const Tensor &got, const Tensor &ref, const Tensor *mag = nullptr,
-                               const ErrorModel &model = {});
+                               const ErrorModel &model = {}, const Tensor *f64 = nullptr);
 
 /// The outputs of @main that a program's text marks with a line
 /// `// jit-unstable-outputs: 1,3` (tools/kiln-difftest's generator):
@@ -136,8 +152,12 @@ llvm::SmallDenseSet<unsigned> exactOutputs(llvm::StringRef text);
 inline constexpr llvm::StringLiteral kExactOutputsMarker = "// jit-exact-outputs:";
 
 /// Compares every output; `mags` is empty or has one tensor per output.
+/// `f64`, when not empty, is the interpreter's float64 run of the program
+/// (InterpreterOptions::f64Reference), one tensor per output: the unbounded
+/// elements are judged against it (OutputComparison::numUnboundedJudged).
 Comparison compareOutputs(llvm::ArrayRef<Tensor> got, llvm::ArrayRef<Tensor> ref,
-                          llvm::ArrayRef<Tensor> mags, const ErrorModel &model = {});
+                          llvm::ArrayRef<Tensor> mags, const ErrorModel &model = {},
+                          llvm::ArrayRef<Tensor> f64 = {});
 
 /// The magnitudes mag_i of every float output of @`entry` on `inputs`: the
 /// reference interpreter's float64 run of the function's magnitude version,

@@ -167,6 +167,20 @@ bool compare(ModuleOp module, StringRef entry, ArrayRef<Tensor> args, ArrayRef<T
     llvm::errs() << "kiln-run: warning: no magnitudes for the error bound (" << error
                  << "); each output's largest |value| stands in\n";
   ArrayRef<Tensor> magRef = succeeded(mags) ? ArrayRef<Tensor>(*mags) : ArrayRef<Tensor>();
+  // Elements the model cannot bound are judged against a float64 run of
+  // the program, computed when a comparison has some.
+  FailureOr<SmallVector<Tensor>> f64 = failure();
+  auto compareWithF64 = [&](ArrayRef<Tensor> ref) {
+    interp::Comparison c = interp::compareOutputs(results, ref, magRef, model);
+    if (!c.anyUnbounded())
+      return c;
+    if (failed(f64)) {
+      interp::InterpreterOptions options;
+      options.f64Reference = true;
+      f64 = interp::interpret(module, entry, args, options);
+    }
+    return succeeded(f64) ? interp::compareOutputs(results, ref, magRef, model, *f64) : c;
+  };
   bool ok = true;
   if (checking) {
     FailureOr<SmallVector<Tensor>> reference = interp::interpret(module, entry, args);
@@ -175,7 +189,7 @@ bool compare(ModuleOp module, StringRef entry, ArrayRef<Tensor> args, ArrayRef<T
     llvm::outs() << "check against the reference interpreter"
                  << (isOriginal ? " on the original program (before --rules/--passes)" : "")
                  << " (" << describeModel(model) << "):\n";
-    interp::Comparison c = interp::compareOutputs(results, *reference, magRef, model);
+    interp::Comparison c = compareWithF64(*reference);
     c.print(llvm::outs(), "reference");
     if (!c.ok()) {
       llvm::errs() << "kiln-run: error: the " << (interpretFlag ? "rewritten program's" : "JIT's")
@@ -187,7 +201,7 @@ bool compare(ModuleOp module, StringRef entry, ArrayRef<Tensor> args, ArrayRef<T
   }
   if (expecting) {
     llvm::outs() << "comparison with the expected outputs (" << describeModel(model) << "):\n";
-    interp::Comparison c = interp::compareOutputs(results, *expected, magRef, model);
+    interp::Comparison c = compareWithF64(*expected);
     c.print(llvm::outs(), "expected");
     if (!c.ok()) {
       llvm::errs() << "kiln-run: error: the results differ from the expected outputs: "

@@ -322,6 +322,31 @@ TEST_F(ComparisonTest, UnboundedMagnitudes) {
   EXPECT_TRUE(compareOutput(zeros, zeros, &inf2, exact).ok());
 }
 
+// With a float64 run of the program, an element the model cannot bound is
+// judged against it: within max(16 |ref - ref64|, sqrt(eps) |ref64|) of the
+// float64 value (Adam's m / (sqrt(v) + eps): unbounded by the model, well
+// conditioned; a wrong value there had passed unchecked).
+TEST_F(ComparisonTest, UnboundedJudgedAgainstFloat64) {
+  Tensor ref = f32({0.5, 0.5, 0.5, 2});
+  Tensor unbounded = f32({INFINITY, INFINITY, INFINITY, INFINITY});
+  // The rounded interpreter agrees with float64 to 1e-7 (elements 0, 1):
+  // the bound is sqrt(eps) |ref64| = 1.7e-4; 1e-3 off fails, 1e-5 passes.
+  // Where the interpreter itself is 0.1 off (element 2: ill conditioned),
+  // 16 times that is allowed. A non-finite float64 value judges nothing.
+  Tensor f64 = f32({0.5000001, 0.5000001, 0.6, NAN});
+  OutputComparison c = compareOutput(f32({0.50001, 0.501, 1.9, -7}), ref, &unbounded, {}, &f64);
+  EXPECT_EQ(c.numUnbounded, 4);
+  EXPECT_EQ(c.numUnboundedJudged, 3);
+  EXPECT_EQ(c.numFailures, 1);
+  EXPECT_EQ(c.firstFailure.index, 1);
+  EXPECT_TRUE(c.firstFailure.againstF64);
+  // Without the float64 run every one passes, unchecked.
+  EXPECT_TRUE(compareOutput(f32({0.50001, 0.501, 1.9, -7}), ref, &unbounded).ok());
+  // NaN against a finite float64 value fails.
+  Tensor one = f32({1}), inf1 = f32({INFINITY}), one64 = f32({1});
+  EXPECT_FALSE(compareOutput(f32({NAN}), one, &inf1, {}, &one64).ok());
+}
+
 TEST_F(ComparisonTest, MagnitudesAtTheEdgeOfADomain) {
   // log(cos x) at x = 1.7014117e38: cos's error |sin x| S(x) is ~1e31, so
   // cos may be anything in [-1, 1] and log anything (libm: NaN; a JIT
