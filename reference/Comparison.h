@@ -42,6 +42,14 @@ struct ErrorModel {
   /// identical values: equal, zeros of the same sign, NaN where NaN (NaN
   /// payloads are not compared). With a bound > 0, +0 and -0 are equal.
   double k = 64;
+  /// The multiple for f16 and bf16 elements: min(k, narrowK). The JIT
+  /// computes each narrow op in f32 and rounds it once, as the interpreter
+  /// rounds its double result once, so the two differ by an ulp where a
+  /// rounding falls differently, not by 64 of them: at k = 64 a bf16
+  /// bound was about |ref| + mag itself (a 50 % error passed; a dot summed
+  /// in bf16 instead of f32 was 3 ulps off and passed). A narrow value
+  /// widened before it is returned is judged at k (its type is the wider).
+  double narrowK = 4;
   /// Extra slack added to every float element's bound: atol + rtol * |ref|.
   /// 0 by default; for approximate math only (e.g. GPU intrinsics).
   double rtol = 0, atol = 0;
@@ -82,13 +90,16 @@ struct OutputComparison {
   /// against it instead (numUnboundedJudged); otherwise any value, NaN
   /// included, passes, unless the reference is an infinity (k > 0).
   int64_t numUnbounded = 0;
-  /// Unbounded elements judged against the float64 run: the result must be
-  /// within max(16 |ref - ref64|, sqrt(eps) |ref64|) + k tiny of ref64, i.e.
-  /// no further from the float64 value than a few times the rounded
-  /// interpreter is, and within about half the type's digits where the
-  /// interpreter agrees with it (Adam's m / (sqrt(v) + eps) is unbounded by
-  /// the model but well conditioned). An element whose float64 value is
-  /// not finite stays unjudged (passes).
+  /// Unbounded elements judged against the float64 run: a finite result
+  /// must be within max(16 |rounded - ref64|, level |ref64|) + k tiny of
+  /// ref64, where `rounded` is the interpreter's (rounded) value and
+  /// `level` is cbrt(eps) or 16 times the output's median relative
+  /// distance of the interpreter from the float64 run (the precision it was
+  /// computed in): no further from the float64 value than a few times the
+  /// rounded interpreter is. Adam's m / (sqrt(v) + eps) is unbounded by the
+  /// model but well conditioned. A non-finite result or float64 value stays
+  /// unjudged (passes): an approximate sin(FLT_MAX) may be 0, and
+  /// sin(x) / sin(x) then NaN.
   int64_t numUnboundedJudged = 0;
   /// The output's scale: its largest finite |ref| (the fallback mag).
   double scale = 0;
@@ -128,8 +139,12 @@ struct Comparison {
 /// is the magnitude of each element's terms (same shape, any float type;
 /// see magnitudes()); null or a NaN element uses the fallback; +inf means
 /// unbounded (see OutputComparison::numUnbounded).
+/// `f64` (optional): the interpreter's float64 run's output, and `rounded`
+/// the interpreter's own (default: `ref`), for the unbounded elements
+/// (OutputComparison::numUnboundedJudged).
 OutputComparison compareOutput(const Tensor &got, const Tensor &ref, const Tensor *mag = nullptr,
-                               const ErrorModel &model = {}, const Tensor *f64 = nullptr);
+                               const ErrorModel &model = {}, const Tensor *f64 = nullptr,
+                               const Tensor *rounded = nullptr);
 
 /// The outputs of @main that a program's text marks with a line
 /// `// jit-unstable-outputs: 1,3` (tools/kiln-difftest's generator):
@@ -154,10 +169,11 @@ inline constexpr llvm::StringLiteral kExactOutputsMarker = "// jit-exact-outputs
 /// Compares every output; `mags` is empty or has one tensor per output.
 /// `f64`, when not empty, is the interpreter's float64 run of the program
 /// (InterpreterOptions::f64Reference), one tensor per output: the unbounded
-/// elements are judged against it (OutputComparison::numUnboundedJudged).
+/// elements are judged against it (OutputComparison::numUnboundedJudged);
+/// `rounded` the interpreter's outputs where `ref` is not (--expect).
 Comparison compareOutputs(llvm::ArrayRef<Tensor> got, llvm::ArrayRef<Tensor> ref,
                           llvm::ArrayRef<Tensor> mags, const ErrorModel &model = {},
-                          llvm::ArrayRef<Tensor> f64 = {});
+                          llvm::ArrayRef<Tensor> f64 = {}, llvm::ArrayRef<Tensor> rounded = {});
 
 /// The magnitudes mag_i of every float output of @`entry` on `inputs`: the
 /// reference interpreter's float64 run of the function's magnitude version,

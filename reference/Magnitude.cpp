@@ -18,8 +18,13 @@
 //   div                            S = (S(a) + |r| (S(b) - |b|)) / |b|
 //   max, min                       S of the operand r equals (both equal:
 //                                  the larger S)
-//   dot_general                    dot(|a|, S(b)) + dot(S(a) - |a|, |b|)
-//   reduce_sum, reduce_prod        the same reduction of S(x)
+//   dot_general                    dot(|a|, S(b)) + dot(S(a) - |a|, |b|); f16/bf16
+//                                  (summed in f32, rounded once): |r| +
+//                                  dot(|a|, |b|) eps(f32) / eps(r) + the
+//                                  operands' excess terms as above
+//   reduce_sum, reduce_prod        the same reduction of S(x); an f16/bf16
+//                                  sum: |r| + sum|x| eps(f32) / eps(r) +
+//                                  sum(S(x) - |x|)
 //   reduce_max, reduce_min         reduce_max of S(x)
 //   data movement (reshape, broadcast_in_dim, transpose, rev, slice,
 //   dynamic_slice, dynamic_update_slice, concatenate, squeeze,
@@ -157,6 +162,18 @@ void Shadower::shadowOp(Operation *op) {
     return onOperands(operands);
   };
   auto allFloatOperands = [&] { return llvm::all_of(op->getOperands(), isFloatValue); };
+  // A sum of f16/bf16 terms accumulates in f32 and rounds once (the JIT,
+  // XLA's dots; the interpreter rounds its exact sum once): its error is
+  // half an ulp of r plus f32's of the sum of |terms|, i.e. in r's units
+  // |r| + sumAbs eps(f32) / eps(r) -- not a narrow rounding per term.
+  // Null for other types.
+  auto narrowSum = [&](Value sumAbs) -> Value {
+    Type element = getElementTypeOrSelf(type);
+    if (!element.isF16() && !element.isBF16())
+      return Value();
+    double unit = epsilonOf(b.getF32Type()) / epsilonOf(element);
+    return add(abs(r), mul(sumAbs, splat(type, unit)));
+  };
 
   Value shadow =
       llvm::TypeSwitch<Operation *, Value>(op)
@@ -330,14 +347,31 @@ void Shadower::shadowOp(Operation *op) {
           .Case<lax::DotGeneralOp>([&](auto) -> Value {
             if (!allFloatOperands())
               return exact(r);
-            // As mul, summed: dot(|a|, S(b)) + dot(S(a) - |a|, |b|).
             Value a = operand(0), bb = operand(1);
+            if (Value narrow = narrowSum(onOperands({abs(a), abs(bb)}))) {
+              // f16/bf16: the sum accumulates in f32, rounded once.
+              Value t = add(narrow, onOperands({abs(a), excess(bb)}));
+              return isExact(a) ? t : add(t, onOperands({excess(a), abs(bb)}));
+            }
+            // As mul, summed: dot(|a|, S(b)) + dot(S(a) - |a|, |b|).
             Value t = onOperands({abs(a), s(1)});
             if (!isExact(a))
               t = add(t, onOperands({excess(a), abs(bb)}));
             return t;
           })
-          .Case<lax::ReduceSumOp, lax::ReduceProdOp>([&](auto) {
+          .Case<lax::ReduceSumOp>([&](auto) {
+            Value x = operand(0);
+            if (isFloatValue(x))
+              if (Value narrow = narrowSum(onOperands({abs(x)}))) {
+                exactValues.erase(r);
+                return add(narrow, onOperands({excess(x)}));
+              }
+            // As below (reduce_prod).
+            Value shadow = onShadows();
+            exactValues.erase(r);
+            return shadow;
+          })
+          .Case<lax::ReduceProdOp>([&](auto) {
             // The same reduction of the shadows, but never exact: a sum of
             // exact values rounds (an f32 sum widened to f64 was judged
             // as an exact value, its one f32 ulp against f64's bound:

@@ -169,7 +169,7 @@ bool compare(ModuleOp module, StringRef entry, ArrayRef<Tensor> args, ArrayRef<T
   ArrayRef<Tensor> magRef = succeeded(mags) ? ArrayRef<Tensor>(*mags) : ArrayRef<Tensor>();
   // Elements the model cannot bound are judged against a float64 run of
   // the program, computed when a comparison has some.
-  FailureOr<SmallVector<Tensor>> f64 = failure();
+  FailureOr<SmallVector<Tensor>> f64 = failure(), rounded = failure();
   auto compareWithF64 = [&](ArrayRef<Tensor> ref) {
     interp::Comparison c = interp::compareOutputs(results, ref, magRef, model);
     if (!c.anyUnbounded())
@@ -178,8 +178,11 @@ bool compare(ModuleOp module, StringRef entry, ArrayRef<Tensor> args, ArrayRef<T
       interp::InterpreterOptions options;
       options.f64Reference = true;
       f64 = interp::interpret(module, entry, args, options);
+      rounded = interp::interpret(module, entry, args);
     }
-    return succeeded(f64) ? interp::compareOutputs(results, ref, magRef, model, *f64) : c;
+    if (failed(f64) || failed(rounded))
+      return c;
+    return interp::compareOutputs(results, ref, magRef, model, *f64, *rounded);
   };
   bool ok = true;
   if (checking) {

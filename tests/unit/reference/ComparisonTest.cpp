@@ -323,28 +323,39 @@ TEST_F(ComparisonTest, UnboundedMagnitudes) {
 }
 
 // With a float64 run of the program, an element the model cannot bound is
-// judged against it: within max(16 |ref - ref64|, sqrt(eps) |ref64|) of the
+// judged against it: within max(16 |ref - ref64|, cbrt(eps) |ref64|) of the
 // float64 value (Adam's m / (sqrt(v) + eps): unbounded by the model, well
 // conditioned; a wrong value there had passed unchecked).
 TEST_F(ComparisonTest, UnboundedJudgedAgainstFloat64) {
   Tensor ref = f32({0.5, 0.5, 0.5, 2});
   Tensor unbounded = f32({INFINITY, INFINITY, INFINITY, INFINITY});
   // The rounded interpreter agrees with float64 to 1e-7 (elements 0, 1):
-  // the bound is sqrt(eps) |ref64| = 1.7e-4; 1e-3 off fails, 1e-5 passes.
+  // the bound is cbrt(eps) |ref64| = 2.5e-3; 1e-2 off fails, 1e-3 passes.
   // Where the interpreter itself is 0.1 off (element 2: ill conditioned),
   // 16 times that is allowed. A non-finite float64 value judges nothing.
   Tensor f64 = f32({0.5000001, 0.5000001, 0.6, NAN});
-  OutputComparison c = compareOutput(f32({0.50001, 0.501, 1.9, -7}), ref, &unbounded, {}, &f64);
+  OutputComparison c = compareOutput(f32({0.501, 0.51, 1.9, -7}), ref, &unbounded, {}, &f64);
   EXPECT_EQ(c.numUnbounded, 4);
   EXPECT_EQ(c.numUnboundedJudged, 3);
   EXPECT_EQ(c.numFailures, 1);
   EXPECT_EQ(c.firstFailure.index, 1);
   EXPECT_TRUE(c.firstFailure.againstF64);
   // Without the float64 run every one passes, unchecked.
-  EXPECT_TRUE(compareOutput(f32({0.50001, 0.501, 1.9, -7}), ref, &unbounded).ok());
-  // NaN against a finite float64 value fails.
+  EXPECT_TRUE(compareOutput(f32({0.501, 0.51, 1.9, -7}), ref, &unbounded).ok());
+  // A non-finite result stays unchecked: an approximate sin(FLT_MAX) may
+  // be 0 and sin(x) / sin(x) NaN (div-pole-unbounded.mlir).
   Tensor one = f32({1}), inf1 = f32({INFINITY}), one64 = f32({1});
-  EXPECT_FALSE(compareOutput(f32({NAN}), one, &inf1, {}, &one64).ok());
+  OutputComparison nan = compareOutput(f32({NAN}), one, &inf1, {}, &one64);
+  EXPECT_TRUE(nan.ok());
+  EXPECT_EQ(nan.numUnboundedJudged, 0);
+  // The level follows the precision the output was computed in: where the
+  // interpreter is ~1e-3 (relative) from the float64 run everywhere (a
+  // bf16 computation widened to f32), 16 times that is allowed.
+  Tensor widened = f32({1.001, 2.002, 3.003});
+  Tensor widened64 = f32({1, 2, 3});
+  Tensor inf3 = f32({INFINITY, INFINITY, INFINITY});
+  EXPECT_TRUE(compareOutput(f32({1.01, 2, 2.99}), widened, &inf3, {}, &widened64).ok());
+  EXPECT_FALSE(compareOutput(f32({1.1, 2, 3}), widened, &inf3, {}, &widened64).ok());
 }
 
 TEST_F(ComparisonTest, MagnitudesAtTheEdgeOfADomain) {
