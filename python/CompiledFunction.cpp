@@ -12,6 +12,8 @@
 
 #include "python/CompiledFunction.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include "llvm/ADT/SmallVector.h"
 
 #include <nanobind/stl/shared_ptr.h>
@@ -165,7 +167,33 @@ nb::object CompiledFunction::inputArray(nb::handle value, size_t i, const std::s
   if (inTypenums_[i] < 0)
     throw KilnError(KilnError::General, std::string("no numpy dtype for ") +
                                             elementKindName(spec.kind) + " (install ml_dtypes)");
-  PyObject *o = PyArray_FromAny(value.ptr(), PyArray_DescrFromType(inTypenums_[i]), 0, 0,
+  // The value's own dtype first: it must be the input's, or one JAX
+  // canonicalizes to it without x64 (float64 -> float32, int64 -> int32,
+  // uint64 -> uint32, as Python lists and scalars come). Anything else is
+  // JAX's TypeError, not a cast (NaN had become INT_MIN + 1 in an int32
+  // input, an int32 array float bits).
+  PyObject *natural = PyArray_FromAny(value.ptr(), nullptr, 0, 0, 0, nullptr);
+  if (!natural)
+    throw nb::python_error();
+  nb::object naturalArray = nb::steal(natural);
+  int from = PyArray_DESCR(reinterpret_cast<PyArrayObject *>(natural))->type_num;
+  int to = inTypenums_[i];
+  auto is = [](int t, std::initializer_list<int> ts) {
+    return llvm::any_of(ts, [&](int u) { return PyArray_EquivTypenums(t, u); });
+  };
+  bool canonical = PyArray_EquivTypenums(from, to) ||
+                   (is(from, {NPY_DOUBLE}) && is(to, {NPY_FLOAT})) ||
+                   (is(from, {NPY_LONG, NPY_LONGLONG}) && is(to, {NPY_INT})) ||
+                   (is(from, {NPY_ULONG, NPY_ULONGLONG}) && is(to, {NPY_UINT}));
+  if (!canonical) {
+    std::string got = PyArray_DESCR(reinterpret_cast<PyArrayObject *>(natural))->typeobj->tp_name;
+    throw nb::type_error(("Argument types differ from the types for which this computation was "
+                          "compiled: " +
+                          what + " was compiled with " + describe(spec) + " and called with " +
+                          got + " values")
+                             .c_str());
+  }
+  PyObject *o = PyArray_FromAny(natural, PyArray_DescrFromType(to), 0, 0,
                                 NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST,
                                 nullptr);
   if (!o)

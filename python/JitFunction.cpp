@@ -12,7 +12,9 @@
 //    same `weak_type` as the traced one;
 //  - a pinned pytree: the very object seen before (identity), immutable
 //    (frozen dataclasses such as equinox modules, of JAX arrays — _jit.py
-//    decides), whose leaves were converted once when it was pinned;
+//    decides), whose leaves were converted once when it was pinned, and
+//    whose lists and dicts (a module's `layers: list`) still hold the very
+//    items they held then;
 //  - a tree of dicts, lists, tuples and None (flax's parameters): walked on
 //    every call, as it may change in place: the same keys and lengths, each
 //    leaf an exact numpy array as above or the very JAX array seen before
@@ -39,14 +41,16 @@ namespace {
 
 /// What the fast path checks of one positional argument, and which free
 /// inputs of the compiled function it fills.
-/// Whether `a` is an exact numpy array of `typenum` and `dims`, aligned and
-/// C-contiguous: its data can be passed as is.
+/// Whether `a` is an exact numpy array of `typenum` and `dims`, in the
+/// host's byte order, aligned and C-contiguous: its data can be passed as is.
+/// (The type number alone does not say the byte order: '>f4' is NPY_FLOAT.)
 bool isExactArray(PyObject *a, int typenum, llvm::ArrayRef<npy_intp> dims) {
   if (!PyArray_CheckExact(a))
     return false;
   auto *arr = reinterpret_cast<PyArrayObject *>(a);
   constexpr int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
-  return PyArray_DESCR(arr)->type_num == typenum && PyArray_NDIM(arr) == int(dims.size()) &&
+  return PyArray_DESCR(arr)->type_num == typenum && PyArray_ISNOTSWAPPED(arr) &&
+         PyArray_NDIM(arr) == int(dims.size()) &&
          (PyArray_FLAGS(arr) & flags) == flags &&
          std::equal(dims.begin(), dims.end(), PyArray_DIMS(arr));
 }
@@ -113,6 +117,8 @@ struct TreeNode {
   }
 };
 
+bool formatFits(const char *format, ElementKind kind);
+
 struct ArgSignature {
   enum Kind { Array, Float, Int, Bool, Pinned, Buffer, Tree } kind = Array;
   size_t firstInput = 0;
@@ -123,6 +129,7 @@ struct ArgSignature {
   // traces weakly typed arrays differently).
   PyTypeObject *type = nullptr;
   Py_ssize_t itemsize = 0;
+  ElementKind element = ElementKind::F32;
   bool weakType = false;
   // Held for the signature's life, so that the pointer compared stays the
   // object's own: Pinned's object, Buffer's type.
@@ -130,6 +137,41 @@ struct ArgSignature {
   // Pinned: the data of the object's leaves' arrays (held in `leaves`).
   std::vector<nb::object> leaves;
   std::vector<void *> leafData;
+  // Pinned: the lists and dicts inside the object (an equinox module's
+  // `layers: list`), which can change in place, with the items (a dict's
+  // keys and values) they held when it was pinned, compared by identity
+  // on every call: `model.layers[0] = new_layer` is seen.
+  struct Watched {
+    nb::object container;
+    std::vector<nb::object> keys, items; // keys: dicts only
+  };
+  std::vector<Watched> watched;
+
+  bool unchanged() const {
+    for (const Watched &w : watched) {
+      PyObject *c = w.container.ptr();
+      if (PyList_CheckExact(c)) {
+        if (PyList_GET_SIZE(c) != Py_ssize_t(w.items.size()))
+          return false;
+        for (size_t i = 0; i < w.items.size(); ++i)
+          if (PyList_GET_ITEM(c, Py_ssize_t(i)) != w.items[i].ptr())
+            return false;
+      } else if (PyDict_CheckExact(c)) {
+        if (PyDict_GET_SIZE(c) != Py_ssize_t(w.items.size()))
+          return false;
+        for (size_t i = 0; i < w.items.size(); ++i) {
+          PyObject *v = PyDict_GetItemWithError(c, w.keys[i].ptr()); // borrowed
+          if (v != w.items[i].ptr()) {
+            PyErr_Clear();
+            return false;
+          }
+        }
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
   // Tree: its root (checked in full by gather).
   TreeNode tree;
 
@@ -144,7 +186,7 @@ struct ArgSignature {
     case Bool:
       return PyBool_Check(a);
     case Pinned:
-      return a == held.ptr();
+      return a == held.ptr() && unchanged();
     case Buffer:
       return Py_TYPE(a) == type && weakTypeOf(a) == int(weakType);
     case Tree:
@@ -166,14 +208,18 @@ struct ArgSignature {
     return v;
   }
 
-  /// Takes `a`'s buffer into `view` when it is C-contiguous with `dims` and
-  /// `itemsize`; false (nothing held) otherwise.
+  /// Takes `a`'s buffer into `view` when it is C-contiguous with `dims`,
+  /// `itemsize` and a format of `element`'s class in the host's byte order;
+  /// false (nothing held) otherwise. The format is checked on every call:
+  /// a JAX int32 array has float32's type and item size (it was read as
+  /// float32 bits).
   bool takeBuffer(PyObject *a, Py_buffer &view) const {
     if (PyObject_GetBuffer(a, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
       PyErr_Clear();
       return false;
     }
-    bool ok = view.itemsize == itemsize && view.ndim == int(dims.size()) &&
+    bool ok = view.itemsize == itemsize && formatFits(view.format, element) &&
+              view.ndim == int(dims.size()) &&
               (view.ndim == 0 || std::equal(dims.begin(), dims.end(), view.shape));
     if (!ok)
       PyBuffer_Release(&view);
@@ -302,9 +348,11 @@ public:
   /// Registers `args` (positional, a tuple) as a fast signature of
   /// `compiled`. `pinned[i]` is None for an argument passed as is (an exact,
   /// aligned, C-contiguous ndarray of the input's dtype and shape, a Python
-  /// scalar for a rank-0 input, or an object exporting such a buffer); the
-  /// list of arrays argument i flattens to (already of the inputs' dtypes):
-  /// the argument is then matched by identity; or ("tree", node): a tree of
+  /// scalar for a rank-0 input, or an object exporting such a buffer);
+  /// ("pinned", arrays, watched): the arrays argument i flattens to (already
+  /// of the inputs' dtypes) and its lists and dicts with their items
+  /// (ArgSignature::Watched): the argument is then matched by identity, its
+  /// containers by their items' identities; or ("tree", node): a tree of
   /// dicts, lists, tuples and None walked on every call, each node
   /// ("dict", keys, children), ("list", children), ("tuple", children),
   /// ("none",), ("held", jax_array, converted) or ("array", ndarray) (_jit.py's
@@ -321,6 +369,36 @@ public:
       PyObject *a = PyTuple_GET_ITEM(args.ptr(), Py_ssize_t(i));
       ArgSignature s;
       s.firstInput = input;
+      if (nb::isinstance<nb::tuple>(pinned[i]) && nb::len(pinned[i]) == 3) {
+        // ("pinned", leaves, watched): watched is [(list, items)] or
+        // [(dict, keys, values)].
+        nb::tuple spec = nb::borrow<nb::tuple>(pinned[i]);
+        s.kind = ArgSignature::Pinned;
+        s.held = nb::borrow(a);
+        for (nb::handle leaf : nb::borrow<nb::sequence>(spec[1])) {
+          if (input >= nFree || !fitsInput(leaf, *e.compiled, input))
+            return false;
+          s.leaves.push_back(nb::borrow(leaf));
+          s.leafData.push_back(PyArray_DATA(reinterpret_cast<PyArrayObject *>(leaf.ptr())));
+          ++input;
+        }
+        for (nb::handle w : nb::borrow<nb::sequence>(spec[2])) {
+          nb::tuple t = nb::borrow<nb::tuple>(w);
+          ArgSignature::Watched watched;
+          watched.container = nb::borrow(t[0]);
+          bool dict = nb::len(t) == 3;
+          if (dict)
+            for (nb::handle k : nb::borrow<nb::sequence>(t[1]))
+              watched.keys.push_back(nb::borrow(k));
+          for (nb::handle v : nb::borrow<nb::sequence>(t[dict ? 2 : 1]))
+            watched.items.push_back(nb::borrow(v));
+          s.watched.push_back(std::move(watched));
+        }
+        if (!s.matches(a))
+          return false;
+        e.signature.push_back(std::move(s));
+        continue;
+      }
       if (nb::isinstance<nb::tuple>(pinned[i])) {
         nb::tuple spec = nb::borrow<nb::tuple>(pinned[i]);
         s.kind = ArgSignature::Tree;
@@ -332,19 +410,8 @@ public:
         e.signature.push_back(std::move(s));
         continue;
       }
-      if (!pinned[i].is_none()) {
-        s.kind = ArgSignature::Pinned;
-        s.held = nb::borrow(a);
-        for (nb::handle leaf : nb::borrow<nb::sequence>(pinned[i])) {
-          if (input >= nFree || !fitsInput(leaf, *e.compiled, input))
-            return false;
-          s.leaves.push_back(nb::borrow(leaf));
-          s.leafData.push_back(PyArray_DATA(reinterpret_cast<PyArrayObject *>(leaf.ptr())));
-          ++input;
-        }
-        e.signature.push_back(std::move(s));
-        continue;
-      }
+      if (!pinned[i].is_none())
+        return false;
       if (input >= nFree)
         return false;
       const TensorSpec &spec = e.compiled->freeInput(input);
@@ -367,16 +434,14 @@ public:
         s.kind = ArgSignature::Buffer;
         s.type = Py_TYPE(a);
         s.itemsize = Py_ssize_t(elementSize(spec.kind));
+        s.element = spec.kind;
         s.dims.assign(spec.shape.begin(), spec.shape.end());
         int weak = ArgSignature::weakTypeOf(a);
         s.weakType = weak == 1;
         Py_buffer view;
         if (!s.takeBuffer(a, view))
           return false;
-        bool fits = formatFits(view.format, spec.kind);
         PyBuffer_Release(&view);
-        if (!fits)
-          return false;
         s.held = nb::borrow(reinterpret_cast<PyObject *>(s.type));
       } else {
         return false;
@@ -419,7 +484,7 @@ private:
     const TensorSpec &spec = compiled.freeInput(input);
     constexpr int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
     return PyArray_EquivTypenums(PyArray_DESCR(arr)->type_num, compiled.freeInputTypenum(input)) &&
-           (PyArray_FLAGS(arr) & flags) == flags &&
+           PyArray_ISNOTSWAPPED(arr) && (PyArray_FLAGS(arr) & flags) == flags &&
            std::equal(spec.shape.begin(), spec.shape.end(), PyArray_DIMS(arr),
                       PyArray_DIMS(arr) + PyArray_NDIM(arr));
   }

@@ -81,11 +81,41 @@ def _is_array_leaf(x) -> bool:
 
 
 def _static_key(x) -> Any:
+    """A static argument as a cache key: the value itself, which must be
+    hashable (jax.jit's rule and message: an id() would be reused by a new
+    object once the old one is freed, and the new one get the old compile)."""
+    try:
+        hash(x)
+    except TypeError as e:
+        raise ValueError(
+            "Non-hashable static arguments are not supported. An error occurred while "
+            f"trying to hash an object of type {type(x)}, {x!r}. The error was:\n"
+            f"{type(e).__name__}: {e}\n") from None
+    return x
+
+
+class _Identity:
+    """A non-array leaf that cannot be hashed (a callable object inside a
+    module), keyed by identity: the key holds the object, so its id cannot
+    be reused by another while the compiled entry lives."""
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return isinstance(other, _Identity) and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+
+def _leaf_static_key(x) -> Any:
     try:
         hash(x)
         return x
     except TypeError:
-        return ("id", id(x))
+        return _Identity(x)
 
 
 @dataclass
@@ -110,7 +140,7 @@ def flatten(args: tuple, kwargs: dict, static_argnums: Sequence[int]) -> Flat:
     leaves = [x for x, m in zip(all_leaves, mask) if m]
     others = tuple(x for x, m in zip(all_leaves, mask) if not m)
     key = (in_tree, tuple(_static_key(args[i]) for i in sorted(static)),
-           tuple(_static_key(x) for x in others), tuple(_leaf_key(x) for x in leaves))
+           tuple(_leaf_static_key(x) for x in others), tuple(_leaf_key(x) for x in leaves))
     return Flat(args, static, in_tree, mask, others, leaves, key)
 
 
@@ -302,8 +332,10 @@ class Jitted(_kiln.JitFunction):
             leaves = _pinnable_leaves(a) if i < len(last) and last[i] is a else None
             if leaves is None:
                 return
-            pinned.append([np.array(x, dtype=dtypes[at + k], order="C", copy=True)
-                           for k, x in enumerate(leaves)])
+            pinned.append(("pinned",
+                           [np.array(x, dtype=dtypes[at + k], order="C", copy=True)
+                            for k, x in enumerate(leaves)],
+                           _watched_containers(a)))
             at += len(leaves)
         self._add_fast_path(tuple(args), compiled.function, pinned)
 
@@ -357,8 +389,9 @@ def _is_equinox_module(t: type) -> bool:
 def _immutable_nodes(treedef, in_module: bool = False) -> bool:
     """Whether every node of `treedef` is immutable: tuples (named ones too),
     None, frozen dataclasses, flax's FrozenDict, equinox Modules (whose
-    fields cannot be reassigned; lists and dicts inside them count as the
-    module's, as equinox intends)."""
+    fields cannot be reassigned). Lists and dicts inside a module can change
+    in place (`model.layers[0] = new_layer`): they are allowed there and
+    watched on every call (_watched_containers)."""
     data = treedef.node_data()
     if data is None:
         return True
@@ -370,6 +403,37 @@ def _immutable_nodes(treedef, in_module: bool = False) -> bool:
               or (in_module and t in (list, dict))):
         return False
     return all(_immutable_nodes(c, in_module) for c in treedef.children())
+
+
+def _watched_containers(obj) -> list:
+    """The lists and dicts inside a pinned object, each with its items as
+    they are now: [(list, items)] or [(dict, keys, values)]. JitFunction
+    compares them by identity on every call, so a change in place unpins."""
+    out, seen = [], set()
+
+    def walk(v):
+        if id(v) in seen:
+            return
+        seen.add(id(v))
+        t = type(v)
+        if t is list:
+            out.append((v, tuple(v)))
+            for c in v:
+                walk(c)
+        elif t is dict:
+            keys = tuple(v)
+            out.append((v, keys, tuple(v[k] for k in keys)))
+            for c in v.values():
+                walk(c)
+        elif t is tuple or (isinstance(v, tuple) and hasattr(v, "_fields")):
+            for c in v:
+                walk(c)
+        elif dataclasses.is_dataclass(v) and not isinstance(v, type):
+            for f in dataclasses.fields(v):
+                walk(getattr(v, f.name, None))
+
+    walk(obj)
+    return out
 
 
 class _NotATree(Exception):

@@ -90,6 +90,12 @@ class Rules:
         self._files.append((str(path), str(path)))
 
     def _add_text(self, text: str, name: str) -> None:
+        base = Path(name).name
+        if not base or base in (".", "..") or "\0" in name:
+            # `name` is the rules' file name in messages; ".." named the
+            # parent directory, and the rules were silently dropped.
+            raise ValueError(f"Rules.from_text: name must be a file name such as "
+                             f"'rules.yaml', got {name!r}")
         digest = hashlib.sha256(text.encode()).hexdigest()[:16]
         directory = Path(_text_dir()) / digest
         directory.mkdir(exist_ok=True)
@@ -132,6 +138,9 @@ class Rules:
         tags allow (exact: not a bit), breaks the IR or does not converge."""
         if not programs:
             raise ValueError("Rules.verify needs at least one program to check the rules on")
+        if not isinstance(seeds, int) or seeds < 1:
+            raise ValueError(f"Rules.verify: seeds must be an int >= 1 (no input set checks "
+                             f"nothing), got {seeds!r}")
         tool = tool_path("kiln-verify-rules")
         with tempfile.TemporaryDirectory(prefix="kiln-verify-") as tmp:
             corpus = []

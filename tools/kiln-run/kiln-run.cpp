@@ -39,6 +39,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace cl = llvm::cl;
@@ -224,6 +225,16 @@ int main(int argc, char **argv) {
     return 1;
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv, "Kiln: run a lax program (LLVM JIT or interpreter)\n");
+  // A bound that cannot test is an error: a negative k or slack made every
+  // comparison say "matches", x against -x included.
+  for (auto [name, value] : {std::pair<const char *, double>{"--check-k", checkK},
+                             {"--rtol", relTol},
+                             {"--atol", absTol}})
+    if (!(value >= 0) || std::isinf(value)) {
+      llvm::errs() << "kiln-run: error: " << name << " must be a finite number >= 0, got "
+                   << llvm::formatv("{0}", value) << "\n";
+      return 1;
+    }
   // Neither is fine for a function without arguments (readInputs says
   // what is missing otherwise).
   if (!inputs.empty() && randomInputsFlag) {

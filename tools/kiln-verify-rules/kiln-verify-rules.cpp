@@ -404,6 +404,11 @@ int main(int argc, char **argv) {
     return 1;
   cl::HideUnrelatedOptions(verifyCategory);
   cl::ParseCommandLineOptions(argc, argv, "Kiln: check rewrite rules with the interpreter\n");
+  // No input set checks nothing: every rule would pass (abs(x) -> x did).
+  if (seeds == 0) {
+    llvm::errs() << "kiln-verify-rules: error: --seeds must be at least 1\n";
+    return 1;
+  }
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 

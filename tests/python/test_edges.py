@@ -1,0 +1,119 @@
+"""The Python boundary against silent wrong results: every case below gave
+a wrong answer without an error before (jax.jit or a hand-derived value is
+the oracle)."""
+
+import gc
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import kiln
+
+
+@pytest.mark.parametrize("first,then", [
+    (jnp.float32, jnp.int32), (jnp.float32, jnp.uint32), (jnp.int8, jnp.bool_),
+    (jnp.int32, jnp.float32),
+])
+def test_fast_path_checks_dtype(cache_dir, first, then):
+    # After a call with one dtype, a JAX array of another with the same item
+    # size and shape had been read as the first's bits ([0,1,2,3] + 1 as
+    # float32 bits of int32 gave [1,1,1,1]).
+    f = kiln.jit(lambda x: x + 1, cache_dir=cache_dir)
+    f(jnp.arange(4).astype(first))
+    x = jnp.arange(4).astype(then)
+    got = f(x)
+    want = jax.jit(lambda x: x + 1)(x)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_big_endian_never_read_as_native(cache_dir):
+    # '>f4' has float32's type number: the fast path had passed its bytes
+    # unswapped (2x + 1 of arange(4) gave [1, 1, 1, 1]). Now it is refused
+    # as jax.jit refuses it, or converted by value by a compiled callable.
+    f = kiln.jit(lambda x: 2 * x + 1, cache_dir=cache_dir)
+    np.testing.assert_array_equal(f(np.arange(4, dtype=np.float32)), [1, 3, 5, 7])
+    swapped = np.arange(4).astype(">f4")
+    with pytest.raises(TypeError):
+        jax.jit(lambda x: 2 * x + 1)(swapped)
+    with pytest.raises(TypeError):
+        f(swapped)
+    compiled = f.lower(np.zeros(4, np.float32)).compile()
+    np.testing.assert_array_equal(compiled(swapped), [1, 3, 5, 7])
+
+
+def test_unhashable_static_argument_is_an_error(cache_dir):
+    f = kiln.jit(lambda x, n: x * len(n), static_argnums=1, cache_dir=cache_dir)
+    with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
+        f(np.ones(2, np.float32), [1, 2])
+    with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
+        jax.jit(lambda x, n: x * len(n), static_argnums=1)(np.ones(2, np.float32), [1, 2])
+
+
+def test_unhashable_leaves_are_not_keyed_by_a_reusable_id(cache_dir):
+    # Non-array leaves (a callable object inside a pytree) are static; an
+    # unhashable one had been keyed by id(), which a new object reuses once
+    # the old one is freed: it got the old compile (76 of 100 calls stale).
+    class Scale:
+        __hash__ = None  # unhashable
+
+        def __init__(self, s):
+            self.s = s
+
+        def __call__(self, x):
+            return x * self.s
+
+    f = kiln.jit(lambda x, fs: fs[0](x), cache_dir=cache_dir)
+    x = np.ones(3, np.float32)
+    for s in range(1, 30):
+        got = f(x, [Scale(float(s))])
+        gc.collect()
+        np.testing.assert_array_equal(got, x * s)
+
+
+def test_compiled_callable_refuses_other_dtypes(cache_dir):
+    # NaN had been force-cast into an int32 input (-2147483647); jax.jit's
+    # compiled executable raises TypeError. Dtypes JAX canonicalizes to the
+    # compiled one (int64 -> int32, float64 -> float32) are accepted.
+    c = kiln.jit(lambda x: x + 1, cache_dir=cache_dir).lower(np.zeros(3, np.int32)).compile()
+    with pytest.raises(TypeError, match="Argument types differ"):
+        c(np.array([np.nan, 1.5, 2.0], np.float32))
+    np.testing.assert_array_equal(c(np.array([1, 2, 3], np.int64)), [2, 3, 4])
+    np.testing.assert_array_equal(c([1, 2, 3]), [2, 3, 4])
+
+
+def test_mutated_list_inside_a_module_is_seen(cache_dir):
+    eqx = pytest.importorskip("equinox")
+
+    class Model(eqx.Module):
+        layers: list
+
+        def __call__(self, x):
+            for w in self.layers:
+                x = x * w
+            return x
+
+    m = Model([jnp.float32(2.0), jnp.float32(3.0)])
+    f = kiln.jit(lambda m, x: m(x), cache_dir=cache_dir)
+    x = np.ones(2, np.float32)
+    np.testing.assert_array_equal(f(m, x), [6, 6])
+    np.testing.assert_array_equal(f(m, x), [6, 6])
+    assert f._num_fast_paths == 1  # pinned, its list watched
+    m.layers[0] = jnp.float32(5.0)  # in place: the list is the module's
+    np.testing.assert_array_equal(f(m, x), [15, 15])
+    m.layers.append(jnp.float32(0.5))
+    np.testing.assert_array_equal(f(m, x), [7.5, 7.5])
+
+
+def test_rules_from_text_refuses_a_name_that_is_no_file_name():
+    text = "rules:\n  - name: r\n    match: lax.neg(lax.neg(x))\n    replace: x\n"
+    with pytest.raises(ValueError, match="name must be a file name"):
+        kiln.Rules.from_text(text, name="..")
+    assert kiln.Rules.from_text(text, name="mine.yaml").files
+
+
+def test_rules_verify_needs_a_seed():
+    with pytest.raises(ValueError, match="seeds must be an int >= 1"):
+        kiln.Rules.from_text("rules: []\n").verify("x.mlir", seeds=0)
