@@ -136,7 +136,7 @@ namespace {
 
 std::optional<TensorSpec> specOf(Type t) {
   auto rt = dyn_cast<RankedTensorType>(t);
-  if (!rt || !rt.hasStaticShape())
+  if (!rt || !kiln::lax::tensorSizeFits(rt))
     return std::nullopt;
   auto kind = elementKindOf(rt.getElementType());
   if (!kind)
@@ -472,13 +472,14 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
     auto s = specOf(t);
     if (!s)
       return fail("@" + entry +
-                  ": arguments must be statically shaped tensors");
+                  ": arguments must be statically shaped tensors of at most 2^62 bytes");
     impl->inputs.push_back(*s);
   }
   for (Type t : fn.getFunctionType().getResults()) {
     auto s = specOf(t);
     if (!s)
-      return fail("@" + entry + ": results must be statically shaped tensors");
+      return fail("@" + entry +
+                  ": results must be statically shaped tensors of at most 2^62 bytes");
     impl->outputs.push_back(*s);
   }
   const bool gpu = options_.target == Target::Gpu;

@@ -30,11 +30,21 @@ def Lax_Pred : I<1>;
 def Lax_Element : AnyTypeOf<[Lax_Float, Lax_Int, Lax_Pred]>;
 
 // JAX programs have static shapes; so does every lax value.
-def Lax_Tensor : StaticShapeTensorOf<[Lax_Element]>;
-def Lax_FloatTensor : StaticShapeTensorOf<[Lax_Float]>;
-def Lax_IntOrPredTensor : StaticShapeTensorOf<[Lax_Int, Lax_Pred]>;
-def Lax_NumericTensor : StaticShapeTensorOf<[Lax_Float, Lax_Int]>;
-def Lax_PredTensor : StaticShapeTensorOf<[Lax_Pred]>;
+// Every tensor of a lax op has a static shape whose size in bytes fits in
+// 2^62 (kiln::lax::tensorSizeFits): a tensor<4294967296x4294967296xf32>
+// argument had passed the verifier, and its element count wrapped to 0 (the
+// interpreter returned an empty result, the JIT segfaulted).
+def Lax_SizeFits : CPred<"::kiln::lax::tensorSizeFits($_self)">;
+class Lax_TensorOf<list<Type> allowed>
+    : ConfinedType<StaticShapeTensorOf<allowed>, [Lax_SizeFits],
+                   StaticShapeTensorOf<allowed>.summary # " of at most 2^62 bytes",
+                   StaticShapeTensorOf<allowed>.cppType>;
+
+def Lax_Tensor : Lax_TensorOf<[Lax_Element]>;
+def Lax_FloatTensor : Lax_TensorOf<[Lax_Float]>;
+def Lax_IntOrPredTensor : Lax_TensorOf<[Lax_Int, Lax_Pred]>;
+def Lax_NumericTensor : Lax_TensorOf<[Lax_Float, Lax_Int]>;
+def Lax_PredTensor : Lax_TensorOf<[Lax_Pred]>;
 def Lax_IndexScalar : 0DTensorOf<[I32, I64, UI32]>;
 
 // A 64-bit integer attribute read as signed (I64Attr reads as uint64_t).

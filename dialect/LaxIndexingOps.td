@@ -43,7 +43,7 @@ def Lax_ScatterKind : I32EnumAttr<"ScatterKind",
 
 // Indices are integer tensors whose last dimension is the index vector
 // (JAX's index_vector_dim is always the last one).
-def Lax_IndexTensor : StaticShapeTensorOf<[I32, I64, UI32]>;
+def Lax_IndexTensor : Lax_TensorOf<[I32, I64, UI32]>;
 
 //===----------------------------------------------------------------------===//
 // Gather

@@ -56,6 +56,16 @@ LogicalResult BitcastConvertTypeOp::verify() {
   return success();
 }
 
+bool kiln::lax::tensorSizeFits(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() || elementCountOverflows(tensor.getShape()))
+    return false;
+  int64_t bytes, elementBytes = int64_t(llvm::divideCeil(
+                     tensor.getElementType().getIntOrFloatBitWidth(), 8));
+  return !llvm::MulOverflow(tensor.getNumElements(), elementBytes, bytes) &&
+         bytes <= kMaxTensorBytes;
+}
+
 bool kiln::lax::elementCountOverflows(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)

@@ -418,7 +418,7 @@ class Lax_ArgReduceOp<string mnemonic> : Lax_Op<mnemonic, [Pure]> {
   let summary = "index of the " # !substr(mnemonic, 3) #
                 " along one axis (jaxpr `" # mnemonic # "[axes=(k,) index_dtype=...]`)";
   let arguments = (ins Lax_NumericTensor:$operand, DenseI64ArrayAttr:$axes);
-  let results = (outs StaticShapeTensorOf<[I32, I64, UI32]>:$result);
+  let results = (outs Lax_TensorOf<[I32, I64, UI32]>:$result);
   let assemblyFormat = [{
     $operand `axes` `=` $axes attr-dict `:` type($operand) `->` type($result)
   }];

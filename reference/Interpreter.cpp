@@ -1,6 +1,8 @@
 //===- Interpreter.cpp - the reference interpreter of lax -----------------===//
 #include "reference/Evaluator.h"
 
+#include "dialect/LaxDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -142,8 +144,9 @@ FailureOr<SmallVector<Tensor>> kiln::interp::randomInputs(ModuleOp module, Strin
   SmallVector<Tensor> inputs;
   for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.hasStaticShape())
-      return func.emitError("argument #") << i << " is not a statically shaped tensor";
+    if (!tensor || !lax::tensorSizeFits(tensor))
+      return func.emitError("argument #")
+             << i << " is not a statically shaped tensor of at most 2^62 bytes";
     inputs.push_back(Tensor::random(tensor, seed * 1000003 + i, positive));
   }
   return inputs;

@@ -2,7 +2,7 @@
 // RUN: kiln-opt %s -split-input-file -verify-diagnostics
 
 func.func @gather_float_indices(%x: tensor<10x8xf32>, %i: tensor<5x1xf32>) {
-  // expected-error @+1 {{operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer or 32-bit unsigned integer values, but got 'tensor<5x1xf32>'}}
+  // expected-error @+1 {{operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer or 32-bit unsigned integer values of at most 2^62 bytes, but got 'tensor<5x1xf32>'}}
   %r = lax.gather %x[%i] offset_dims = [1] collapsed_slice_dims = [0] start_index_map = [0]
       slice_sizes = [1, 8] mode = clip : (tensor<10x8xf32>, tensor<5x1xf32>) -> tensor<5x8xf32>
   return
