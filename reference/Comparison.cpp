@@ -50,7 +50,7 @@ std::pair<double, double> overflowEdge(Type element) {
 bool judgeFloat(double got, double ref, double mag, bool magKnown, double eps, double tiny,
                 std::pair<double, double> edge, const ErrorModel &model, ElementReport &e,
                 const double *ref64 = nullptr, double rounded = 0, double level = 0,
-                double typeTiny = 0) {
+                double scale64 = 0, double typeTiny = 0) {
   e.got = got;
   e.ref = ref;
   e.mag = mag;
@@ -71,7 +71,8 @@ bool judgeFloat(double got, double ref, double mag, bool magKnown, double eps, d
     if (ref64 && std::isfinite(*ref64) && std::isfinite(rounded) && std::isfinite(got)) {
       // Judged against the float64 run (OutputComparison::numUnboundedJudged).
       e.error = std::fabs(got - *ref64);
-      e.bound = std::max(16 * std::fabs(rounded - *ref64), level * std::fabs(*ref64)) +
+      e.bound = std::max(16 * std::fabs(rounded - *ref64),
+                         level * std::max(std::fabs(*ref64), scale64)) +
                 model.k * typeTiny + model.atol + model.rtol * std::fabs(ref);
       e.ratio = e.error == 0 ? 0 : e.error / e.bound;
       e.againstF64 = true;
@@ -204,18 +205,28 @@ OutputComparison kiln::interp::compareOutput(const Tensor &got, const Tensor &re
   // relative distance of the rounded interpreter from the float64 run over
   // the output, which is the precision the output was computed in (a bf16
   // computation widened to f32 is ~2^-9 from its float64 values).
-  double level = std::cbrt(eps);
+  // The level also applies to the output's median |value| (`scale64`): an
+  // element that is small because it cancelled (a bf16 Adam step w - lr *
+  // m / sqrt(v) with w close to lr * m / sqrt(v)) carries the error of its
+  // larger terms.
+  double level = std::cbrt(eps), scale64 = 0;
+  auto median = [](std::vector<double> &v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
   if (f64) {
-    std::vector<double> rel;
+    std::vector<double> rel, mags;
     for (int64_t i = 0; i < ref.size(); ++i) {
       double r64 = f64->getFloat(i), rr = rounded->getFloat(i);
+      if (std::isfinite(r64))
+        mags.push_back(std::fabs(r64));
       if (std::isfinite(r64) && std::isfinite(rr) && r64 != 0)
         rel.push_back(std::fabs(rr - r64) / std::fabs(r64));
     }
-    if (!rel.empty()) {
-      std::nth_element(rel.begin(), rel.begin() + rel.size() / 2, rel.end());
-      level = std::max(level, 16 * rel[rel.size() / 2]);
-    }
+    if (!rel.empty())
+      level = std::max(level, 16 * median(rel));
+    if (!mags.empty())
+      scale64 = median(mags);
   }
   ErrorModel elementModel = model;
   if (element.isF16() || element.isBF16())
@@ -238,7 +249,8 @@ OutputComparison kiln::interp::compareOutput(const Tensor &got, const Tensor &re
     double r64 = f64 ? f64->getFloat(i) : NAN;
     bool pass =
         judgeFloat(got.getFloat(i), ref.getFloat(i), std::max(m, 0.0), known, eps, absolute, edge,
-                   elementModel, e, f64 ? &r64 : nullptr, rounded->getFloat(i), level, tiny);
+                   elementModel, e, f64 ? &r64 : nullptr, rounded->getFloat(i), level, scale64,
+                   tiny);
     c.numUnbounded += model.k > 0 && m == INFINITY && !std::isinf(ref.getFloat(i));
     c.numUnboundedJudged += e.againstF64;
     record(pass, e, i);

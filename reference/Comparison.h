@@ -91,8 +91,10 @@ struct OutputComparison {
   /// included, passes, unless the reference is an infinity (k > 0).
   int64_t numUnbounded = 0;
   /// Unbounded elements judged against the float64 run: a finite result
-  /// must be within max(16 |rounded - ref64|, level |ref64|) + k tiny of
-  /// ref64, where `rounded` is the interpreter's (rounded) value and
+  /// must be within max(16 |rounded - ref64|, level max(|ref64|, scale64))
+  /// + k tiny of ref64, where `rounded` is the interpreter's (rounded)
+  /// value, `scale64` the output's median |ref64| (an element small because
+  /// it cancelled carries its terms' error), and
   /// `level` is cbrt(eps) or 16 times the output's median relative
   /// distance of the interpreter from the float64 run (the precision it was
   /// computed in): no further from the float64 value than a few times the
