@@ -27,6 +27,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -382,6 +383,19 @@ public:
         throw KilnError(KilnError::General, "unsupported argument type");
       nb::object array = np.attr("ascontiguousarray")(
           arg, nb::arg("dtype") = dtypeOf(*kind));
+      // The shape must be the argument's: a shorter array's bytes had been
+      // read past their end.
+      std::vector<int64_t> shape = nb::cast<std::vector<int64_t>>(array.attr("shape"));
+      if (llvm::ArrayRef<int64_t>(shape) != tensorType.getShape()) {
+        auto join = [](llvm::ArrayRef<int64_t> dims) {
+          return llvm::join(llvm::map_range(dims, [](int64_t d) { return std::to_string(d); }),
+                            ", ");
+        };
+        std::string got = join(shape), want = join(tensorType.getShape());
+        throw KilnError(KilnError::General,
+                        "argument " + std::to_string(tensors.size()) + " of '" + entry +
+                            "' must have shape [" + want + "], got [" + got + "]");
+      }
       nb::bytes raw = nb::cast<nb::bytes>(array.attr("tobytes")());
       std::vector<char> bytes(raw.c_str(), raw.c_str() + raw.size());
       if (bytes.empty())

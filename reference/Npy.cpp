@@ -1,6 +1,9 @@
 //===- Npy.cpp - .npy files for the interpreter and kiln-run --------------===//
 #include "reference/Npy.h"
 
+#include "dialect/LaxDialect.h"
+#include "support/InputFile.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/APFloat.h"
@@ -148,13 +151,11 @@ FailureOr<Tensor> kiln::interp::parseNpy(StringRef bytes, StringRef name, MLIRCo
 }
 
 FailureOr<Tensor> kiln::interp::readNpy(StringRef path, MLIRContext *ctx, std::string &error) {
-  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                          /*RequiresNullTerminator=*/false);
-  if (!file) {
-    error = (path + ": cannot read: " + file.getError().message()).str();
+  std::unique_ptr<llvm::MemoryBuffer> file = support::readInputFile(
+      path, error, /*allowStdin=*/false, uint64_t(lax::kMaxTensorBytes), /*isText=*/false);
+  if (!file)
     return failure();
-  }
-  return parseNpy((*file)->getBuffer(), path, ctx, error);
+  return parseNpy(file->getBuffer(), path, ctx, error);
 }
 
 std::string kiln::interp::serializeNpy(const Tensor &t) {

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "rules/RuleParser.h"
 
+#include "support/InputFile.h"
+
 #include "rules/ExprParser.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -390,12 +392,14 @@ LogicalResult kiln::rules::parseRuleString(MLIRContext *ctx, const std::string &
 
 LogicalResult kiln::rules::parseRuleFile(MLIRContext *ctx, const std::string &path,
                                          std::vector<Rule> &rules) {
-  std::ifstream in(path);
-  if (!in) {
-    emitError(FileLineColLoc::get(ctx, path, 0, 0)) << "cannot open rule file '" << path << "'";
+  // A regular file of at most 64 MiB: a FIFO (or a rule file including one)
+  // had blocked forever, /dev/zero ended in bad_alloc.
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      support::readInputFile(path, error, /*allowStdin=*/false, kMaxRuleFileBytes);
+  if (!file) {
+    emitError(FileLineColLoc::get(ctx, path, 0, 0)) << "rule file: " << error;
     return failure();
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parseRuleString(ctx, ss.str(), path, rules);
+  return parseRuleString(ctx, file->getBuffer().str(), path, rules);
 }

@@ -6,12 +6,17 @@
 
 #include "mlir/Support/LogicalResult.h"
 
+#include <cstdint>
+
 namespace mlir {
 class MLIRContext;
 class Location;
 } // namespace mlir
 
 namespace kiln::rules {
+
+/// The largest rule file read: 64 MiB.
+inline constexpr uint64_t kMaxRuleFileBytes = uint64_t(1) << 26;
 
 /// The MLIR location of a rule-file position.
 mlir::Location toLocation(mlir::MLIRContext *ctx, const SrcLoc &loc);

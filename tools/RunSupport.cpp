@@ -1,5 +1,7 @@
 //===- RunSupport.cpp - loading, inputs and outputs for kiln-run ----------===//
 #include "tools/RunSupport.h"
+
+#include "support/InputFile.h"
 #include "tools/Registration.h"
 
 #include "importer/JaxprImporter.h"
@@ -22,13 +24,14 @@ using namespace kiln::interp;
 
 OwningOpRef<ModuleOp> run::loadProgram(StringRef path, llvm::SourceMgr &sourceMgr,
                                        MLIRContext *context, StringRef jaxprInputTypes) {
-  auto file = llvm::MemoryBuffer::getFileOrSTDIN(path);
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      support::readInputFile(path, error, /*allowStdin=*/true);
   if (!file) {
-    llvm::errs() << "kiln-run: error: cannot read " << path << ": "
-                 << file.getError().message() << "\n";
+    llvm::errs() << "kiln-run: error: " << error << "\n";
     return nullptr;
   }
-  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   if (path.ends_with(".jaxpr")) {
     JaxprImportOptions options;
     options.inputTypes = jaxprInputTypes.str();

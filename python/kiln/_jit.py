@@ -133,6 +133,10 @@ class Flat:
 
 def flatten(args: tuple, kwargs: dict, static_argnums: Sequence[int]) -> Flat:
     jax = _jax()
+    if any(not -len(args) <= i < len(args) for i in static_argnums):
+        # jax.jit's check and message (an IndexError had come from the tuple).
+        raise ValueError(f"Jitted function has static_argnums={tuple(static_argnums)}, but only "
+                         f"accepts {len(args)} positional arguments.")
     static = frozenset(i if i >= 0 else len(args) + i for i in static_argnums)
     dyn = tuple(a for i, a in enumerate(args) if i not in static)
     all_leaves, in_tree = jax.tree_util.tree_flatten((dyn, kwargs))

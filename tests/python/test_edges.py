@@ -117,3 +117,21 @@ def test_rules_from_text_refuses_a_name_that_is_no_file_name():
 def test_rules_verify_needs_a_seed():
     with pytest.raises(ValueError, match="seeds must be an int >= 1"):
         kiln.Rules.from_text("rules: []\n").verify("x.mlir", seeds=0)
+
+
+def test_static_argnums_out_of_range_is_jax_error(cache_dir):
+    x = np.ones(2, np.float32)
+    with pytest.raises(ValueError, match="static_argnums=\\(3,\\), but only accepts 1"):
+        jax.jit(lambda x: x, static_argnums=3)(x)
+    with pytest.raises(ValueError, match="static_argnums=\\(3,\\), but only accepts 1"):
+        kiln.jit(lambda x: x, static_argnums=3, cache_dir=cache_dir)(x)
+
+
+def test_interpret_checks_argument_shapes():
+    from kiln import _kiln
+    p = _kiln.Program.from_mlir(
+        "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "  %0 = lax.add %x, %x : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n", "p.mlir")
+    with pytest.raises(kiln.Error, match=r"must have shape \[4\], got \[2\]"):
+        p.interpret("main", [np.ones(2, np.float32)])  # had read past the buffer
+    np.testing.assert_array_equal(p.interpret("main", [np.ones(4, np.float32)])[0], [2, 2, 2, 2])

@@ -8,6 +8,7 @@
 // in it. --plugin=lib.so (repeatable) loads a plugin before anything else.
 //
 //===----------------------------------------------------------------------===//
+#include "support/InputFile.h"
 #include "tools/HelpOptions.h"
 #include "tools/Registration.h"
 #include "rules/ApplyRules.h"
@@ -122,9 +123,10 @@ int main(int argc, char **argv) {
       });
 
   std::string errorMessage;
-  auto file = mlir::openInputFile(inputFilename, &errorMessage);
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      kiln::support::readInputFile(inputFilename, errorMessage, /*allowStdin=*/true);
   if (!file) {
-    llvm::errs() << errorMessage << "\n";
+    llvm::errs() << "kiln-opt: error: " << errorMessage << "\n";
     return 1;
   }
   if (mlir::failed(kiln::checkMlirNesting(file->getBuffer(), inputFilename)))

@@ -235,6 +235,11 @@ int main(int argc, char **argv) {
                    << llvm::formatv("{0}", value) << "\n";
       return 1;
     }
+  for (auto [name, value] : {std::pair<const char *, int>{"--repeat", repeat}, {"--warmup", warmup}})
+    if (value < 0) {
+      llvm::errs() << "kiln-run: error: " << name << " must be >= 0, got " << value << "\n";
+      return 1;
+    }
   // Neither is fine for a function without arguments (readInputs says
   // what is missing otherwise).
   if (!inputs.empty() && randomInputsFlag) {

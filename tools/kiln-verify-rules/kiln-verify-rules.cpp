@@ -24,6 +24,7 @@
 // output) is reported DOES NOT CONVERGE and the tool exits 1 too.
 //
 //===----------------------------------------------------------------------===//
+#include "support/InputFile.h"
 #include "tools/Registration.h"
 
 #include "reference/Comparison.h"
@@ -425,16 +426,17 @@ int main(int argc, char **argv) {
   for (const std::string &path : corpus) {
     llvm::SourceMgr sourceMgr; // one per file: the parser reads its main buffer
     SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-    auto file = llvm::MemoryBuffer::getFileOrSTDIN(path);
+    std::string error;
+    std::unique_ptr<llvm::MemoryBuffer> file =
+        support::readInputFile(path, error, /*allowStdin=*/true);
     if (!file) {
-      llvm::errs() << "kiln-verify-rules: error: cannot read " << path << ": "
-                   << file.getError().message() << "\n";
+      llvm::errs() << "kiln-verify-rules: error: " << error << "\n";
       return 1;
     }
-    if (failed(checkMlirNesting((*file)->getBuffer(), path)))
+    if (failed(checkMlirNesting(file->getBuffer(), path)))
       return 1;
-    unstable.push_back(interp::unstableOutputs((*file)->getBuffer()));
-    sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+    unstable.push_back(interp::unstableOutputs(file->getBuffer()));
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     modules.push_back(parseSourceFile<ModuleOp>(sourceMgr, &context));
     if (!modules.back())
       return 1;
