@@ -300,6 +300,8 @@ void kiln::registerKilnLowering() {
   PassPipelineRegistration<LowerCpuPipelineOptions>(
       "kiln-lower-cpu", "Lower lax to the LLVM dialect for the CPU JIT",
       [](OpPassManager &pm, const LowerCpuPipelineOptions &options) {
-        buildKilnLowerCpuPipeline(pm, options.toCpuPipelineOptions());
+        kiln::addModulePipeline(pm, "kiln-lower-cpu", [&](OpPassManager &modulePm) {
+          buildKilnLowerCpuPipeline(modulePm, options.toCpuPipelineOptions());
+        });
       });
 }

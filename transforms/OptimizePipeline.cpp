@@ -48,6 +48,8 @@ void kiln::registerOptimizePipeline() {
   PassPipelineRegistration<OptimizeOptions>(
       "kiln-optimize", "Kiln's exact rewrites (and, on request, the reassociating ones)",
       [](OpPassManager &pm, const OptimizeOptions &options) {
-        buildOptimizePipeline(pm, options.reassociate);
+        addModulePipeline(pm, "kiln-optimize", [&](OpPassManager &modulePm) {
+          buildOptimizePipeline(modulePm, options.reassociate);
+        });
       });
 }

@@ -26,6 +26,12 @@ void populateScanPushUpPatterns(mlir::RewritePatternSet &patterns, bool reassoci
 void buildOptimizePipeline(mlir::OpPassManager &pm, bool reassociate);
 void registerOptimizePipeline();
 
+/// Builds a pipeline of module passes (`build`) into `pm` when `pm` runs on
+/// builtin.module (or any op); otherwise (nested under another op) a
+/// kiln-misplaced-pipeline pass that fails naming `name`.
+void addModulePipeline(mlir::OpPassManager &pm, llvm::StringRef name,
+                       llvm::function_ref<void(mlir::OpPassManager &)> build);
+
 #define GEN_PASS_REGISTRATION
 #include "transforms/Passes.h.inc"
 

@@ -75,4 +75,20 @@ def DedupFunctions : Pass<"kiln-dedup-functions", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def MisplacedPipeline : Pass<"kiln-misplaced-pipeline"> {
+  let summary = "Fail with a diagnostic: a module pipeline was nested under another op";
+  let description = [{
+    Kiln's pipelines (`kiln-optimize`, `kiln-lower-cpu`, `kiln-lower-gpu`)
+    hold module passes. Nested under another op
+    (`builtin.module(func.func(kiln-optimize))`, or the inliner's
+    `default-pipeline`), they used to abort with "LLVM ERROR: Can't add
+    pass ... restricted to 'builtin.module'"; they build this pass instead,
+    which reports where the pipeline belongs (addModulePipeline).
+  }];
+  let options = [
+    Option<"pipeline", "pipeline", "std::string", /*default=*/"",
+           "The pipeline that was misplaced">
+  ];
+}
+
 #endif // KILN_TRANSFORMS_PASSES_TD

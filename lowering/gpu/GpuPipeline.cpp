@@ -21,6 +21,7 @@
 #include "lowering/gpu/GpuPipeline.h"
 #include "lowering/gpu/Passes.h"
 #include "lowering/Passes.h"
+#include "transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -186,7 +187,9 @@ void kiln::registerGpuPipeline() {
       [](OpPassManager &pm, const GpuPipelineOptions &options) {
         GpuPipelineConfig config{options.chip, options.format, options.toolkit,
                                  options.blockSize, options.runtimeGemmMinMacs};
-        buildKilnLaxToLinalgForGpu(pm, config);
-        buildKilnLinalgToGpuPipeline(pm, config);
+        kiln::addModulePipeline(pm, "kiln-lower-gpu", [&](OpPassManager &modulePm) {
+          buildKilnLaxToLinalgForGpu(modulePm, config);
+          buildKilnLinalgToGpuPipeline(modulePm, config);
+        });
       });
 }
