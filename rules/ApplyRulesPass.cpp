@@ -193,9 +193,19 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
       const CompiledRule *r = rules->lookup(explain);
       explainRule(*r, rules->isEnabled(r->rule), op);
     }
+    // An error reported while the rules run (a plugin's native function
+    // that threw) fails the pass: the rules ran on, but the result is not
+    // what the rules say.
+    bool errorReported = false;
+    ScopedDiagnosticHandler watch(&getContext(), [&](Diagnostic &diag) {
+      errorReported |= diag.getSeverity() == DiagnosticSeverity::Error;
+      return failure(); // on to the handlers that print it
+    });
     for (auto &[phase, patterns] : phases)
       if (failed(runPhase(phase, *patterns, maxIterations)))
         return signalPassFailure();
+    if (errorReported)
+      return signalPassFailure();
     if (stats) {
       llvm::errs() << "rule-stats:\n";
       std::map<std::string, unsigned> all = rt.applied;

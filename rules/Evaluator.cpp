@@ -60,6 +60,8 @@ struct Evaluator {
   llvm::function_ref<const Val *(StringRef)> lookup;
   RewriterBase &rewriter;
   std::string *why;
+  /// Where the rule matched (the first bound op or value), for errors.
+  Location loc;
 
   std::optional<Val> fail(const Expr &e, const std::string &msg) {
     if (why && why->empty())
@@ -274,7 +276,23 @@ struct Evaluator {
       if (auto n = args[0].asInt(); n && *n > kMaxRangeLength)
         return fail(e, "range(" + std::to_string(*n) + ") is longer than " +
                            std::to_string(kMaxRangeLength) + " elements");
-    auto r = f->fn(rewriter, args);
+    // A native function (a plugin's) that throws fails its rule with an
+    // error at the matched IR: the exception had crossed MLIR's pattern
+    // driver, built without exceptions, and ended in std::terminate.
+    std::optional<Val> r;
+    std::string thrown;
+    try {
+      r = f->fn(rewriter, args);
+    } catch (const std::exception &ex) {
+      thrown = ex.what();
+    } catch (...) {
+      thrown = "an exception that is not a std::exception";
+    }
+    if (!thrown.empty()) {
+      std::string msg = "native function '" + f->name + "' threw: " + thrown;
+      emitError(loc) << msg;
+      return fail(e, msg);
+    }
     if (!r)
       return fail(e, f->role == NativeFunction::Rewrite ? "the rewrite does not apply"
                                                         : "failed");
@@ -283,13 +301,28 @@ struct Evaluator {
 };
 } // namespace
 
+/// Where a rule with these bindings matched: the first bound op or value.
+static Location matchLocation(RewriterBase &rewriter, llvm::iterator_range<const Val *> vals) {
+  for (const Val &v : vals) {
+    if (Operation *op = v.asOp())
+      return op->getLoc();
+    if (Value value = v.asValue())
+      return value.getLoc();
+  }
+  return rewriter.getUnknownLoc();
+}
+
 std::optional<Val> kiln::rules::evaluate(const Expr &e, const Env &env, RewriterBase &rewriter,
                                          std::string *why) {
   auto lookup = [&](StringRef key) -> const Val * {
     auto it = env.find(key);
     return it == env.end() ? nullptr : &it->second;
   };
-  Evaluator ev{lookup, rewriter, why};
+  llvm::SmallVector<Val> bound;
+  for (const auto &entry : env)
+    bound.push_back(entry.getValue());
+  Evaluator ev{lookup, rewriter, why,
+               matchLocation(rewriter, llvm::make_range(bound.begin(), bound.end()))};
   return ev.eval(e);
 }
 
@@ -303,6 +336,8 @@ const Val *ArgBindings::lookup(StringRef key) const {
 std::optional<Val> kiln::rules::evaluate(const Expr &e, const ArgBindings &args,
                                          RewriterBase &rewriter, std::string *why) {
   auto lookup = [&](StringRef key) { return args.lookup(key); };
-  Evaluator ev{lookup, rewriter, why};
+  Evaluator ev{lookup, rewriter, why,
+               matchLocation(rewriter,
+                             llvm::make_range(args.values.begin(), args.values.end()))};
   return ev.eval(e);
 }

@@ -1,7 +1,9 @@
 //===- PluginLoader.cpp - loading kiln-opt plugins ------------------------===//
 #include "rules/PluginLoader.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <set>
@@ -114,6 +116,20 @@ bool kiln::rules::loadPlugin(const std::string &path, std::string &error) {
   }
   if (!info.registerPlugin) {
     error = "plugin '" + name + "' has no registration callback";
+    return false;
+  }
+  // One plugin of a name per process: a second copy (another path to the
+  // same plugin) registered its passes again and LLVM aborted ("pass
+  // allocator creates a different pass than previously registered").
+  static llvm::StringMap<std::string> loadedFrom;
+  llvm::SmallString<256> real(path);
+  llvm::sys::fs::real_path(path, real);
+  auto [it, inserted] = loadedFrom.try_emplace(name, real.str().str());
+  if (!inserted) {
+    if (it->second == real.str())
+      return true; // the same file again: already registered
+    error = "plugin '" + name + "' is already loaded from '" + it->second +
+            "'; another copy at '" + path + "' is not loaded";
     return false;
   }
   Registrar registrar;

@@ -9,6 +9,11 @@
 // RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnTestPluginFailsToRegister.so %s 2>&1 | FileCheck %s --check-prefix=REGISTER
 // RUN: not kiln-opt --plugin=%t.missing.so %s 2>&1 | FileCheck %s --check-prefix=DLOPEN
 // RUN: kiln-opt --plugin=%kiln_obj/lib/libKilnExamplePlugin.so --plugin=%kiln_obj/lib/libKilnExamplePlugin.so %s --kiln-apply-rules | FileCheck %s
+// A copy of a loaded plugin at another path is refused (its passes,
+// registered twice, had made LLVM abort).
+// RUN: cp %kiln_obj/lib/libKilnExamplePlugin.so %t.copy.so
+// RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnExamplePlugin.so --plugin=%t.copy.so %s 2>&1 | FileCheck %s --check-prefix=COPY
+// COPY: kiln-opt: error: plugin 'example' is already loaded from '{{.*}}libKilnExamplePlugin.so'; another copy at '{{.*}}.copy.so' is not loaded
 
 // CHECK-LABEL: func.func @f
 // CHECK-NEXT: %[[P:.*]] = lax.integer_pow %arg0 y = 2
