@@ -12,7 +12,10 @@
 
 #include "python/CompiledFunction.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+
+#include <mutex>
 
 #include "llvm/ADT/SmallVector.h"
 
@@ -211,6 +214,30 @@ nb::object CompiledFunction::inputArray(nb::handle value, size_t i, const std::s
   return array;
 }
 
+/// The handles given out (CompiledFunction::handle) of live objects.
+static std::mutex handlesMutex;
+static llvm::DenseSet<const CompiledFunction *> &liveHandles() {
+  static auto *set = new llvm::DenseSet<const CompiledFunction *>();
+  return *set;
+}
+
+intptr_t CompiledFunction::handle() const {
+  std::lock_guard<std::mutex> lock(handlesMutex);
+  liveHandles().insert(this);
+  return reinterpret_cast<intptr_t>(this);
+}
+
+const CompiledFunction *CompiledFunction::fromHandle(int64_t handle) {
+  auto *fn = reinterpret_cast<const CompiledFunction *>(intptr_t(handle));
+  std::lock_guard<std::mutex> lock(handlesMutex);
+  return liveHandles().contains(fn) ? fn : nullptr;
+}
+
+CompiledFunction::~CompiledFunction() {
+  std::lock_guard<std::mutex> lock(handlesMutex);
+  liveHandles().erase(this);
+}
+
 void CompiledFunction::bind(const std::vector<nb::object> &leading,
                             const std::vector<nb::object> &trailing) {
   size_t nIn = exe_->inputs().size();
@@ -339,9 +366,9 @@ void bindCompiledFunction(nb::module_ &m) {
                        l.append(describe(s));
                      return l;
                    })
-      .def_prop_ro("address",
-                   [](const CompiledFunction &f) { return reinterpret_cast<intptr_t>(&f); },
-                   "The object's address: kiln.kernel's `executable` attribute")
+      .def_prop_ro("address", &CompiledFunction::handle,
+                   "The object's address: kiln.kernel's `executable` attribute (a handle "
+                   "the FFI handler checks against the live ones)")
       .def_prop_ro("cache", [](const CompiledFunction &f) {
         return f.executable().cacheOutcome().describe();
       });

@@ -51,6 +51,14 @@ public:
   /// bytes); false when it does not fit exactly (an int out of range).
   static bool storeScalar(PyObject *value, ElementKind kind, void *out);
 
+  /// This object's address as kiln.kernel's `executable` handle; the object
+  /// is registered as a live handle, which it stays for its life.
+  intptr_t handle() const;
+  /// The function a handle names, if it is one handle() gave and its object
+  /// is alive; null otherwise (a forged address had been called).
+  static const CompiledFunction *fromHandle(int64_t handle);
+  ~CompiledFunction();
+
 private:
   /// `value` as input `i` takes it: an aligned C-contiguous array of the
   /// input's dtype (numpy converts where it is not), of the input's shape

@@ -21,23 +21,36 @@ namespace ffi = xla::ffi;
 namespace {
 
 ffi::Error kilnCallImpl(ffi::RemainingArgs args, ffi::RemainingRets rets, int64_t executable) {
-  const auto *fn = reinterpret_cast<const kiln::python::CompiledFunction *>(executable);
+  // Only a handle kiln.kernel gave out, of a live function: a forged or
+  // stale address had been called.
+  const kiln::python::CompiledFunction *fn =
+      kiln::python::CompiledFunction::fromHandle(executable);
   if (!fn)
-    return ffi::Error::InvalidArgument("kiln_call: no executable");
+    return ffi::Error::InvalidArgument("kiln_call: 'executable' is not a live Kiln function");
   if (args.size() != fn->numFreeInputs() || rets.size() != fn->executable().outputs().size())
     return ffi::Error::InvalidArgument("kiln_call: operand or result count differs from the "
                                        "compiled function's");
+  // Every buffer must hold what the compiled code reads or writes there.
+  auto sizeFits = [](size_t bytes, const kiln::TensorSpec &spec) {
+    return bytes == size_t(spec.numBytes());
+  };
   llvm::SmallVector<void *, 16> in, out;
   for (size_t i = 0; i < args.size(); ++i) {
     ffi::ErrorOr<ffi::AnyBuffer> b = args.get<ffi::AnyBuffer>(i);
     if (!b.has_value())
       return b.error();
+    if (!sizeFits(b->size_bytes(), fn->freeInput(i)))
+      return ffi::Error::InvalidArgument("kiln_call: operand " + std::to_string(i) +
+                                         " has another size than the compiled function's");
     in.push_back(b->untyped_data());
   }
   for (size_t i = 0; i < rets.size(); ++i) {
     ffi::ErrorOr<ffi::Result<ffi::AnyBuffer>> b = rets.get<ffi::AnyBuffer>(i);
     if (!b.has_value())
       return b.error();
+    if (!sizeFits((*b)->size_bytes(), fn->executable().outputs()[i]))
+      return ffi::Error::InvalidArgument("kiln_call: result " + std::to_string(i) +
+                                         " has another size than the compiled function's");
     out.push_back((*b)->untyped_data());
   }
   fn->callInto(in.data(), out.data());

@@ -312,7 +312,8 @@ public:
     PyObject *tuple = args.ptr();
     Py_ssize_t n = PyTuple_GET_SIZE(tuple);
     if (kwargs.size() == 0) {
-      for (const FastEntry &e : entries_) {
+      for (const std::shared_ptr<FastEntry> &entry : entries_) {
+        const FastEntry &e = *entry;
         if (Py_ssize_t(e.signature.size()) != n)
           continue;
         bool ok = true;
@@ -324,8 +325,13 @@ public:
         llvm::SmallVector<void *, 32> free(nFree);
         llvm::SmallVector<int64_t, 16> scalars(nFree);
         HeldBuffers held;
-        if (e.gather(tuple, free.data(), scalars.data(), held))
-          return e.compiled->callFree(free.data());
+        if (e.gather(tuple, free.data(), scalars.data(), held)) {
+          // The call releases the GIL: another thread may clear or replace
+          // the entries meanwhile (clear_cache), which had freed the code
+          // and the pinned data under the call. This reference keeps both.
+          std::shared_ptr<FastEntry> keep = entry;
+          return keep->compiled->callFree(free.data());
+        }
       }
     }
     // fallback(self, *args, **kwargs): a function of the class, so that the
@@ -461,11 +467,11 @@ public:
                           [](const ArgSignature &s) { return s.kind == ArgSignature::Tree; });
     };
     if (hasTree(e))
-      llvm::erase_if(entries_, [&](const FastEntry &f) {
-        return f.compiled == e.compiled && hasTree(f);
+      llvm::erase_if(entries_, [&](const std::shared_ptr<FastEntry> &f) {
+        return f->compiled == e.compiled && hasTree(*f);
       });
     // Newest first: the signature just compiled is the likeliest next.
-    entries_.insert(entries_.begin(), std::move(e));
+    entries_.insert(entries_.begin(), std::make_shared<FastEntry>(std::move(e)));
     if (entries_.size() > kMaxEntries)
       entries_.pop_back();
     return true;
@@ -549,7 +555,8 @@ private:
 
   static constexpr size_t kMaxEntries = 16;
   nb::object fallback_;
-  std::vector<FastEntry> entries_;
+  /// Shared: a call in flight keeps its entry (JitFunction::call).
+  std::vector<std::shared_ptr<FastEntry>> entries_;
 };
 
 } // namespace

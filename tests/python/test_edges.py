@@ -135,3 +135,49 @@ def test_interpret_checks_argument_shapes():
     with pytest.raises(kiln.Error, match=r"must have shape \[4\], got \[2\]"):
         p.interpret("main", [np.ones(2, np.float32)])  # had read past the buffer
     np.testing.assert_array_equal(p.interpret("main", [np.ones(4, np.float32)])[0], [2, 2, 2, 2])
+
+
+def test_ffi_handler_refuses_forged_handles_and_wrong_sizes(cache_dir):
+    # The kiln_call FFI target had called whatever address it was given.
+    from kiln import _kernel
+    k = kiln.kernel(lambda x: x * 2, cache_dir=cache_dir)
+    x = jnp.arange(4, dtype=jnp.float32)
+    np.testing.assert_array_equal(jax.jit(k)(x), [0, 2, 4, 6])
+    compiled = _kernel._KEPT[-1]
+    out = [jax.ShapeDtypeStruct((4,), jnp.float32)]
+    call = jax.ffi.ffi_call(_kernel.TARGET, out, vmap_method="sequential")
+    with pytest.raises(Exception, match="not a live Kiln function"):
+        jax.block_until_ready(call(x, executable=np.int64(0x1234560)))
+    small = jnp.arange(2, dtype=jnp.float32)
+    with pytest.raises(Exception, match="another size"):
+        jax.block_until_ready(call(small, executable=np.int64(compiled.function.address)))
+
+
+def test_clear_cache_while_another_thread_calls(cache_dir):
+    # A call releases the GIL while the compiled code runs; clear_cache()
+    # from another thread had freed the code under it (segfault).
+    import threading
+    f = kiln.jit(lambda x: jnp.tanh(x @ x.T).sum(), cache_dir=cache_dir)
+    x = np.random.default_rng(0).standard_normal((256, 256)).astype(np.float32)
+    want = float(jax.jit(lambda x: jnp.tanh(x @ x.T).sum())(x))
+    f(x)
+    f(x)
+    stop, errors = threading.Event(), []
+
+    def calls():
+        try:
+            while not stop.is_set():
+                assert abs(float(f(x)) - want) <= 1e-3 * abs(want) + 1e-2
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=calls) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for _ in range(200):
+        f.clear_cache()
+        f(x)
+    stop.set()
+    for t in threads:
+        t.join()
+    assert not errors, errors
