@@ -140,6 +140,11 @@ def flatten(args: tuple, kwargs: dict, static_argnums: Sequence[int]) -> Flat:
     static = frozenset(i if i >= 0 else len(args) + i for i in static_argnums)
     dyn = tuple(a for i, a in enumerate(args) if i not in static)
     all_leaves, in_tree = jax.tree_util.tree_flatten((dyn, kwargs))
+    # A numpy array in the other byte order is converted by value (jax.jit
+    # refuses some, converts others as it canonicalizes them); the fast path
+    # never passes its bytes as they are.
+    all_leaves = [np.asarray(x, x.dtype.newbyteorder("="))
+                  if type(x) is np.ndarray and not x.dtype.isnative else x for x in all_leaves]
     mask = tuple(_is_array_leaf(x) for x in all_leaves)
     leaves = [x for x, m in zip(all_leaves, mask) if m]
     others = tuple(x for x, m in zip(all_leaves, mask) if not m)
