@@ -11,6 +11,8 @@
 
 #include "python/Bindings.h"
 
+#include <cstring>
+
 namespace nb = nanobind;
 
 namespace kiln::python {
@@ -59,7 +61,15 @@ NB_MODULE(_kiln, m) {
                        : e.kind == KilnError::Rule    ? ruleError
                        : e.kind == KilnError::Compile ? compileError
                                                       : error;
-      PyErr_SetString(type, e.what());
+      // Decoded leniently: a diagnostic may quote bytes of the input that
+      // are not UTF-8 (PyErr_SetString's strict decoding raised a
+      // UnicodeDecodeError in place of the error).
+      PyObject *message = PyUnicode_DecodeUTF8(e.what(), Py_ssize_t(std::strlen(e.what())),
+                                               "replace");
+      if (message) {
+        PyErr_SetObject(type, message);
+        Py_DECREF(message);
+      }
     }
   });
 

@@ -181,3 +181,11 @@ def test_clear_cache_while_another_thread_calls(cache_dir):
     for t in threads:
         t.join()
     assert not errors, errors
+
+
+def test_diagnostic_quoting_a_partial_utf8_character_is_a_kiln_error():
+    # The lexer quotes one byte of a two-byte character ('unexpected
+    # character ...'): that message reached Python as UnicodeDecodeError.
+    from kiln import _kiln
+    with pytest.raises(kiln.JaxprImportError, match="unexpected character"):
+        _kiln.Program.from_jaxpr("{ lambda ; a:f32[2]. let b:f32[2] = negÿ a in (b,) }", "x.jaxpr")
