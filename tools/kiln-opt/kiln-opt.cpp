@@ -118,7 +118,13 @@ int main(int argc, char **argv) {
           if (pipeline.find("kiln-apply-rules") == std::string::npos)
             pm.addPass(kiln::createApplyRules());
         }
-        kiln::rules::addRuleFlags(pm, ruleFlags);
+        // Tags without rules would select nothing, silently (a misspelt
+        // tag too).
+        if (kiln::rules::addRuleFlags(pm, ruleFlags) == 0 && !ruleFlags.tags.empty()) {
+          llvm::errs() << "kiln-opt: error: --rule-tags without rules: give --rules or "
+                          "--kiln-apply-rules\n";
+          return mlir::failure();
+        }
         return mlir::success();
       });
 

@@ -133,7 +133,12 @@ LogicalResult rewrite(ModuleOp module, MLIRContext &context) {
   }
   if (!rulePaths.empty() || !rules::PluginRules::global().empty())
     pm.addPass(createApplyRules());
-  rules::addRuleFlags(pm, ruleFlags);
+  // Tags without rules would select nothing, silently (a misspelt tag too).
+  if (rules::addRuleFlags(pm, ruleFlags) == 0 && !ruleTags.empty()) {
+    llvm::errs() << "kiln-run: error: --rule-tags without rules: give --rules or a plugin "
+                    "with rules\n";
+    return failure();
+  }
   return pm.run(module);
 }
 
