@@ -470,8 +470,9 @@ func.func @f(%i: tensor<1xi32>, %h: tensor<2xf16>, %k: tensor<2xf16>) -> (tensor
   EXPECT_EQ(valuesOf(magnitudesOf(src, {i, h, k}, 1)), (std::vector<double>{90000, 1.5}));
 }
 
-// max and min take the shadow of the operand they pick: the -inf that
-// starts a max reduction (jax.nn.softmax) does not make it infinite.
+// max and min take the larger shadow of their operands (whichever is
+// picked: the other may be within its error); the -inf that starts a max
+// reduction (jax.nn.softmax) is exact and adds nothing.
 TEST_F(ComparisonTest, MagnitudesOfMaxAndMin) {
   const char *src = R"(
 func.func @f(%x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
@@ -483,9 +484,9 @@ func.func @f(%x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf
 })";
   Tensor x = f32({-1, 2, 0.5}), y = f32({-3, 0.5, 0.25});
   EXPECT_EQ(valuesOf(magnitudesOf(src, {x, y}, 0)), (std::vector<double>{1, 2, 0.5}));
-  // min(x - y, y): x - y = [2, 1.5, 0.25] (S = [4, 2.5, 0.75]); picks y, y,
-  // and at the tie the larger S.
-  EXPECT_EQ(valuesOf(magnitudesOf(src, {x, y}, 1)), (std::vector<double>{3, 0.5, 0.75}));
+  // min(x - y, y): x - y = [2, 1.5, 0.25] (S = [4, 2.5, 0.75]), y's S =
+  // |y| = [3, 0.5, 0.25]: the larger of each pair.
+  EXPECT_EQ(valuesOf(magnitudesOf(src, {x, y}, 1)), (std::vector<double>{4, 2.5, 0.75}));
 }
 
 // lax.scan carries the shadows of its carries; func.call calls a shadowed
