@@ -173,9 +173,10 @@ bool compare(ModuleOp module, StringRef entry, ArrayRef<Tensor> args, ArrayRef<T
     llvm::errs() << "kiln-run: warning: no magnitudes for the error bound (" << error
                  << "); each output's largest |value| stands in\n";
   ArrayRef<Tensor> magRef = succeeded(mags) ? ArrayRef<Tensor>(*mags) : ArrayRef<Tensor>();
-  // Elements the model cannot bound are judged against a float64 run of
-  // the program, computed when a comparison has some.
-  FailureOr<SmallVector<Tensor>> f64 = failure(), rounded = failure();
+  // The interpreter's run (--check's reference) and its float64 run, each
+  // computed once, when first needed: elements the model cannot bound are
+  // judged against the float64 run.
+  FailureOr<SmallVector<Tensor>> reference = failure(), f64 = failure();
   auto compareWithF64 = [&](ArrayRef<Tensor> ref) {
     interp::Comparison c = interp::compareOutputs(results, ref, magRef, model);
     if (!c.anyUnbounded())
@@ -184,15 +185,16 @@ bool compare(ModuleOp module, StringRef entry, ArrayRef<Tensor> args, ArrayRef<T
       interp::InterpreterOptions options;
       options.f64Reference = true;
       f64 = interp::interpret(module, entry, args, options);
-      rounded = interp::interpret(module, entry, args);
     }
-    if (failed(f64) || failed(rounded))
+    if (failed(reference))
+      reference = interp::interpret(module, entry, args);
+    if (failed(f64) || failed(reference))
       return c;
-    return interp::compareOutputs(results, ref, magRef, model, *f64, *rounded);
+    return interp::compareOutputs(results, ref, magRef, model, *f64, *reference);
   };
   bool ok = true;
   if (checking) {
-    FailureOr<SmallVector<Tensor>> reference = interp::interpret(module, entry, args);
+    reference = interp::interpret(module, entry, args);
     if (failed(reference))
       return false;
     llvm::outs() << "check against the reference interpreter"
