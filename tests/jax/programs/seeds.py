@@ -1,4 +1,4 @@
-"""The five seed issues' programs (../shared/seeds/), their code kept verbatim.
+"""The five seed issues' programs (the public threads README.md lists), their code kept verbatim.
 
 Sizes are smaller than the seeds' where the seed sizes would make the corpus
 slow (seed 000's 600x821 weights times 32x100 vectors, seed 003's 100000x100
