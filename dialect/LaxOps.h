@@ -3,6 +3,7 @@
 #define KILN_DIALECT_LAXOPS_H
 
 #include "dialect/LaxDialect.h"
+#include "dialect/LaxInterfaces.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"

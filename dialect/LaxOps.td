@@ -9,6 +9,7 @@
 #define KILN_DIALECT_LAXOPS_TD
 
 include "dialect/LaxDialect.td"
+include "dialect/LaxInterfaces.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/RegionKindInterface.td"
@@ -33,19 +34,45 @@ def Lax_ComparisonDirection : I32EnumAttr<"ComparisonDirection",
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-class Lax_UnaryOp<string mnemonic, Type type, string jaxpr, list<Trait> traits = []>
-    : Lax_Op<mnemonic, traits # [Pure, Elementwise, SameOperandsAndResultType]> {
+// The element kinds a tensor constraint of LaxDialect.td admits.
+class Lax_ElementKindsOf<Type type> {
+  string name = !cast<string>(type);
+  bit floats = !or(!eq(name, "Lax_FloatTensor"), !eq(name, "Lax_NumericTensor"),
+                   !eq(name, "Lax_Tensor"));
+  bit ints = !or(!eq(name, "Lax_NumericTensor"), !eq(name, "Lax_IntOrPredTensor"),
+                 !eq(name, "Lax_Tensor"));
+  bit preds = !or(!eq(name, "Lax_IntOrPredTensor"), !eq(name, "Lax_PredTensor"),
+                  !eq(name, "Lax_Tensor"));
+  assert !or(floats, ints, preds), "no element kinds known for " # name;
+  string cpp = "{" # !if(floats, "true", "false") # ", " # !if(ints, "true", "false") #
+               ", " # !if(preds, "true", "false") # "}";
+}
+
+// An elementwise op that is one JAX primitive without parameters; its facts
+// (name, operand kinds, traits of LaxInterfaces.td) are all here, and every
+// layer reads them (kiln::lax::elementwisePrimitives()).
+class Lax_ElementwisePrimitiveOp<string mnemonic, Type type, string jaxpr,
+                                 list<Trait> traits>
+    : Lax_Op<mnemonic, traits # [Pure, Elementwise, SameOperandsAndResultType,
+                                 Lax_ElementwisePrimitiveOpInterface]> {
   let summary = "elementwise " # mnemonic # " (jaxpr `" # jaxpr # "`)";
-  let arguments = (ins type:$operand);
   let results = (outs type:$result);
+  let extraClassDeclaration = [{
+    static ::llvm::StringRef getJaxPrimitive() { return "}] # jaxpr # [{"; }
+    static constexpr ::kiln::lax::ElementKinds kOperandKinds = }] #
+      Lax_ElementKindsOf<type>.cpp # [{;
+  }];
+}
+
+class Lax_UnaryOp<string mnemonic, Type type, string jaxpr, list<Trait> traits = []>
+    : Lax_ElementwisePrimitiveOp<mnemonic, type, jaxpr, traits> {
+  let arguments = (ins type:$operand);
   let assemblyFormat = "$operand attr-dict `:` type($result)";
 }
 
 class Lax_BinaryOp<string mnemonic, Type type, string jaxpr, list<Trait> traits = []>
-    : Lax_Op<mnemonic, traits # [Pure, Elementwise, SameOperandsAndResultType]> {
-  let summary = "elementwise " # mnemonic # " (jaxpr `" # jaxpr # "`)";
+    : Lax_ElementwisePrimitiveOp<mnemonic, type, jaxpr, traits> {
   let arguments = (ins type:$lhs, type:$rhs);
-  let results = (outs type:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
   let hasFolder = 1;
 }
@@ -57,22 +84,22 @@ def Lax_DivOp : Lax_BinaryOp<"div", Lax_NumericTensor, "div">;
 def Lax_RemOp : Lax_BinaryOp<"rem", Lax_NumericTensor, "rem">;
 def Lax_MaxOp : Lax_BinaryOp<"max", Lax_NumericTensor, "max", [Commutative]>;
 def Lax_MinOp : Lax_BinaryOp<"min", Lax_NumericTensor, "min", [Commutative]>;
-def Lax_PowOp : Lax_BinaryOp<"pow", Lax_FloatTensor, "pow">;
+def Lax_PowOp : Lax_BinaryOp<"pow", Lax_FloatTensor, "pow", [Lax_LibraryMath]>;
 def Lax_AndOp : Lax_BinaryOp<"and", Lax_IntOrPredTensor, "and", [Commutative]>;
 def Lax_OrOp : Lax_BinaryOp<"or", Lax_IntOrPredTensor, "or", [Commutative]>;
 
 def Lax_NegOp : Lax_UnaryOp<"neg", Lax_NumericTensor, "neg">;
 def Lax_AbsOp : Lax_UnaryOp<"abs", Lax_NumericTensor, "abs">;
 def Lax_SignOp : Lax_UnaryOp<"sign", Lax_NumericTensor, "sign">;
-def Lax_ExpOp : Lax_UnaryOp<"exp", Lax_FloatTensor, "exp">;
-def Lax_LogOp : Lax_UnaryOp<"log", Lax_FloatTensor, "log">;
-def Lax_Log1pOp : Lax_UnaryOp<"log1p", Lax_FloatTensor, "log1p">;
-def Lax_SinOp : Lax_UnaryOp<"sin", Lax_FloatTensor, "sin">;
-def Lax_CosOp : Lax_UnaryOp<"cos", Lax_FloatTensor, "cos">;
-def Lax_TanhOp : Lax_UnaryOp<"tanh", Lax_FloatTensor, "tanh">;
-def Lax_LogisticOp : Lax_UnaryOp<"logistic", Lax_FloatTensor, "logistic">;
-def Lax_SqrtOp : Lax_UnaryOp<"sqrt", Lax_FloatTensor, "sqrt">;
-def Lax_RsqrtOp : Lax_UnaryOp<"rsqrt", Lax_FloatTensor, "rsqrt">;
+def Lax_ExpOp : Lax_UnaryOp<"exp", Lax_FloatTensor, "exp", [Lax_LibraryMath]>;
+def Lax_LogOp : Lax_UnaryOp<"log", Lax_FloatTensor, "log", [Lax_LibraryMath]>;
+def Lax_Log1pOp : Lax_UnaryOp<"log1p", Lax_FloatTensor, "log1p", [Lax_LibraryMath]>;
+def Lax_SinOp : Lax_UnaryOp<"sin", Lax_FloatTensor, "sin", [Lax_LibraryMath]>;
+def Lax_CosOp : Lax_UnaryOp<"cos", Lax_FloatTensor, "cos", [Lax_LibraryMath]>;
+def Lax_TanhOp : Lax_UnaryOp<"tanh", Lax_FloatTensor, "tanh", [Lax_LibraryMath]>;
+def Lax_LogisticOp : Lax_UnaryOp<"logistic", Lax_FloatTensor, "logistic", [Lax_LibraryMath]>;
+def Lax_SqrtOp : Lax_UnaryOp<"sqrt", Lax_FloatTensor, "sqrt", [Lax_LibraryMath, Lax_CorrectlyRounded]>;
+def Lax_RsqrtOp : Lax_UnaryOp<"rsqrt", Lax_FloatTensor, "rsqrt", [Lax_LibraryMath]>;
 def Lax_SquareOp : Lax_UnaryOp<"square", Lax_NumericTensor, "square">;
 def Lax_NotOp : Lax_UnaryOp<"not", Lax_IntOrPredTensor, "not">;
 
@@ -84,7 +111,7 @@ class Lax_UnfoldedBinaryOp<string mnemonic, Type type, string jaxpr,
   let hasFolder = 0;
 }
 
-def Lax_Atan2Op : Lax_UnfoldedBinaryOp<"atan2", Lax_FloatTensor, "atan2">;
+def Lax_Atan2Op : Lax_UnfoldedBinaryOp<"atan2", Lax_FloatTensor, "atan2", [Lax_LibraryMath]>;
 def Lax_NextAfterOp : Lax_UnfoldedBinaryOp<"nextafter", Lax_FloatTensor, "nextafter"> {
   let description = [{
     The next representable number after `lhs` in the direction of `rhs`
@@ -115,21 +142,21 @@ def Lax_ShiftRightArithmeticOp : Lax_UnfoldedBinaryOp<"shift_right_arithmetic",
   }];
 }
 
-def Lax_Expm1Op : Lax_UnaryOp<"expm1", Lax_FloatTensor, "expm1">;
-def Lax_Exp2Op : Lax_UnaryOp<"exp2", Lax_FloatTensor, "exp2">;
-def Lax_TanOp : Lax_UnaryOp<"tan", Lax_FloatTensor, "tan">;
-def Lax_AsinOp : Lax_UnaryOp<"asin", Lax_FloatTensor, "asin">;
-def Lax_AcosOp : Lax_UnaryOp<"acos", Lax_FloatTensor, "acos">;
-def Lax_AtanOp : Lax_UnaryOp<"atan", Lax_FloatTensor, "atan">;
-def Lax_SinhOp : Lax_UnaryOp<"sinh", Lax_FloatTensor, "sinh">;
-def Lax_CoshOp : Lax_UnaryOp<"cosh", Lax_FloatTensor, "cosh">;
-def Lax_AsinhOp : Lax_UnaryOp<"asinh", Lax_FloatTensor, "asinh">;
-def Lax_AcoshOp : Lax_UnaryOp<"acosh", Lax_FloatTensor, "acosh">;
-def Lax_AtanhOp : Lax_UnaryOp<"atanh", Lax_FloatTensor, "atanh">;
-def Lax_CbrtOp : Lax_UnaryOp<"cbrt", Lax_FloatTensor, "cbrt">;
-def Lax_ErfOp : Lax_UnaryOp<"erf", Lax_FloatTensor, "erf">;
-def Lax_ErfcOp : Lax_UnaryOp<"erfc", Lax_FloatTensor, "erfc">;
-def Lax_ErfInvOp : Lax_UnaryOp<"erf_inv", Lax_FloatTensor, "erf_inv"> {
+def Lax_Expm1Op : Lax_UnaryOp<"expm1", Lax_FloatTensor, "expm1", [Lax_LibraryMath]>;
+def Lax_Exp2Op : Lax_UnaryOp<"exp2", Lax_FloatTensor, "exp2", [Lax_LibraryMath]>;
+def Lax_TanOp : Lax_UnaryOp<"tan", Lax_FloatTensor, "tan", [Lax_LibraryMath]>;
+def Lax_AsinOp : Lax_UnaryOp<"asin", Lax_FloatTensor, "asin", [Lax_LibraryMath]>;
+def Lax_AcosOp : Lax_UnaryOp<"acos", Lax_FloatTensor, "acos", [Lax_LibraryMath]>;
+def Lax_AtanOp : Lax_UnaryOp<"atan", Lax_FloatTensor, "atan", [Lax_LibraryMath]>;
+def Lax_SinhOp : Lax_UnaryOp<"sinh", Lax_FloatTensor, "sinh", [Lax_LibraryMath]>;
+def Lax_CoshOp : Lax_UnaryOp<"cosh", Lax_FloatTensor, "cosh", [Lax_LibraryMath]>;
+def Lax_AsinhOp : Lax_UnaryOp<"asinh", Lax_FloatTensor, "asinh", [Lax_LibraryMath]>;
+def Lax_AcoshOp : Lax_UnaryOp<"acosh", Lax_FloatTensor, "acosh", [Lax_LibraryMath]>;
+def Lax_AtanhOp : Lax_UnaryOp<"atanh", Lax_FloatTensor, "atanh", [Lax_LibraryMath]>;
+def Lax_CbrtOp : Lax_UnaryOp<"cbrt", Lax_FloatTensor, "cbrt", [Lax_LibraryMath]>;
+def Lax_ErfOp : Lax_UnaryOp<"erf", Lax_FloatTensor, "erf", [Lax_LibraryMath]>;
+def Lax_ErfcOp : Lax_UnaryOp<"erfc", Lax_FloatTensor, "erfc", [Lax_LibraryMath]>;
+def Lax_ErfInvOp : Lax_UnaryOp<"erf_inv", Lax_FloatTensor, "erf_inv", [Lax_LibraryMath]> {
   let description = [{
     The inverse of erf on (-1, 1); -inf and +inf at -1 and 1, NaN outside.
   }];

@@ -18,24 +18,19 @@ namespace {
 
 //===--- Unary and binary ---------------------------------------------------===//
 
-/// An op whose result has its operand's type.
-template <typename OpTy>
-EmitResult emitUnary(PrimitiveEmitter &e) {
-  EmitResult x = e.elementwise(1);
+/// A parameterless elementwise primitive (dialect/LaxInterfaces.h): the
+/// lax op of the same name, whose result has its (first) operand's type.
+EmitResult emitElementwisePrimitive(PrimitiveEmitter &e) {
+  // add_any, the sum of cotangents in a jaxpr of a gradient, is add.
+  StringRef name = e.primitive() == "add_any" ? StringRef("add") : e.primitive();
+  const ElementwisePrimitive *primitive = findElementwisePrimitive(name);
+  EmitResult x = e.elementwise(primitive->arity);
   if (failed(x))
     return failure();
-  Value a = (*x)[0];
-  return e.finish(OpTy::create(e.b, e.loc, a.getType(), a));
-}
-
-/// An op whose result has its first operand's type.
-template <typename OpTy>
-EmitResult emitBinary(PrimitiveEmitter &e) {
-  EmitResult x = e.elementwise(2);
-  if (failed(x))
-    return failure();
-  Value a = (*x)[0], b = (*x)[1];
-  return e.finish(OpTy::create(e.b, e.loc, a.getType(), a, b));
+  OperationState state(e.loc, primitive->opName);
+  state.addOperands(*x);
+  state.addTypes((*x)[0].getType());
+  return e.finish(e.b.create(state));
 }
 
 /// pow x y: an integer exponent is converted to the base's float type first,
@@ -150,59 +145,17 @@ EmitResult emitSelectN(PrimitiveEmitter &e) {
 } // namespace
 
 void kiln::jaxpr::registerElementwisePrimitives(PrimitiveTable &table) {
+  // Every parameterless elementwise primitive, by the name its ODS
+  // definition gives; pow converts an integer exponent first (emitPow).
+  for (const ElementwisePrimitive &primitive : elementwisePrimitives())
+    if (primitive.jaxName != "pow")
+      addPrimitives(table, {{primitive.jaxName, emitElementwisePrimitive}});
   addPrimitives(table, {
-      {"neg", emitUnary<NegOp>},
-      {"abs", emitUnary<AbsOp>},
-      {"sign", emitUnary<SignOp>},
-      {"exp", emitUnary<ExpOp>},
-      {"log", emitUnary<LogOp>},
-      {"log1p", emitUnary<Log1pOp>},
-      {"sin", emitUnary<SinOp>},
-      {"cos", emitUnary<CosOp>},
-      {"tanh", emitUnary<TanhOp>},
-      {"logistic", emitUnary<LogisticOp>},
-      {"sqrt", emitUnary<SqrtOp>},
-      {"rsqrt", emitUnary<RsqrtOp>},
-      {"square", emitUnary<SquareOp>},
-      {"not", emitUnary<NotOp>},
-      {"add", emitBinary<AddOp>},
-      {"sub", emitBinary<SubOp>},
-      {"mul", emitBinary<MulOp>},
-      {"div", emitBinary<DivOp>},
-      {"rem", emitBinary<RemOp>},
-      {"max", emitBinary<MaxOp>},
-      {"min", emitBinary<MinOp>},
+      {"add_any", emitElementwisePrimitive},
       {"pow", emitPow},
-      {"and", emitBinary<AndOp>},
-      {"or", emitBinary<OrOp>},
       {"integer_pow", emitIntegerPow},
-      {"add_any", emitBinary<AddOp>}, // the sum of cotangents in a jaxpr of a gradient
-      {"expm1", emitUnary<Expm1Op>},
-      {"exp2", emitUnary<Exp2Op>},
-      {"tan", emitUnary<TanOp>},
-      {"asin", emitUnary<AsinOp>},
-      {"acos", emitUnary<AcosOp>},
-      {"atan", emitUnary<AtanOp>},
-      {"sinh", emitUnary<SinhOp>},
-      {"cosh", emitUnary<CoshOp>},
-      {"asinh", emitUnary<AsinhOp>},
-      {"acosh", emitUnary<AcoshOp>},
-      {"atanh", emitUnary<AtanhOp>},
-      {"cbrt", emitUnary<CbrtOp>},
-      {"erf", emitUnary<ErfOp>},
-      {"erfc", emitUnary<ErfcOp>},
-      {"erf_inv", emitUnary<ErfInvOp>},
-      {"floor", emitUnary<FloorOp>},
-      {"ceil", emitUnary<CeilOp>},
       {"round", emitRound},
       {"is_finite", emitIsFinite},
-      {"population_count", emitUnary<PopulationCountOp>},
-      {"atan2", emitBinary<Atan2Op>},
-      {"nextafter", emitBinary<NextAfterOp>},
-      {"xor", emitBinary<XorOp>},
-      {"shift_left", emitBinary<ShiftLeftOp>},
-      {"shift_right_logical", emitBinary<ShiftRightLogicalOp>},
-      {"shift_right_arithmetic", emitBinary<ShiftRightArithmeticOp>},
       {"clamp", emitClamp},
       {"bitcast_convert_type", emitBitcastConvertType},
       {"select_if_vmap", emitSelectIfVmap},

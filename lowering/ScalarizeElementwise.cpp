@@ -81,8 +81,9 @@ struct ScalarEmitter {
   /// type, as the interpreter and XLA do. Needed where the narrow type would
   /// round inside the function: libm provides f32/f64 only, MathToLLVM
   /// expands log1p to log(1 + x) (1 + x rounded to bf16 is 1 for |x| < 2^-9,
-  /// so log1p(0.001) was 0: generated program 414902), rsqrt to 1 / sqrt(x),
-  /// and the logistic below and integer_pow are several rounded operations.
+  /// so log1p(0.001) was 0), rsqrt to 1 / sqrt(x), and the logistic below
+  /// and integer_pow are several rounded operations
+  /// (tests/differential/regressions/log1p-narrow-floats.mlir).
   template <typename F> Value inF32(Value x, F f) {
     if (widthOf(x) >= 32)
       return f(x);
@@ -298,9 +299,9 @@ struct ScalarEmitter {
     // To f16/bf16 from an integer or f64: through f32, rounded twice, as XLA
     // converts (it computes the 16-bit floats through f32) and as the
     // interpreter does. Rounded once, ui32 4286578687 would be bf16
-    // 4278190080 where XLA gives 2^32 (generated program 316727), and a
-    // constant folded once while the same conversion at run time went
-    // through f32 in LLVM's lowering.
+    // 4278190080 where XLA gives 2^32, and a constant folded once while
+    // the same conversion at run time went through f32 in LLVM's lowering
+    // (tests/differential/regressions/convert-bf16-through-f32.mlir).
     if (tf && tf.getWidth() == 16 && ((fi && fi.getWidth() > 1) || (ff && ff.getWidth() > 32))) {
       Value f32 = convert(x, b.getF32Type(), /*toUns=*/false);
       // Upstream's canonicalizer turns truncf(sitofp(x) to f32) to bf16
@@ -317,10 +318,11 @@ struct ScalarEmitter {
       // fpext(sitofp x to half) into sitofp x to float whenever x's
       // significant bits fit half's 11, forgetting half's range, so an i64
       // dot_general known to be a multiple of 2^63 became -9.2e18 in f32
-      // instead of -inf (generated program 1096771). The select is the
-      // conversion's own value (the f32 -> f16 rounding overflows there
-      // too); with it, the fold only meets values inside the range, where
-      // it is exact. Integers are never NaN.
+      // instead of -inf. The select is the conversion's own value (the
+      // f32 -> f16 rounding overflows there too); with it, the fold only
+      // meets values inside the range, where it is exact. Integers are
+      // never NaN (tests/differential/regressions/
+      // convert-f16-range-known-bits.mlir).
       Value big = cmpf(arith::CmpFPredicate::OGE, math::AbsFOp::create(b, loc, f32),
                        cst(f32.getType(), 65520.0));
       Type narrowType = narrow.getType();
@@ -445,7 +447,8 @@ Value ScalarEmitter::emit(Operation *op, ValueRange s) {
         // atan2(+-0, +0) = +-0 and atan2(+-0, -0) = +-pi, chosen here:
         // upstream's constant folder of math.atan2 (MLIR 22) gives NaN for
         // two zeros, so a constant atan2(0, 0) was NaN in the JIT where libm
-        // and the interpreter give 0 (generated program 108205). At run
+        // and the interpreter give 0
+        // (tests/differential/regressions/atan2-constant-zeros.mlir). At run
         // time math.atan2 (libm) gets them right; the select costs little.
         auto atan2 = [&](Value y, Value x) -> Value {
           Type t = y.getType();
@@ -490,7 +493,8 @@ Value ScalarEmitter::emit(Operation *op, ValueRange s) {
                                       [&] { return arith::MulIOp::create(b, loc, s[0], s[0]); }); })
       .Case([&](IntegerPowOp p) {
         // In f32 for f16/bf16: x * x * x of f16 -78.9 overflowed f16 where
-        // the result, 1 / x^3 = -2e-6, does not (generated program 445431).
+        // the result, 1 / x^3 = -2e-6, does not
+        // (tests/differential/regressions/integer-pow-narrow-floats.mlir).
         if (!isFloat(s[0]))
           return integerPow(s[0], p.getY());
         return inF32(s[0], [&](Value v) { return integerPow(v, p.getY()); });
@@ -546,14 +550,9 @@ Value ScalarEmitter::emit(Operation *op, ValueRange s) {
 } // namespace
 
 bool kiln::lowering::isScalarizable(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, DivOp, RemOp, MaxOp, MinOp, PowOp, Atan2Op, NextAfterOp,
-             AndOp, OrOp, XorOp, NotOp, ShiftLeftOp, ShiftRightLogicalOp,
-             ShiftRightArithmeticOp, PopulationCountOp, NegOp, AbsOp, SignOp, SquareOp,
-             IntegerPowOp, ExpOp, Exp2Op, Expm1Op, LogOp, Log1pOp, SinOp, CosOp, TanOp,
-             AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, TanhOp, AsinhOp, AcoshOp, AtanhOp,
-             SqrtOp, RsqrtOp, CbrtOp, ErfOp, ErfcOp, ErfInvOp, LogisticOp, FloorOp,
-             CeilOp, RoundOp, IsFiniteOp, CompareOp, SelectNOp, ConvertElementTypeOp,
-             BitcastConvertTypeOp>(op);
+  // ScalarizeTest checks that emit() builds every one of them.
+  return isa<ElementwisePrimitiveOpInterface, IntegerPowOp, RoundOp, IsFiniteOp, CompareOp,
+             SelectNOp, ConvertElementTypeOp, BitcastConvertTypeOp>(op);
 }
 
 Value kiln::lowering::scalarizeElementwise(OpBuilder &b, Operation *op, ValueRange scalars) {

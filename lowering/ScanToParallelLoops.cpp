@@ -128,9 +128,7 @@ bool movesStridedRows(ArrayRef<ScanOp> group, size_t batchRank) {
 }
 
 /// Ops that cost a polynomial or a libm call per element.
-bool isTranscendental(Operation *op) {
-  return isa<ExpOp, LogOp, Log1pOp, SinOp, CosOp, TanhOp, LogisticOp, PowOp>(op);
-}
+bool isTranscendental(Operation *op) { return kiln::lax::isApproximate(op); }
 
 /// What decides how a group of scans runs as vector lanes.
 struct GroupTraits {

@@ -418,11 +418,9 @@ void Shadower::shadowOp(Operation *op) {
   if (!isExact(r)) {
     Type element = getElementTypeOrSelf(type);
     double tiny = tinyOf(element);
+    // pow and atan2, library math too, count as repeated products below.
     bool library =
-        isa<lax::ExpOp, lax::Exp2Op, lax::Expm1Op, lax::LogOp, lax::Log1pOp, lax::SinOp,
-            lax::CosOp, lax::TanOp, lax::TanhOp, lax::LogisticOp, lax::SqrtOp, lax::RsqrtOp,
-            lax::CbrtOp, lax::AsinOp, lax::AcosOp, lax::AtanOp, lax::SinhOp, lax::CoshOp,
-            lax::AsinhOp, lax::AcoshOp, lax::AtanhOp, lax::ErfOp, lax::ErfcOp, lax::ErfInvOp>(op);
+        op->hasTrait<lax::LibraryMath>() && !isa<lax::PowOp, lax::Atan2Op>(op);
     bool narrow = element.isF16() || element.isBF16();
     if (isa<lax::MulOp, lax::DivOp, lax::SquareOp, lax::ConvertElementTypeOp>(op) ||
         (library && narrow))

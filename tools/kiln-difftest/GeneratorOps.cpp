@@ -8,24 +8,52 @@
 
 #include "tools/kiln-difftest/GeneratorImpl.h"
 
+#include "dialect/LaxInterfaces.h"
+
 #include "llvm/ADT/STLExtras.h"
+
+#include <vector>
 
 using namespace kiln::difftest;
 using namespace kiln::difftest::gen;
 using llvm::StringRef;
 
-static const StringRef kFloatUnary[] = {
+// The order in which a seed draws elementwise primitives: fixed, so that a
+// seed's program stays the same. drawable() appends every other primitive
+// the dialect defines for the element kind, so a new one is generated
+// without an edit here. round (a parameter) is drawn as a plain unary op.
+static const StringRef kFloatUnaryOrder[] = {
     "neg",   "abs",   "sign",  "exp",   "log",   "log1p", "sin",     "cos",
     "tanh",  "logistic", "sqrt", "rsqrt", "square", "floor", "ceil", "round",
     "exp2",  "expm1", "cbrt",  "tan",   "asin",  "acos",  "atan",    "sinh",
     "cosh",  "asinh", "acosh", "atanh", "erf",   "erfc",  "erf_inv"};
-static const StringRef kIntUnary[] = {"neg", "abs", "sign", "square", "not", "population_count"};
-static const StringRef kFloatBinary[] = {"add", "sub", "mul", "div", "rem",
-                                         "max", "min", "pow", "atan2", "nextafter"};
-static const StringRef kIntBinary[] = {
+static const StringRef kIntUnaryOrder[] = {"neg",    "abs", "sign",
+                                           "square", "not", "population_count"};
+static const StringRef kFloatBinaryOrder[] = {"add", "sub", "mul", "div",   "rem",
+                                              "max", "min", "pow", "atan2", "nextafter"};
+static const StringRef kIntBinaryOrder[] = {
     "add", "sub", "mul", "div", "rem", "max", "min", "and", "or", "xor",
     "shift_left", "shift_right_arithmetic", "shift_right_logical"};
+// On bools only the logical ops JAX defines (the dialect admits i1 for
+// every integer op).
 static const StringRef kBoolBinary[] = {"and", "or", "xor"};
+
+/// `order`, then the other elementwise primitives of `arity` whose operands
+/// may be of `kind` (dialect/LaxInterfaces.h).
+static std::vector<StringRef> drawable(llvm::ArrayRef<StringRef> order, unsigned arity,
+                                       bool kiln::lax::ElementKinds::*kind) {
+  std::vector<StringRef> ops(order.begin(), order.end());
+  for (const kiln::lax::ElementwisePrimitive &p : kiln::lax::elementwisePrimitives())
+    if (p.arity == arity && p.operands.*kind && !llvm::is_contained(ops, p.jaxName))
+      ops.push_back(p.jaxName);
+  return ops;
+}
+
+using Kinds = kiln::lax::ElementKinds;
+static const std::vector<StringRef> kFloatUnary = drawable(kFloatUnaryOrder, 1, &Kinds::floats);
+static const std::vector<StringRef> kIntUnary = drawable(kIntUnaryOrder, 1, &Kinds::ints);
+static const std::vector<StringRef> kFloatBinary = drawable(kFloatBinaryOrder, 2, &Kinds::floats);
+static const std::vector<StringRef> kIntBinary = drawable(kIntBinaryOrder, 2, &Kinds::ints);
 static const StringRef kCompare[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
 static const StringRef kAllTypes[] = {"f32", "f64", "f16", "bf16", "i8",
                                       "i32", "i64", "ui32", "i1"};
