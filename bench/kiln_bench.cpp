@@ -24,6 +24,7 @@
 #include "bench/peers/Npy.h"
 #include "compiler/Compiler.h"
 #include "compiler/HeapStats.h"
+#include "tools/CompileFlags.h"
 #include "tools/JitRun.h"
 #include "compiler/GpuCall.h"
 #include "tools/Registration.h"
@@ -57,25 +58,9 @@ static cl::opt<std::string> target("target", cl::desc("cpu or gpu"), cl::init("c
 static cl::opt<int> callsPerSample("calls-per-sample",
                                    cl::desc("Calls per timed sample (tiny kernels)"),
                                    cl::init(1));
-static cl::opt<int> scanVectorBits("scan-vector-bits",
-                                   cl::desc("Bits of batch elements per parallel-scan iteration "
-                                            "(CompileOptions::scanVectorBits)"),
-                                   cl::init(kiln::CompileOptions().scanVectorBits));
-static cl::opt<int> matvecVectorBits("matvec-vector-bits",
-                                     cl::desc("Bits of one vector of the small matvecs' row "
-                                              "blocks (CompileOptions::matvecVectorBits)"),
-                                     cl::init(kiln::CompileOptions().matvecVectorBits));
-
-static cl::opt<int> scanLaneGroups("scan-lane-groups",
-                                   cl::desc("Groups of lanes per parallel-scan iteration "
-                                            "(CompileOptions::scanLaneGroups; 0: chosen per scan)"),
-                                   cl::init(0));
-
-static cl::opt<int> scanRegisterBits(
-    "scan-register-bits",
-    cl::desc("Vector register bits the parallel scans' block transposes may fill "
-             "(CompileOptions::scanRegisterBits; default: the host's)"),
-    cl::init(int(kiln::lowering::hostCpuCostModel().scanRegisterBits)));
+// --scan-vector-bits, --matvec-vector-bits, ...: every CPU pipeline option
+// (lowering/CpuPipelineOptions.def).
+static kiln::CpuPipelineFlags pipelineFlags(cl::getGeneralCategory());
 
 static cl::opt<bool> fpContract("fp-contract",
                                 cl::desc("Multiplies and adds may become FMAs "
@@ -190,10 +175,7 @@ int main(int argc, char **argv) {
   const bool gpu = target == "gpu";
   kiln::CompileOptions options;
   options.target = gpu ? kiln::Target::Gpu : kiln::Target::Cpu;
-  options.scanVectorBits = scanVectorBits;
-  options.scanLaneGroups = scanLaneGroups;
-  options.scanRegisterBits = scanRegisterBits;
-  options.matvecVectorBits = matvecVectorBits;
+  pipelineFlags.apply(options);
   options.cacheDir = cacheDir;
   options.fpContract = fpContract;
   auto start = Clock::now();

@@ -193,29 +193,6 @@ std::string llvmOptionsThatChangeCode() {
   return names;
 }
 
-/// Everything the compiled object depends on, as text (hashed into the
-/// cache key): the module after rewrites (without locations), the entry,
-/// the options that change code, Kiln's build, LLVM and the host CPU.
-std::string cacheKeyText(ModuleOp module, const std::string &entry,
-                         const CompileOptions &options, const std::string &gpuChip,
-                         const std::string &buildIdentity) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "kiln-cache-v2\nentry " << entry << "\nopt " << options.optLevel
-     << "\ngemm " << options.useRuntimeGemm << " "
-     << options.runtimeGemmMinMacs << "\nasync " << options.loadAsyncRuntime
-     << "\ntarget " << (options.target == Target::Gpu ? "gpu " + gpuChip : "cpu")
-     << "\nparallel-scans " << options.parallelScans << " "
-     << options.scanVectorBits << " " << options.scanLaneGroups << " "
-     << options.scanRegisterBits << "\nmin-parallel-work "
-     << options.minParallelWork << "\nmatvec "
-     << options.matvecVectorBits << "\napproximate-math "
-     << options.approximateMath << "\nfp-contract " << options.fpContract
-     << "\nllvm " << LLVM_VERSION_STRING << "\nkiln " << buildIdentity << "\nhost " << hostTargetDescription() << "\n";
-  module.print(os, OpPrintingFlags().useLocalScope());
-  return text;
-}
-
 std::string runtimePath(const CompileOptions &options) {
   if (!options.runtimeLibrary.empty())
     return options.runtimeLibrary;
@@ -436,6 +413,40 @@ std::unique_ptr<Executable> Compiler::compileSource(const std::string &source,
   return compile(*module, entry, error);
 }
 
+namespace {
+std::string keyValue(bool v) { return v ? "1" : "0"; }
+std::string keyValue(int64_t v) { return std::to_string(v); }
+std::string keyValue(unsigned v) { return std::to_string(v); }
+std::string keyValue(const std::string &v) { return v; }
+std::string keyValue(Target v) { return v == Target::Gpu ? "gpu" : "cpu"; }
+} // namespace
+
+CompileOptions::CompileOptions() {
+  scanRegisterBits = lowering::hostCpuCostModel().scanRegisterBits;
+  matvecVectorBits = lowering::hostCpuCostModel().matvecVectorBits;
+}
+
+std::string compileCacheKeyText(ModuleOp module, const std::string &entry,
+                                const CompileOptions &options, const std::string &gpuChip,
+                                const std::string &buildIdentity) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "kiln-cache-v3\nentry " << entry << "\ntarget "
+     << (options.target == Target::Gpu ? "gpu " + gpuChip : "cpu") << "\n";
+  // Every option of the two declarations that changes the object.
+#define KILN_CPU_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION)                     \
+  os << FLAG << " " << keyValue(options.FIELD) << "\n";
+#include "lowering/CpuPipelineOptions.def"
+#define KILN_COMPILE_OPTION(TYPE, FIELD, DEFAULT, KEYED, DESCRIPTION)                         \
+  if (KEYED)                                                                                  \
+    os << #FIELD << " " << keyValue(options.FIELD) << "\n";
+#include "compiler/CompileOptions.def"
+  os << "llvm " << LLVM_VERSION_STRING << "\nkiln " << buildIdentity << "\nhost "
+     << hostTargetDescription() << "\n";
+  module.print(os, OpPrintingFlags().useLocalScope());
+  return text;
+}
+
 CompileOptions withMinimumThresholds(CompileOptions options) {
   options.runtimeGemmMinMacs = 1;
   options.minParallelWork = 1;
@@ -507,7 +518,7 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
       impl->cache.offReason = "LLVM options that change the code are set: " + options;
     } else {
       cache.emplace(options_.cacheDir);
-      key = CompileCache::digest(cacheKeyText(*clone, entry, options_, gpuChip, build));
+      key = CompileCache::digest(compileCacheKeyText(*clone, entry, options_, gpuChip, build));
       impl->cache.entry = cache->entryPath(key);
       switch (cache->open(why)) {
       case CompileCache::Status::Ready:
@@ -547,16 +558,7 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   // signature, so the wrapper is built on the lowered entry's types.
   // The same two halves as --kiln-lower-cpu, split so the wrapper can be
   // added in between.
-  CpuPipelineOptions pipeline;
-  pipeline.useRuntimeGemm = options_.useRuntimeGemm;
-  pipeline.runtimeGemmMinMacs = options_.runtimeGemmMinMacs;
-  pipeline.parallelScans = options_.parallelScans;
-  pipeline.scanVectorBits = options_.scanVectorBits;
-  pipeline.scanLaneGroups = options_.scanLaneGroups;
-  pipeline.scanRegisterBits = options_.scanRegisterBits;
-  pipeline.minParallelWork = options_.minParallelWork;
-  pipeline.matvecVectorBits = options_.matvecVectorBits;
-  pipeline.approximateMath = options_.approximateMath;
+  const CpuPipelineOptions &pipeline = options_;
   GpuPipelineConfig gpuConfig;
   gpuConfig.chip = gpuChip;
   gpuConfig.runtimeGemmMinMacs =

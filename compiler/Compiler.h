@@ -14,7 +14,7 @@
 #ifndef KILN_COMPILER_COMPILER_H
 #define KILN_COMPILER_COMPILER_H
 
-#include "lowering/CpuCostModel.h"
+#include "lowering/CpuPipelineOptions.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -59,65 +59,25 @@ struct TensorSpec {
 
 enum class Target { Cpu, Gpu };
 
-struct CompileOptions {
-  /// Where the function runs. Gpu: kernels through NVVM for `gpuChip`,
-  /// dot_general through cuBLAS, buffers in device memory (call() copies the
-  /// caller's host buffers in and out; callRaw() takes device pointers).
-  Target target = Target::Cpu;
-  /// GPU architecture ("sm_90"); empty: the device's, else sm_80.
-  std::string gpuChip;
-  /// Path of libKilnRuntimeGpu.so; empty: $KILN_RUNTIME_GPU, else the one
-  /// built beside this library.
-  std::string gpuRuntimeLibrary;
-  /// LLVM optimisation level of the JIT (0-3).
-  unsigned optLevel = 3;
-  /// Call the Eigen runtime GEMM (KilnRuntimeCpu) for GEMM-shaped
-  /// dot_generals; otherwise every contraction is generated code.
-  bool useRuntimeGemm = true;
-  /// Smallest contraction (multiply-adds) sent to the runtime GEMM; smaller
-  /// ones are generated (vectorized) code without a call.
-  int64_t runtimeGemmMinMacs = lowering::defaultCpuCostModel().runtimeGemmMinMacs;
-  /// Path of libKilnRuntimeCpu.so; empty: $KILN_RUNTIME_CPU, else the one
-  /// built beside this library.
-  std::string runtimeLibrary;
-  /// Load MLIR's async runtime, which parallel loops call.
-  bool loadAsyncRuntime = true;
-  /// Batch-parallel scans as one parallel loop over the batch (exact).
-  bool parallelScans = true;
-  /// Bits of batch elements each parallel-scan iteration runs as vector
-  /// lanes; 0: one element at a time.
-  int64_t scanVectorBits = lowering::defaultCpuCostModel().scanVectorBits;
-  /// Groups of lanes each parallel-scan iteration runs, their steps
-  /// interleaved (independent dependence chains for the core); 0: chosen
-  /// per scan.
-  int64_t scanLaneGroups = 0;
-  /// Bits of the vector registers the parallel scans' block transposes
-  /// may fill (two rows to a register when they fit); the host's.
-  int64_t scanRegisterBits = lowering::hostCpuCostModel().scanRegisterBits;
-  /// Smallest static work (iterations) of a loop run on all cores; less runs
-  /// as plain loops (kiln-one-parallel-dimension).
-  int64_t minParallelWork = lowering::defaultCpuCostModel().minParallelWork;
-  /// Bits of one vector of the small matvecs' row blocks (a dense layer of
-  /// batch 1: kiln-vectorize-matvec); the host's vector registers.
-  int64_t matvecVectorBits = lowering::hostCpuCostModel().matvecVectorBits;
-  /// f32 sin/cos/exp/log/tanh as vectorizable polynomials (a few ulp).
-  bool approximateMath = true;
-  /// Let LLVM's code generator fuse a multiply and an add into one FMA
-  /// instruction (one rounding instead of two), as XLA:CPU does by default
-  /// (C's -ffp-contract=fast). Off: every op rounds as written, as in the
-  /// reference interpreter. Host code only (GPU kernels are unaffected).
-  bool fpContract = false;
-  /// Keep the lowered LLVM-dialect module text (Executable::loweredIR()).
-  /// Bypasses the compile cache (a cached entry has no IR to show).
-  bool keepLoweredIR = false;
-  /// Print the IR after every pass of the lowering to stderr (what
-  /// `kiln-run --print-ir-after-all` shows past its own rewrites). Bypasses
-  /// the compile cache, as keepLoweredIR.
-  bool printIRAfterAll = false;
-  /// Directory of the persistent compile cache (CompileCache.h); empty: no
-  /// cache. defaultCompileCacheDir() gives the user's cache directory.
-  std::string cacheDir;
+/// What kiln::Compiler compiles with: the CPU pipeline's options
+/// (lowering/CpuPipelineOptions.def) and its own (compiler/CompileOptions.def),
+/// each declared once there with its default and description.
+struct CompileOptions : CpuPipelineOptions {
+  /// The pipeline's defaults, but the vector widths of the host the JIT
+  /// compiles for (scanRegisterBits, matvecVectorBits: hostCpuCostModel()).
+  CompileOptions();
+#define KILN_COMPILE_OPTION(TYPE, FIELD, DEFAULT, KEYED, DESCRIPTION) TYPE FIELD = DEFAULT;
+#include "compiler/CompileOptions.def"
 };
+
+/// Everything a compiled object depends on, as text (the compile cache
+/// hashes it into the entry's key): the module after rewrites (without
+/// locations), the entry, the target with its resolved `gpuChip`, every
+/// option that changes code (all of CpuPipelineOptions.def, the KEYED ones
+/// of CompileOptions.def), Kiln's build, LLVM and the host CPU.
+std::string compileCacheKeyText(mlir::ModuleOp module, const std::string &entry,
+                                const CompileOptions &options, const std::string &gpuChip,
+                                const std::string &buildIdentity);
 
 /// `options` with every size threshold of the CPU cost model that picks a
 /// code shape at its minimum: every GEMM-shaped dot_general through the

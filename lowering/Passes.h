@@ -2,7 +2,7 @@
 #ifndef KILN_LOWERING_PASSES_H
 #define KILN_LOWERING_PASSES_H
 
-#include "lowering/CpuCostModel.h"
+#include "lowering/CpuPipelineOptions.h"
 
 #include "mlir/Pass/Pass.h"
 
@@ -15,37 +15,6 @@ namespace kiln {
 
 #define GEN_PASS_DECL
 #include "lowering/Passes.h.inc"
-
-/// Options of the CPU pipeline (lax -> LLVM dialect).
-struct CpuPipelineOptions {
-  /// Call the Eigen runtime GEMM for GEMM-shaped dot_generals.
-  bool useRuntimeGemm = true;
-  /// Smallest contraction (multiply-adds) sent to the runtime GEMM.
-  int64_t runtimeGemmMinMacs = lowering::defaultCpuCostModel().runtimeGemmMinMacs;
-  /// Turn small fixed-size allocations into stack allocations.
-  bool promoteToStack = true;
-  /// Run batch-parallel scans as one parallel loop of scalar step loops
-  /// (kiln-scan-to-parallel-loops; exact).
-  bool parallelScans = true;
-  /// Bits of batch elements each parallel-scan iteration runs as vector
-  /// lanes (16 f32 elements at 512); 0: one element at a time.
-  int64_t scanVectorBits = lowering::defaultCpuCostModel().scanVectorBits;
-  /// Groups of lanes per parallel-scan iteration, their steps interleaved;
-  /// 0: chosen per scan (kiln-scan-to-parallel-loops' lane-groups).
-  int64_t scanLaneGroups = 0;
-  /// Bits of the target's vector registers for the parallel scans' block
-  /// transposes (kiln-scan-to-parallel-loops' register-bits).
-  int64_t scanRegisterBits = lowering::defaultCpuCostModel().scanRegisterBits;
-  /// Smallest static work of a loop run in parallel
-  /// (kiln-one-parallel-dimension's min-parallel-work).
-  int64_t minParallelWork = lowering::defaultCpuCostModel().minParallelWork;
-  /// Bits of one vector of the small matvecs' row blocks
-  /// (kiln-vectorize-matvec's vector-bits).
-  int64_t matvecVectorBits = lowering::defaultCpuCostModel().matvecVectorBits;
-  /// f32 sin/cos/exp/log/tanh as vectorizable polynomials
-  /// (kiln-approximate-math; a few ulp from libm).
-  bool approximateMath = true;
-};
 
 /// Appends the CPU pipeline (lax -> LLVM dialect) to `pm`:
 /// buildKilnLaxToLinalgPipeline then buildKilnLinalgToLLVMPipeline.

@@ -222,74 +222,17 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
 }
 
 namespace {
-/// `--kiln-lower-cpu`'s options: the fields of kiln::CpuPipelineOptions,
-/// with its defaults.
-struct LowerCpuPipelineOptions
-    : PassPipelineOptions<LowerCpuPipelineOptions> {
-  Option<bool> useRuntimeGemm{
-      *this, "use-runtime-gemm",
-      llvm::cl::desc("Call the Eigen runtime GEMM for GEMM-shaped "
-                     "dot_generals"),
-      llvm::cl::init(kiln::CpuPipelineOptions().useRuntimeGemm)};
-  Option<int64_t> runtimeGemmMinMacs{
-      *this, "runtime-gemm-min-macs",
-      llvm::cl::desc("Smallest contraction (multiply-adds) sent to the "
-                     "runtime GEMM"),
-      llvm::cl::init(kiln::CpuPipelineOptions().runtimeGemmMinMacs)};
-  Option<bool> promoteToStack{
-      *this, "promote-to-stack",
-      llvm::cl::desc("Turn small fixed-size allocations into stack "
-                     "allocations"),
-      llvm::cl::init(kiln::CpuPipelineOptions().promoteToStack)};
-  Option<bool> parallelScans{
-      *this, "parallel-scans",
-      llvm::cl::desc("Run batch-parallel scans as one parallel loop of "
-                     "scalar step loops (kiln-scan-to-parallel-loops)"),
-      llvm::cl::init(kiln::CpuPipelineOptions().parallelScans)};
-  Option<int64_t> scanVectorBits{
-      *this, "scan-vector-bits",
-      llvm::cl::desc("Bits of batch elements each parallel-scan iteration "
-                     "runs as vector lanes; 0: one element at a time"),
-      llvm::cl::init(kiln::CpuPipelineOptions().scanVectorBits)};
-  Option<int64_t> scanLaneGroups{
-      *this, "scan-lane-groups",
-      llvm::cl::desc("Groups of lanes per parallel-scan iteration, their "
-                     "steps interleaved; 0: chosen per scan"),
-      llvm::cl::init(kiln::CpuPipelineOptions().scanLaneGroups)};
-  Option<int64_t> scanRegisterBits{
-      *this, "scan-register-bits",
-      llvm::cl::desc("Bits of the target's vector registers for the parallel "
-                     "scans' block transposes (two rows to a register when "
-                     "they fit)"),
-      llvm::cl::init(kiln::CpuPipelineOptions().scanRegisterBits)};
-  Option<int64_t> minParallelWork{
-      *this, "min-parallel-work",
-      llvm::cl::desc("Smallest static work (iterations) of a loop run in "
-                     "parallel (kiln-one-parallel-dimension)"),
-      llvm::cl::init(kiln::CpuPipelineOptions().minParallelWork)};
-  Option<int64_t> matvecVectorBits{
-      *this, "matvec-vector-bits",
-      llvm::cl::desc("Bits of one vector of the small matvecs' row blocks "
-                     "(kiln-vectorize-matvec)"),
-      llvm::cl::init(kiln::CpuPipelineOptions().matvecVectorBits)};
-  Option<bool> approximateMath{
-      *this, "approximate-math",
-      llvm::cl::desc("f32 sin/cos/exp/log/tanh as vectorizable polynomials "
-                     "(kiln-approximate-math)"),
-      llvm::cl::init(kiln::CpuPipelineOptions().approximateMath)};
+/// `--kiln-lower-cpu`'s options: those of lowering/CpuPipelineOptions.def.
+struct LowerCpuPipelineOptions : PassPipelineOptions<LowerCpuPipelineOptions> {
+#define KILN_CPU_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION)                     \
+  Option<TYPE> FIELD{*this, FLAG, llvm::cl::desc(DESCRIPTION),                                 \
+                     llvm::cl::init(kiln::CpuPipelineOptions().FIELD)};
+#include "lowering/CpuPipelineOptions.def"
 
   kiln::CpuPipelineOptions toCpuPipelineOptions() const {
     kiln::CpuPipelineOptions options;
-    options.useRuntimeGemm = useRuntimeGemm;
-    options.runtimeGemmMinMacs = runtimeGemmMinMacs;
-    options.promoteToStack = promoteToStack;
-    options.parallelScans = parallelScans;
-    options.scanVectorBits = scanVectorBits;
-    options.scanLaneGroups = scanLaneGroups;
-    options.scanRegisterBits = scanRegisterBits;
-    options.minParallelWork = minParallelWork;
-    options.matvecVectorBits = matvecVectorBits;
-    options.approximateMath = approximateMath;
+#define KILN_CPU_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION) options.FIELD = FIELD;
+#include "lowering/CpuPipelineOptions.def"
     return options;
   }
 };

@@ -12,6 +12,7 @@
 #include "python/CompiledFunction.h"
 
 #include "compiler/CompileCache.h"
+#include "dialect/LaxInterfaces.h"
 #include "importer/JaxprImporter.h"
 #include "reference/Interpreter.h"
 #include "rules/ApplyRules.h"
@@ -36,15 +37,61 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <type_traits>
 #include <unistd.h>
 
 using namespace mlir;
 namespace nb = nanobind;
 
 namespace kiln::python {
+
+namespace {
+/// An option's name in Python: its flag with '_' for '-'.
+std::string pythonOptionName(llvm::StringRef flag) {
+  std::string name = flag.str();
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+template <typename T> T pipelineOptionValue(const std::string &name, nb::handle value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!nb::isinstance<nb::bool_>(value))
+      throw nb::type_error(("compiler option '" + name + "' takes a bool").c_str());
+    return nb::cast<bool>(value);
+  } else {
+    if (nb::isinstance<nb::bool_>(value) || !nb::isinstance<nb::int_>(value))
+      throw nb::type_error(("compiler option '" + name + "' takes an int").c_str());
+    return nb::cast<T>(value);
+  }
+}
+
+/// Sets the CPU pipeline options named in `given` ({"scan_vector_bits": 256}:
+/// the entries of lowering/CpuPipelineOptions.def by pythonOptionName).
+void setPipelineOptions(CompileOptions &options, const nb::dict &given) {
+  for (auto [key, value] : given) {
+    if (!nb::isinstance<nb::str>(key))
+      throw nb::type_error("compiler option names are strings");
+    std::string name = nb::cast<std::string>(key);
+    bool known = false;
+    std::string names;
+#define KILN_CPU_PIPELINE_OPTION(TYPE, FIELD, FLAG, DEFAULT, DESCRIPTION)                     \
+  if (name == pythonOptionName(FLAG)) {                                                       \
+    options.FIELD = pipelineOptionValue<TYPE>(name, value);                                   \
+    known = true;                                                                             \
+  }                                                                                           \
+  names += (names.empty() ? "" : ", ") + pythonOptionName(FLAG);
+#include "lowering/CpuPipelineOptions.def"
+    if (!known)
+      throw nb::value_error(
+          ("unknown compiler option '" + name + "'; Kiln's are: " + names).c_str());
+  }
+}
+} // namespace
 namespace {
 
 /// A context with every dialect Kiln's pipelines use, and the buffers its
@@ -348,10 +395,11 @@ public:
   }
 
   std::shared_ptr<CompiledFunction> compile(const std::string &entry, const std::string &cacheDir,
-                                            bool fpContract) const {
+                                            bool fpContract, const nb::dict &pipeline) const {
     CompileOptions options;
     options.cacheDir = cacheDir;
     options.fpContract = fpContract;
+    setPipelineOptions(options, pipeline);
     Compiler compiler(options);
     std::string error;
     std::unique_ptr<Executable> exe;
@@ -486,7 +534,9 @@ void bindProgram(nb::module_ &m) {
       .def("apply_rules", &Program::applyRules, nb::arg("rule_files"), nb::arg("tags") = "",
            nb::arg("trace") = false)
       .def("compile", &Program::compile, nb::arg("entry") = "main", nb::arg("cache_dir") = "",
-           nb::arg("fp_contract") = false)
+           nb::arg("fp_contract") = false, nb::arg("options") = nb::dict(),
+           "Compiles `entry` for the CPU; `options`: CPU pipeline options by name "
+           "(lowering/CpuPipelineOptions.def, '_' for '-')")
       .def("interpret", &Program::interpret, nb::arg("entry"), nb::arg("args"))
       .def("export", &Program::exportToPython)
       .def("entries", &Program::entries);
@@ -500,6 +550,15 @@ void bindProgram(nb::module_ &m) {
       },
       nb::arg("path"), "Loads a Kiln plugin (.so): its rules and patterns join every rewrite");
   m.def("default_cache_dir", &defaultCompileCacheDir);
+  m.def(
+      "elementwise_primitives",
+      [] {
+        std::vector<std::tuple<std::string, std::string, unsigned>> out;
+        for (const lax::ElementwisePrimitive &p : lax::elementwisePrimitives())
+          out.emplace_back(p.opName.str(), p.jaxName.str(), p.arity);
+        return out;
+      },
+      "(op name, JAX primitive, arity) of every parameterless elementwise lax op");
 }
 
 } // namespace kiln::python

@@ -58,6 +58,8 @@ class Options:
     optimize: bool = True
     cache_dir: str = ""
     fp_contract: bool = False
+    # CPU pipeline options by name (lowering/CpuPipelineOptions.def).
+    compiler_options: tuple[tuple[str, Any], ...] = ()
 
     @property
     def reassociate(self) -> bool:
@@ -258,7 +260,8 @@ class Compiled:
     @staticmethod
     def build(traced: Traced, program: _kiln.Program, options: Options) -> "Compiled":
         rewritten, _ = rewrite_program(program, options)
-        function = rewritten.compile("main", options.cache_dir, options.fp_contract)
+        function = rewritten.compile("main", options.cache_dir, options.fp_contract,
+                                     dict(options.compiler_options))
         consts = [np.asarray(c) for c in traced.closed.consts]
         nested = [np.asarray(c) for c in hoisted_consts(traced.closed)]
         function.bind(consts, nested)
@@ -516,7 +519,8 @@ def _pinnable_leaves(arg) -> list | None:
 
 def jit(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), optimize: bool = True,
         static_argnums: int | Sequence[int] = (), cache_dir: Any = DEFAULT_CACHE,
-        plugins: Sequence[str] = (), fp_contract: bool = False, return_jax_arrays: bool = False):
+        plugins: Sequence[str] = (), fp_contract: bool = False, return_jax_arrays: bool = False,
+        compiler_options: dict[str, Any] | None = None):
     """Compiles `fun` with Kiln for the CPU, like ``jax.jit``.
 
     On the first call for each input signature (shapes, dtypes, pytree
@@ -531,17 +535,24 @@ def jit(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), op
     them) and return numpy arrays in `fun`'s output structure (JAX arrays with
     `return_jax_arrays`). Arrays that are aligned, C-contiguous and of the
     traced dtype are passed without a copy.
+
+    `compiler_options` sets options of Kiln's CPU pipeline by name, as
+    ``jax.jit``'s sets XLA's: ``{"scan_vector_bits": 256, "use_runtime_gemm":
+    False}`` (every option: docs/pipeline.md); an unknown name is a
+    ValueError, a value of the wrong type a TypeError, at the first call.
     """
     if fun is None:
         return functools.partial(jit, rules=rules, tags=tags, optimize=optimize,
                                  static_argnums=static_argnums, cache_dir=cache_dir,
                                  plugins=plugins, fp_contract=fp_contract,
-                                 return_jax_arrays=return_jax_arrays)
+                                 return_jax_arrays=return_jax_arrays,
+                                 compiler_options=compiler_options)
     if isinstance(static_argnums, int):
         static_argnums = (static_argnums,)
     if isinstance(tags, str):
         tags = tuple(t for t in tags.split(",") if t)
     if cache_dir is DEFAULT_CACHE:
         cache_dir = _kiln.default_cache_dir()
-    options = Options(as_rules(rules, plugins), tuple(tags), optimize, str(cache_dir or ""), fp_contract)
+    options = Options(as_rules(rules, plugins), tuple(tags), optimize, str(cache_dir or ""), fp_contract,
+                      tuple(sorted((compiler_options or {}).items())))
     return Jitted(fun, options, tuple(static_argnums), return_jax_arrays)

@@ -38,7 +38,8 @@ class Program:
 
     def apply_rules(self, rule_files: Sequence[str], tags: str = '', trace: bool = False) -> tuple[Program, str]: ...
 
-    def compile(self, entry: str = 'main', cache_dir: str = '', fp_contract: bool = False) -> CompiledFunction: ...
+    def compile(self, entry: str = 'main', cache_dir: str = '', fp_contract: bool = False, options: dict = {}) -> CompiledFunction:
+        """Compiles `entry` for the CPU; `options`: CPU pipeline options by name (lowering/CpuPipelineOptions.def, '_' for '-')"""
 
     def interpret(self, entry: str, args: Sequence[object]) -> list: ...
 
@@ -50,6 +51,9 @@ def load_plugin(path: str) -> None:
     """Loads a Kiln plugin (.so): its rules and patterns join every rewrite"""
 
 def default_cache_dir() -> str: ...
+
+def elementwise_primitives() -> list[tuple[str, str, int]]:
+    """(op name, JAX primitive, arity) of every parameterless elementwise lax op"""
 
 def ffi_handler() -> object:
     """The XLA FFI handler of kiln.kernel (a PyCapsule for jax.ffi.register_ffi_target)"""

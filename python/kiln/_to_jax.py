@@ -41,30 +41,19 @@ def _constant(value) -> np.ndarray:
     return np.asarray(values, dtype=dt).reshape(shape)
 
 
-def _unary() -> dict[str, Callable]:
-    lax = _jax().lax
-    return {
-        "abs": lax.abs, "neg": lax.neg, "sign": lax.sign, "exp": lax.exp, "log": lax.log,
-        "log1p": lax.log1p, "sin": lax.sin, "cos": lax.cos, "tanh": lax.tanh,
-        "logistic": lax.logistic, "sqrt": lax.sqrt, "rsqrt": lax.rsqrt, "square": lax.square,
-        "not": lax.bitwise_not, "expm1": lax.expm1, "exp2": lax.exp2, "tan": lax.tan,
-        "asin": lax.asin, "acos": lax.acos, "atan": lax.atan, "sinh": lax.sinh, "cosh": lax.cosh,
-        "asinh": lax.asinh, "acosh": lax.acosh, "atanh": lax.atanh, "cbrt": lax.cbrt,
-        "erf": lax.erf, "erfc": lax.erfc, "erf_inv": lax.erf_inv, "floor": lax.floor,
-        "ceil": lax.ceil, "population_count": lax.population_count, "is_finite": lax.is_finite,
-    }
+# JAX's lax functions whose names are not their primitives'.
+_LAX_FUNCTION = {"and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+                 "not": "bitwise_not"}
 
 
-def _binary() -> dict[str, Callable]:
+def _elementwise() -> dict[str, Callable]:
+    """Every parameterless elementwise lax op (the dialect's list, so a new
+    one needs no entry here) by op name: the lax function of its primitive."""
     lax = _jax().lax
-    return {
-        "add": lax.add, "sub": lax.sub, "mul": lax.mul, "div": lax.div, "rem": lax.rem,
-        "max": lax.max, "min": lax.min, "pow": lax.pow, "and": lax.bitwise_and,
-        "or": lax.bitwise_or, "xor": lax.bitwise_xor, "atan2": lax.atan2,
-        "nextafter": lax.nextafter, "shift_left": lax.shift_left,
-        "shift_right_logical": lax.shift_right_logical,
-        "shift_right_arithmetic": lax.shift_right_arithmetic,
-    }
+    table = {op: getattr(lax, _LAX_FUNCTION.get(primitive, primitive))
+             for op, primitive, _ in _kiln.elementwise_primitives()}
+    table["lax.is_finite"] = lax.is_finite
+    return table
 
 
 _COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]  # lax::ComparisonDirection's order
@@ -75,8 +64,7 @@ class Evaluator:
 
     def __init__(self, exported: dict):
         self.functions = exported["functions"]
-        self.unary = _unary()
-        self.binary = _binary()
+        self.elementwise = _elementwise()
 
     def call(self, name: str, args: Sequence[Any]) -> list:
         fn = self.functions[name]
@@ -110,10 +98,8 @@ class Evaluator:
         kind = name[4:]
         shape = tuple(types[0][0]) if types else ()
         dtype = _dtype(types[0][1]) if types else None
-        if kind in self.unary:
-            return [self.unary[kind](xs[0])]
-        if kind in self.binary:
-            return [self.binary[kind](xs[0], xs[1])]
+        if name in self.elementwise:
+            return [self.elementwise[name](*xs)]
         if kind == "round":
             method = lax.RoundingMethod(attrs.get("rounding_method", 0))
             return [lax.round(xs[0], method)]

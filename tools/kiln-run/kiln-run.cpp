@@ -17,6 +17,7 @@
 #include "compiler/CompileCache.h"
 #include "compiler/Compiler.h"
 #include "compiler/HeapStats.h"
+#include "tools/CompileFlags.h"
 #include "tools/JitRun.h"
 #include "tools/Registration.h"
 #include "tools/RunSupport.h"
@@ -98,6 +99,9 @@ static cl::opt<std::string> target("target", cl::cat(runCategory),
 static cl::opt<std::string> gpuChip("gpu-chip", cl::cat(runCategory),
                                     cl::desc("--target=gpu: the GPU architecture (default: the "
                                              "device's)"));
+// --use-runtime-gemm, --scan-vector-bits, ...: every CPU pipeline option
+// (lowering/CpuPipelineOptions.def); given ones override --min-thresholds.
+static kiln::CpuPipelineFlags pipelineFlags(runCategory);
 static cl::opt<bool> fpContract("fp-contract", cl::cat(runCategory),
                                 cl::desc("Let the CPU code fuse a multiply and an add into one FMA "
                                          "(one rounding), as XLA:CPU does"));
@@ -310,6 +314,7 @@ int main(int argc, char **argv) {
     compileOptions.gpuChip = gpuChip;
     compileOptions.printIRAfterAll = printIR;
     compileOptions.fpContract = fpContract;
+    pipelineFlags.apply(compileOptions);
     if (!noCache)
       compileOptions.cacheDir = cacheDir.empty() ? defaultCompileCacheDir() : cacheDir;
     if (!runJit(*module, *entry, views, warmup, repeat, jit, &error, compileOptions)) {
