@@ -21,11 +21,6 @@ using namespace kiln::rules;
 using namespace mlir;
 using A = ArgKind;
 
-namespace kiln::rules {
-/// The role functions of region rules (rules/RegionMatch.cpp).
-void registerScanNatives(NativeRegistry &r);
-} // namespace kiln::rules
-
 namespace {
 std::vector<int64_t> L(const Val &v) { return v.asList().value_or(std::vector<int64_t>{}); }
 

@@ -117,6 +117,9 @@ private:
 /// Adds Kiln's built-in functions (permutations, shapes, the scan push-up
 /// rewrites) to `registry`.
 void registerBuiltinNatives(NativeRegistry &registry);
+/// Adds the role functions of region rules (scan, while and cond roles:
+/// rules/RegionMatch.cpp); part of registerBuiltinNatives.
+void registerScanNatives(NativeRegistry &registry);
 
 const char *argKindName(ArgKind k);
 

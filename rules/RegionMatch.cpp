@@ -314,10 +314,6 @@ Attribute splatScalar(Type element, const Val &v) {
 std::vector<int64_t> L(const Val &v) { return v.asList().value_or(std::vector<int64_t>{}); }
 } // namespace
 
-namespace kiln::rules {
-void registerScanNatives(NativeRegistry &r);
-}
-
 void kiln::rules::registerScanNatives(NativeRegistry &r) {
   // The loop op a value is a result of, or that directly holds a value or
   // an op.
