@@ -69,11 +69,12 @@ hostTargetMachine(unsigned optLevel, bool fpContract = false) {
   // bfloat into VCVTNEPS2BF16, which treats subnormal inputs as zero and
   // flushes subnormal results, where a narrowing convert_element_type (and
   // an f32 computation of a bf16 op, as reduce_min) rounds them: f32 1e-39
-  // became bf16 0, not 1.01e-39 (generated program 717129 on a Zen 5).
-  // And LLVM 22 cannot legalize some bf16 vectors with it: a <9 x bfloat>
-  // shuffle aborts the code generator ("Do not know how to soft promote
-  // this operator's operand", generated program 713498). Without them bf16
-  // is converted in integer arithmetic, exactly, as on AVX2 hosts.
+  // became bf16 0, not 1.01e-39. And LLVM 22 cannot legalize some bf16
+  // vectors with it: a <9 x bfloat> shuffle aborts the code generator ("Do
+  // not know how to soft promote this operator's operand"). Without them
+  // bf16 is converted in integer arithmetic, exactly, as on AVX2 hosts
+  // (bf16-subnormals.mlir and bf16-odd-vector.mlir in
+  // tests/differential/regressions).
   jtmb->getFeatures().AddFeature("avx512bf16", false);
   jtmb->getFeatures().AddFeature("avxneconvert", false);
   // No gathers formed by LLVM's vectorizers: on AVX-512 targets (where a
@@ -81,10 +82,11 @@ hostTargetMachine(unsigned optLevel, bool fpContract = false) {
   // 22's SLP vectorizer can place a gather of a stack buffer above the
   // stores that fill it: a lax.gather reading a value computed into an
   // alloca read that buffer before it was written, garbage that changed
-  // from run to run (generated program 1083018; `opt -passes=slp-vectorizer
-  // -mcpu=znver5`, `skylake-avx512` or `icelake-server` on the JIT's module
-  // reproduces it). With prefer-no-gather the vectorizers keep those loads
-  // scalar; Kiln's own lowering emits no vector gathers.
+  // from run to run (`opt -passes=slp-vectorizer -mcpu=znver5`,
+  // `skylake-avx512` or `icelake-server` on the JIT's module reproduces it).
+  // With prefer-no-gather the vectorizers keep those loads scalar; Kiln's
+  // own lowering emits no vector gathers
+  // (tests/differential/regressions/gather-of-stack-buffer.mlir).
   jtmb->getFeatures().AddFeature("prefer-no-gather", true);
   jtmb->setCodeGenOptLevel(optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
                            : optLevel == 0 ? llvm::CodeGenOptLevel::None
@@ -185,8 +187,8 @@ llvm::SmallVector<llvm::CallInst *> callsOf(llvm::Module &module, llvm::Intrinsi
 /// AVX-512, promotes a vector f16 ldexp to VSCALEFPS without converting the
 /// integer exponents to float, so it scales by their bit patterns read as
 /// floats (exp2 of an i32 converted to f16, which InstCombine turns into
-/// ldexp(1, n), gave NaN; generated program 740728 on a Zen 5, also
-/// `llc -mcpu=skylake-avx512`). Exact: an f16 value times 2^n is exact in
+/// ldexp(1, n), gave NaN: tests/differential/regressions/exp2-f16-of-i32.mlir;
+/// also `llc -mcpu=skylake-avx512`). Exact: an f16 value times 2^n is exact in
 /// f32 wherever its f16 rounding is not 0 or inf (then its 11 bits lie
 /// between 2^-36 and 2^16); a bf16 one wherever its 8 bits end at 2^-149 or
 /// above, and below that it is under 2^-140, which rounds to 0 in both. An
@@ -265,9 +267,9 @@ static std::unique_ptr<llvm::Module> translateForHost(mlir::ModuleOp module,
 /// it as a licence for algebra: with `contract` too, x*c1 + x*c2 becomes
 /// fma(x, c1, x*c2) and then x*(c1 + c2), which is no order of the sum: an
 /// infinite x with c1, c2 of opposite signs gave inf where every order gives
-/// NaN (a small dot of a broadcast exp2 overflow by constants, generated
-/// program 1153683). Sound: clearing a fast-math flag only forbids
-/// rewrites.
+/// NaN (a small dot of a broadcast exp2 overflow by constants:
+/// tests/differential/regressions/dot-factoring-infinite.mlir). Sound:
+/// clearing a fast-math flag only forbids rewrites.
 static void clearReassociation(llvm::Module &module) {
   for (llvm::Function &f : module)
     for (llvm::Instruction &inst : llvm::instructions(f)) {
@@ -285,9 +287,10 @@ static void clearReassociation(llvm::Module &module) {
 /// untruncated element: masked.store(trunc <4 x i64> to <4 x i32>, mask
 /// [1, 0, 0, 0]) writes 8 bytes (`llc -mcpu=skylake-avx512`; i32 to i16
 /// likewise), so a parallel scan's last lane group of one valid lane,
-/// converting i64 to i32, overwrote the next element of its result
-/// (generated program 1177540 with the cost model's thresholds at their
-/// minimum). Exact: the stores write the same lanes to the same places.
+/// converting i64 to i32, overwrote the next element of its result (with
+/// the cost model's thresholds at their minimum;
+/// tests/differential/regressions/scan-masked-store-truncated.mlir). Exact:
+/// the stores write the same lanes to the same places.
 static void scalarizeConstantMaskedStores(llvm::Module &module) {
   for (llvm::CallInst *call :
        callsOf(module, llvm::Intrinsic::masked_store, [](llvm::CallInst *call) {
@@ -350,10 +353,11 @@ bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel, bool fpContra
     return false;
   // Without LLVM's SLP vectorizer: on AVX-512 hosts LLVM 22 miscompiled
   // what it made of fully unrolled elementwise code (a vector `or` with a
-  // constant lane, whose lane the x86 code generator dropped: generated
-  // program 1158154), and it had broken the module (SROA after it left a
-  // shufflevector used before its definition on AVX2 targets: 312901) and
-  // hoisted a masked gather above the stores it reads (1083018). Kiln's
+  // constant lane, whose lane the x86 code generator dropped), and it had
+  // broken the module (SROA after it left a shufflevector used before its
+  // definition on AVX2 targets) and hoisted a masked gather above the
+  // stores it reads (slp-or-constant-lane.mlir, llvm-slp-broken-module.mlir
+  // and gather-of-stack-buffer.mlir in tests/differential/regressions). Kiln's
   // lowering emits the vector code of its hot loops itself and the loop
   // vectorizer handles the rest, so it is not run (docs/pipeline.md says
   // what it cost). The optimized module is still verified before code

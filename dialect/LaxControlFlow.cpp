@@ -461,8 +461,8 @@ struct InlineSelectedBranch : OpRewritePattern<CondOp> {
     auto yield = cast<YieldOp>(block.getTerminator());
     rewriter.inlineBlockBefore(&block, op, op.getBranchOperands());
     // Read the yielded values after inlining: a yielded block argument is
-    // now the cond's operand (reading them before left a dangling argument:
-    // a segfault the differential tests found).
+    // now the cond's operand (reading them before left a dangling argument,
+    // a segfault; tests/differential/regressions/cond-constant-index.mlir).
     SmallVector<Value> results(yield.getValues());
     rewriter.replaceOp(op, results);
     rewriter.eraseOp(yield);

@@ -100,9 +100,10 @@ static bool divisionFolds(const APInt &x, const APInt &y, bool isUnsigned) {
 /// 0 * inf and 0 / 0 are -NaN (0xFFF8...) in x86 arithmetic, the
 /// interpreter's, but +NaN in APFloat's, and a propagated NaN's payload
 /// depends on the operand order the machine code picks. A bitcast_convert_type
-/// of the result shows those bits (generated program 120041: -inf - -inf in
-/// f16 folded to +NaN, where the interpreter's -NaN bitcast to bf16 is
-/// -4.25e37), so such an element is left to the interpreter and the JIT.
+/// of the result shows those bits (-inf - -inf in f16 folded to +NaN, where
+/// the interpreter's -NaN bitcast to bf16 is -4.25e37), so such an element
+/// is left to the interpreter and the JIT
+/// (tests/differential/regressions/fold-nan-result.mlir).
 static std::optional<APFloat> unlessNaN(APFloat r) {
   if (r.isNaN())
     return std::nullopt;

@@ -161,8 +161,8 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
     // not at the call that reads the buffer: with A's buffer taken before
     // B's transpose, the two transposes' tensor.empty (one value after CSE
     // when their shapes agree) became one buffer, B's transpose overwrote
-    // A's, and the call multiplied B by itself (generated program 1782's
-    // dot_general contracting [0, 2] x [2, 0]: 3995 for 187.9;
+    // A's, and the call multiplied B by itself (a dot_general contracting
+    // [0, 2] x [2, 0]: 3995 for 187.9;
     // tests/lowering/runtime-gemm-operands.mlir). With both to_buffer ops
     // after both writes, sharing is a read-after-write conflict and the
     // analysis keeps the buffers apart.

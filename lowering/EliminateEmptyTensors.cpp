@@ -7,8 +7,10 @@
 // nested in its regions: a dynamic_update_slice into a lax.cond's result of
 // a value computed in that cond's branch had the tensor.empty in the branch
 // replaced by a slice of the cond's own result, used inside the cond
-// ("operand #0 does not dominate this use", generated program 927230). An
-// empty tensor left in place costs an allocation, nothing else.
+// ("operand #0 does not dominate this use";
+// tests/differential/regressions/cond-update-own-result.mlir,
+// tests/lowering/eliminate-empty-tensors.mlir). An empty tensor left in
+// place costs an allocation, nothing else.
 //
 //===----------------------------------------------------------------------===//
 #include "lowering/Passes.h"

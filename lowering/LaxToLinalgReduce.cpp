@@ -346,8 +346,8 @@ struct DotGeneralGenericPattern : StaticTensorPattern<lax::DotGeneralOp> {
           // multiply-adds.
           // Only the accumulation is reassociable: reassoc on the multiply
           // let LLVM fold it with a fused producer ((a + a) * 0.5 became a,
-          // which gave 65504 where f16 overflows to inf; the differential
-          // tests found it).
+          // which gave 65504 where f16 overflows to inf;
+          // tests/differential/regressions/dot-fused-producer-f16.mlir).
           auto fm = arith::FastMathFlagsAttr::get(
               b.getContext(),
               arith::FastMathFlags::reassoc | arith::FastMathFlags::contract);

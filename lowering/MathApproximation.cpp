@@ -39,14 +39,14 @@ Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
 
 /// Upstream's sin/cos approximations reduce their argument in f32 and are
 /// only valid for moderate |x|: sin(1e9) came out as 1.8e12, sin(1e12) as
-/// -inf (the differential tests found it). The argument is reduced here
-/// first, modulo 2 pi in f64 (x - round(x / 2pi) * 2pi with one rounding):
-/// exact to about 1e-16 |x| relative to 2 pi, so the approximation only sees
-/// [-pi, pi]. Where |x| is so large that f64 cannot reduce it (beyond
-/// 2^53) the remainder is unknown and 0 stands in: sin and cos then stay in
-/// [-1, 1], which is all a float32 argument that large determines within
-/// the error model (its rounding error is larger than 2 pi). inf and NaN
-/// still give NaN.
+/// -inf. The argument is reduced here first, modulo 2 pi in f64
+/// (x - round(x / 2pi) * 2pi with one rounding): exact to about 1e-16 |x|
+/// relative to 2 pi, so the approximation only sees [-pi, pi]. Where |x| is
+/// so large that f64 cannot reduce it (beyond 2^53) the remainder is
+/// unknown and 0 stands in: sin and cos then stay in [-1, 1], which is all a
+/// float32 argument that large determines within the error model (its
+/// rounding error is larger than 2 pi). inf and NaN still give NaN
+/// (tests/differential/regressions/trig-large-arguments.mlir).
 void reduceTrigArgument(Operation *op) {
   Value x = op->getOperand(0);
   Type type = x.getType();
@@ -75,8 +75,8 @@ void reduceTrigArgument(Operation *op) {
   }
   // sin is odd: the polynomial sees |r| and the sign is put back, so that
   // sin(-0) is -0 and sin of a tiny negative number is that number (the
-  // polynomial gave 6.2e-8 for sin(-1.4e-45): the differential tests found
-  // it).
+  // polynomial gave 6.2e-8 for sin(-1.4e-45);
+  // tests/differential/regressions/trig-large-arguments.mlir).
   op->setOperand(0, math::AbsFOp::create(b, loc, narrow));
   b.setInsertionPointAfter(op);
   Value result = op->getResult(0);
@@ -111,8 +111,8 @@ void scaleSubnormalLogArgument(Operation *op, double shift) {
 
 /// The polynomials handle NaN only by accident of x86's min/max
 /// instructions: once folded with a constant NaN (maxnumf ignores NaN)
-/// exp(NaN) and sin(NaN) became 0 (the differential tests found it). A NaN
-/// argument is passed through explicitly.
+/// exp(NaN) and sin(NaN) became 0. A NaN argument is passed through
+/// explicitly (tests/differential/regressions/math-constant-nan.mlir).
 void propagateNaN(Operation *op) {
   Value x = op->getOperand(0);
   Type type = x.getType();
@@ -130,7 +130,8 @@ void propagateNaN(Operation *op) {
 /// f(+-0) = +-0 for the functions approximated here that keep zeros (sin,
 /// erf, atan, tanh, expm1, log1p), but f32 sin (its range reduction's
 /// fma(-k, pi/2, x) is +0 for k = 0, x = -0) and erf gave +0 for -0
-/// (atan2(sin(-0), -0) was +pi instead of -pi: generated program 121991).
+/// (atan2(sin(-0), -0) was +pi instead of -pi;
+/// tests/differential/regressions/math-negative-zero.mlir).
 /// A zero argument is passed through explicitly; `x` is the argument before
 /// any range reduction.
 void preserveSignedZero(Operation *op, Value x) {
@@ -148,7 +149,8 @@ void preserveSignedZero(Operation *op, Value x) {
 }
 
 /// f64 log1p: MathToLLVM lowers math.log1p to log(1 + x), which cancels for
-/// small x (log1p(0.001) was 500 ulps off: the differential tests found it).
+/// small x (log1p(0.001) was 500 ulps off;
+/// tests/differential/regressions/log1p-f64.mlir).
 /// Goldberg's formula is accurate to a few ulps: u = 1 + x; x where u == 1
 /// (x = -0 stays -0), log(u) * (x / (u - 1)) elsewhere, x where u is inf.
 /// What the f64 rewrites below start from: a builder before `op`, its
@@ -180,8 +182,8 @@ void accurateLog1p(math::Log1pOp op) {
   Value u = arith::AddFOp::create(b, loc, one, x);
   Value um1 = arith::SubFOp::create(b, loc, u, one);
   // log(u) * (x / (u - 1)): log(u) * x would overflow for x near the
-  // largest double (log1p(DBL_MAX / 2) = 709.09 was inf: generated program
-  // 124590).
+  // largest double (log1p(DBL_MAX / 2) = 709.09 was inf;
+  // tests/differential/regressions/log1p-f64-large.mlir).
   Value scaled = arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u),
                                        arith::DivFOp::create(b, loc, x, um1));
   Value exact = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one);
@@ -193,7 +195,8 @@ void accurateLog1p(math::Log1pOp op) {
 }
 
 /// f64 expm1: MathToLLVM lowers math.expm1 to exp(x) - 1, which cancels for
-/// small x (expm1(0.001) was about 190 ulps off: generated program 100572).
+/// small x (expm1(0.001) was about 190 ulps off;
+/// tests/differential/regressions/expm1-f64.mlir).
 /// Kahan's formula is accurate to a few ulps: u = exp(x); x where u == 1
 /// (x = -0 stays -0), -1 where u - 1 == -1, u where u is inf, and
 /// (u - 1) * (x / log(u)) elsewhere.
@@ -265,8 +268,9 @@ struct ApproximateMathPass : kiln::impl::ApproximateMathBase<ApproximateMathPass
     populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
       name.consume_front("math.");
       // Not atan2: upstream's gives NaN for atan2(+-0, +-0) and for two
-      // infinities (the differential tests found atan2(-inf, -inf) = NaN
-      // instead of -3 pi / 4); libm's is exact there.
+      // infinities (atan2(-inf, -inf) was NaN instead of -3 pi / 4;
+      // tests/differential/regressions/math-special-values.mlir); libm's is
+      // exact there.
       return llvm::is_contained({"sin", "cos", "exp", "expm1", "log", "log1p", "log2",
                                  "tanh", "erf", "atan"},
                                 name);

@@ -576,8 +576,8 @@ void ParallelScanEmitter::emitParallel(function_ref<void(OpBuilder &, ArrayRef<L
 /// one-shot bufferization wrote into `buffer` itself, which is also read
 /// directly where the result is returned (the DPS wrapper's
 /// to_buffer(to_tensor(buffer)) folds to `buffer`): the JIT returned a
-/// scan's carry with a later scatter's writes in it (generated program
-/// 120474).
+/// scan's carry with a later scatter's writes in it
+/// (tests/differential/regressions/parallel-scan-result-in-place.mlir).
 Value ParallelScanEmitter::asTensor(Value buffer, Type type) {
   return bufferization::ToTensorOp::create(rewriter, loc, type, buffer, /*restrict=*/true,
                                            /*writable=*/false);

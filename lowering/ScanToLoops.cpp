@@ -134,9 +134,9 @@ struct ScanPattern : OpConversionPattern<lax::ScanOp> {
     // the one-trip scf.for is inlined -- when the source has another unit
     // dimension: the slice [0, 0, %i] [1, 2, 1] of a tensor<1x2x3xf32> with
     // %i = 0 became [0, 0, 0] [1, 1, 2], which reads the wrong elements, or
-    // fails to verify ("slice along dimension 2 runs out-of-bounds", generated
-    // programs 101165, 105307, 112547, 120364). A slice built with static
-    // offsets is left alone.
+    // fails to verify ("slice along dimension 2 runs out-of-bounds";
+    // tests/differential/regressions/scan-length-one-xs.mlir). A slice built
+    // with static offsets is left alone.
     OpFoldResult xsIndex = op.getLength() == 1 ? OpFoldResult(rewriter.getIndexAttr(0))
                                                : OpFoldResult(i);
     for (auto [k, x] : llvm::enumerate(xs)) {
@@ -148,8 +148,9 @@ struct ScanPattern : OpConversionPattern<lax::ScanOp> {
       // ambiguous (which unit dimension goes), and bufferization picked
       // another one than the slice's type, with other strides: "expected
       // result type to be 'memref<1x1x1x1xi8, strided<[3, 6, 3, 3]...>' or
-      // a rank-reduced version" (generated program 465523). There the slice
-      // keeps the axis and a collapse_shape drops exactly it.
+      // a rank-reduced version"). There the slice keeps the axis and a
+      // collapse_shape drops exactly it
+      // (tests/differential/regressions/scan-xs-unit-dims.mlir).
       int64_t rank = xType.getRank();
       bool ambiguous = llvm::any_of(llvm::seq<int64_t>(0, rank), [&](int64_t d) {
         return d != axis && xType.getDimSize(d) == 1;
@@ -247,8 +248,10 @@ struct LoopCarryInPlacePass
   /// iter_arg's buffer, or the yielded buffer where that is a fresh
   /// allocation, without recording that two results then share it: a later
   /// in-place write into one result changed the other (a scan yielding one
-  /// dynamic_update_slice as both carries, then a scatter into the first:
-  /// generated program 818033). A copy is exact, and such loops are rare.
+  /// dynamic_update_slice as both carries, then a scatter into the first;
+  /// tests/differential/regressions/scan-repeated-carry.mlir and
+  /// tests/lowering/scan.mlir, @repeated_carry). A copy is exact, and such
+  /// loops are rare.
   static void copyRepeatedOperands(Operation *terminator) {
     llvm::SmallPtrSet<Value, 4> seen;
     OpBuilder b(terminator);

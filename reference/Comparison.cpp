@@ -87,11 +87,12 @@ bool judgeFloat(double got, double ref, double mag, bool magKnown, double eps, d
     // the reference did not: the infinity passes when a value within the
     // bound of the reference, on its side, rounds to it (the JIT's f32
     // x * x * x at x = -6.98e12 is -inf, the interpreter's one rounding of
-    // the exact cube -FLT_MAX: generated program 947403). Only with the
-    // element's own magnitude: the fallback's (the output's scale) knows
-    // nothing of the element, and FLT_MAX's scale would let any infinity
-    // stand for FLT_MAX. A finite result against an infinite reference
-    // stays exact.
+    // the exact cube -FLT_MAX; ComparisonTest.OverflowWithinTheBound and
+    // tests/differential/regressions/integer-pow-overflow-edge.mlir). Only
+    // with the element's own magnitude: the fallback's (the output's scale)
+    // knows nothing of the element, and FLT_MAX's scale would let any
+    // infinity stand for FLT_MAX. A finite result against an infinite
+    // reference stays exact.
     e.bound = boundOf();
     e.error = INFINITY;
     if ((edge.first - std::fabs(ref)) + edge.second <= e.bound) {
@@ -237,7 +238,8 @@ OutputComparison kiln::interp::compareOutput(const Tensor &got, const Tensor &re
     // A known magnitude carries the underflows of the ops that computed the
     // element (Magnitude.cpp); the model's blanket tiny(T) is for the
     // fallback only. In f16 it is 6.1e-5: at k = 64 any result below 0.004
-    // passed (the JIT's f16 log1p(1.5e-5) = 0: generated program 414902).
+    // passed (the JIT's f16 log1p(1.5e-5) = 0;
+    // ComparisonTest.MagnitudesOfNarrowFunctionsUnderflow).
     double absolute = 0;
     bool known = !(std::isnan(m) || m == -INFINITY);
     if (!known) {

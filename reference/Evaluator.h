@@ -25,8 +25,8 @@ namespace kiln::interp {
 /// canonicalizer reorders (constants to the right) and CSE merges: with the
 /// first NaN, max(+NaN, reduce_max(-NaNs)) became max(reduce_max(-NaNs),
 /// +NaN) and a bitcast of the result changed sign under the exact
-/// kiln-scan-to-reduction (generated program 470698). The constant folder
-/// (LaxFolds.cpp) chooses the same way.
+/// kiln-scan-to-reduction (tests/differential/regressions/max-nan-order.mlir).
+/// The constant folder (LaxFolds.cpp) chooses the same way.
 inline double largerNaN(double a, double b) {
   uint64_t x, y;
   std::memcpy(&x, &a, sizeof x);
@@ -42,7 +42,7 @@ inline double largerNaN(double a, double b) {
 /// maximum/minimum and XLA's CPU code do for one NaN. A canonical
 /// NaN here made `min(x, x) -> x` (LaxFolds.cpp) change the bits a
 /// bitcast_convert_type of the result exposes: log(-1) is -NaN, min(-NaN,
-/// -NaN) was +NaN (generated program 1966, min-max-nan-operand.mlir).
+/// -NaN) was +NaN (tests/differential/regressions/min-max-nan-operand.mlir).
 inline double ieeeMaximum(double a, double b) {
   if (std::isnan(a) && std::isnan(b))
     return largerNaN(a, b);

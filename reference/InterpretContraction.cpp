@@ -40,15 +40,18 @@ SmallVector<int64_t> offsetsOver(const Tensor &t, ArrayRef<int64_t> dims) {
 /// same bits, as "exact" promises. The partials are long doubles (x87's
 /// 15-bit exponent on x86-64): a partial sum of finite doubles cannot
 /// overflow there, where in double DBL_MAX/2 + DBL_MAX/2 - DBL_MAX - DBL_MAX
-/// overflowed or not by the order of its terms (generated program 656042:
-/// -DBL_MAX against NaN after kiln-canonicalize-dot-general). f64 products
-/// enter as their two exact halves in long double (fmal), so a product
-/// beyond DBL_MAX is a finite term too; products of narrower floats are
-/// exact. Infinities and NaN sum separately (their sum has no order
+/// overflowed or not by the order of its terms (-DBL_MAX against NaN after
+/// kiln-canonicalize-dot-general; the unit test
+/// InterpretContractionTest.F64DotIsExactInEveryOrder and
+/// tests/differential/regressions/dot-intermediate-overflow.mlir). f64
+/// products enter as their two exact halves in long double (fmal), so a
+/// product beyond DBL_MAX is a finite term too; products of narrower floats
+/// are exact. Infinities and NaN sum separately (their sum has no order
 /// either). A NaN sum is the canonical quiet NaN: which of several NaN terms
 /// an ordered sum keeps, sign and payload, depends on the order (x86 keeps
 /// the first), so a rewrite that reorders the contraction would change the
-/// bits a bitcast_convert_type shows (generated program 309302).
+/// bits a bitcast_convert_type shows
+/// (tests/differential/regressions/dot-nan-order.mlir).
 class ExactSum {
 public:
   void add(double x) {
@@ -68,7 +71,8 @@ public:
     addPartial(p);
     // The exact rest of the 106-bit product, where there is one: a zero rest
     // is no term (-0 * 1.5 has the rest +0, which would make a sum of -0
-    // products +0, where the JIT's is -0: generated program 859972).
+    // products +0, where the JIT's is -0;
+    // tests/differential/regressions/dot-negative-zero-f64.mlir).
     if (!exactProducts)
       if (long double rest = std::fmal(a, b, -p); rest != 0.0L)
         addPartial(rest);

@@ -83,12 +83,13 @@ Value Shadower::unboundedNear(Value sx, Value distance, Value shadow) {
   // A function defined on part of the line (log, sqrt on x >= 0; asin on
   // [-1, 1]) of an operand whose error can reach the edge is anything
   // there: NaN on one side, a number on the other (cos(1.7e38) is -0.96
-  // in libm and 1 in a JIT within the model, then log: NaN against 0,
-  // generated program 351356). The first-order S cannot say so (it is NaN
-  // where the reference is). The reach uses the default k, the JIT's and
-  // the tagged passes'; an exact operand (S = |x|) never reaches, and one
-  // without error (S = 0: log(0), 0 / 0) is at the edge exactly, where
-  // every program computes the same.
+  // in libm and 1 in a JIT within the model, then log: NaN against 0).
+  // The first-order S cannot say so (it is NaN where the reference is).
+  // The reach uses the default k, the JIT's and the tagged passes'; an
+  // exact operand (S = |x|) never reaches, and one without error (S = 0:
+  // log(0), 0 / 0) is at the edge exactly, where every program computes
+  // the same (ComparisonTest.MagnitudesAtTheEdgeOfADomain,
+  // tests/differential/regressions/log-of-unbounded.mlir).
   Type type = shadow.getType();
   double reach = ErrorModel().k * epsilonOf(getElementTypeOrSelf(type));
   Value reaches = atLeast(mul(sx, splat(type, reach)), distance);
@@ -199,8 +200,9 @@ void Shadower::shadowOp(Operation *op) {
             // (S(a) + |a / b| (S(b) - |b|)) / |b|; anything where b's error
             // reaches 0, the pole: sin(x) / sin(x) at x = FLT_MAX is 1 in
             // libm and 0 / 0 = NaN in a JIT whose sin is 0 there (within
-            // the model: sin's error there is 1e31; generated program
-            // 454068).
+            // the model: sin's error there is 1e31;
+            // ComparisonTest.MagnitudesAtAPole and
+            // tests/differential/regressions/div-pole-unbounded.mlir).
             Value t = s(0);
             if (!isExact(operand(1)))
               t = add(t, mul(abs(r), excess(operand(1))));
@@ -212,9 +214,9 @@ void Shadower::shadowOp(Operation *op) {
             // shadow of the picked operand alone was too tight where the
             // other was within its error: relu(x) = max(x, 0) picked the
             // exact 0 (S = 0) for a bf16 dot x that rounded to -0, and
-            // jax.jit's x, 4e-5, was judged 1.3e5 x over (models program
-            // 1858 against jax.jit). An infinite operand's shadow is 0
-            // (exact), so the -inf that starts a max reduction adds nothing.
+            // jax.jit's x, 4e-5, was judged 1.3e5 x over. An infinite
+            // operand's shadow is 0 (exact), so the -inf that starts a max
+            // reduction adds nothing (ComparisonTest.MagnitudesOfMaxAndMin).
             return max(s(0), s(1));
           })
           .Case<lax::ExpOp>([&](auto) { return smooth(r, s(0), r); })
@@ -308,8 +310,8 @@ void Shadower::shadowOp(Operation *op) {
             // Scaled by m = max(|x|, |y|), so that neither S |x| nor
             // x^2 + y^2 overflows: at x = y = DBL_MAX both were inf and the
             // magnitude NaN (unknown), which let the output's scale with
-            // f64's eps judge an f32 value computed from it (generated
-            // program 854100).
+            // f64's eps judge an f32 value computed from it
+            // (tests/differential/regressions/atan2-huge-operands.mlir).
             Value y = operand(0), x = operand(1);
             Value m = max(abs(x), abs(y));
             Value xm = div(abs(x), m), ym = div(abs(y), m);
@@ -317,8 +319,9 @@ void Shadower::shadowOp(Operation *op) {
             Value carried = div(add(viaY, viaX), add(square(xm), square(ym)));
             // Both operands exact zeros (S = 0 means no error carried in):
             // the result, +-0 or +-pi, has only its own rounding; the
-            // formula's 0 / 0 would make it unknown (generated program
-            // 308515: sin(atan2(-0, -0)) judged against its output's scale).
+            // formula's 0 / 0 would make it unknown, and sin(atan2(-0, -0))
+            // was judged against its output's scale
+            // (tests/differential/regressions/atan2-zeros-magnitude.mlir).
             Value noneCarried = equal(add(s(0), s(1)), splat(type, 0));
             return add(select(noneCarried, carried, splat(type, 0)), abs(r));
           })
@@ -333,10 +336,11 @@ void Shadower::shadowOp(Operation *op) {
             // S counts in units of the value's own epsilon (the bound is
             // k * eps(T) * S). A bf16 value's error is bf16's: widened to
             // f32 its S must grow by eps(bf16) / eps(f32) = 2^16, or the
-            // f32 bound is 2^16 too tight for it (generated programs 105983,
-            // 113731, 116970, 123535: one bf16 ulp of a reassociated sum
-            // judged 340 x the f32 bound). A conversion that can round adds
-            // its own rounding, |r|; a widening one is exact.
+            // f32 bound is 2^16 too tight for it (one bf16 ulp of a
+            // reassociated sum judged 340 x the f32 bound;
+            // tests/differential/regressions/magnitude-widened-bf16.mlir). A
+            // conversion that can round adds its own rounding, |r|; a
+            // widening one is exact.
             Type from = getElementTypeOrSelf(operand(0).getType());
             Type to = getElementTypeOrSelf(type);
             double unit = epsilonOf(from) / epsilonOf(to);
@@ -378,8 +382,8 @@ void Shadower::shadowOp(Operation *op) {
           .Case<lax::ReduceProdOp>([&](auto) {
             // The same reduction of the shadows, but never exact: a sum of
             // exact values rounds (an f32 sum widened to f64 was judged
-            // as an exact value, its one f32 ulp against f64's bound:
-            // generated program 695238).
+            // as an exact value, its one f32 ulp against f64's bound;
+            // tests/differential/regressions/reduce-sum-widened.mlir).
             Value shadow = onShadows();
             exactValues.erase(r);
             return shadow;
@@ -403,18 +407,19 @@ void Shadower::shadowOp(Operation *op) {
   // relative one (fl(x op y) = (x op y)(1 + d) + e). It matters where a
   // later op scales it up: (c * -FLT_TRUE_MIN) * FLT_MAX is 2 or 1 ulps of
   // a subnormal times FLT_MAX, 9.5e-7 or 7.3e-7 as a reassociating pass
-  // regroups it (generated program 333875). A correctly rounded op with
-  // gradual underflow (mul, div, square, a narrowing conversion: IEEE in
-  // the interpreter and the JIT; f16 and bf16 through f32 round twice) has
-  // |e| <= the smallest subnormal, tiny * eps: tiny in S's units. Sums of
-  // many rounded terms (dot_general, reduce_prod), repeated products
-  // (integer_pow, pow) and the library functions, which may flush a
-  // subnormal, get |e| <= tiny: tiny / eps. Sums and differences of
-  // subnormals are exact. f16 and bf16 library functions are computed in a
-  // wider type and rounded once (the interpreter in double, the JIT in f32:
-  // lowering/ScalarizeElementwise.cpp), so their absolute error is that of
-  // a rounding: tiny / eps, 6.1e-5 in f16 at k = 1, let the JIT's f16
-  // log1p(1.2e-4) = 0 through (generated program 414902).
+  // regroups it (tests/differential/regressions/magnitude-underflow.mlir).
+  // A correctly rounded op with gradual underflow (mul, div, square, a
+  // narrowing conversion: IEEE in the interpreter and the JIT; f16 and bf16
+  // through f32 round twice) has |e| <= the smallest subnormal, tiny * eps:
+  // tiny in S's units. Sums of many rounded terms (dot_general,
+  // reduce_prod), repeated products (integer_pow, pow) and the library
+  // functions, which may flush a subnormal, get |e| <= tiny: tiny / eps.
+  // Sums and differences of subnormals are exact. f16 and bf16 library
+  // functions are computed in a wider type and rounded once (the
+  // interpreter in double, the JIT in f32: lowering/ScalarizeElementwise.cpp),
+  // so their absolute error is that of a rounding: tiny / eps, 6.1e-5 in
+  // f16 at k = 1, let the JIT's f16 log1p(1.2e-4) = 0 through
+  // (ComparisonTest.MagnitudesOfNarrowFunctionsUnderflow).
   if (!isExact(r)) {
     Type element = getElementTypeOrSelf(type);
     double tiny = tinyOf(element);

@@ -294,11 +294,13 @@ FailureOr<SmallVector<Tensor>> kiln::interp::magnitudes(ModuleOp module, StringR
   // The original computation runs as the reference runs it, rounded to its
   // types, so that the shadows' derivatives and |r| are taken at the values
   // the comparison measures against; the shadows run in double. (With the
-  // whole run in double, an ill-conditioned rounding moved the point:
-  // generated program 30946 converts 2147483646 to f32, 2^31, then takes
+  // whole run in double, an ill-conditioned rounding moved the point: a
+  // program converting 2147483646 to f32, 2^31, then taking
   // pow(FLT_MAX, cos(x)): 1.46e9 in f32, 1.4e-38 at the double 2147483646,
   // so S = 2.7e-27 < |ref| and a JIT 5 ulps off in cos, amplified 21-fold
-  // by pow as the first-order rule allows, failed: magnitude-rounded-point.mlir.)
+  // by pow as the first-order rule allows, failed;
+  // tests/differential/regressions/magnitude-rounded-point.mlir and
+  // ComparisonTest.MagnitudesAtTheReferencesRoundedValues.)
   InterpreterOptions options;
   options.unroundedAttr = kShadowAttr;
   FailureOr<SmallVector<Tensor>> result = interpret(*copy, function, inputs, options);

@@ -250,8 +250,8 @@ std::optional<Finding> Checker::checkPass(const PassComparison &pass, ModuleOp o
   takeDiagnostics(); // the magnitude run's, if any
   // A tagged pass (k > 0) computes approximately, as the JIT does: the
   // outputs the generator marks unstable for the JIT (a discrete function
-  // of an approximate value, such as the bitcast of a regrouped product:
-  // generated program 323291) are left out of its comparison too.
+  // of an approximate value, such as the bitcast of a regrouped product)
+  // are left out of its comparison too.
   if (comparison.ok() ||
       (pass.k > 0 && (differsOnlyInNonFinite(comparison) || comparison.okExcept(unstable))))
     return std::nullopt;

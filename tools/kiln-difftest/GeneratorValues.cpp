@@ -202,7 +202,8 @@ Value *Generator::newValue(Value value) {
   // Every value's type is known from its creation: the stability rules ask
   // it of region and callee arguments too (a scan carry's f32 converted to
   // ui32 in the body was not seen as a float conversion, so an integer of
-  // an approximate value was compared: generated program 750944).
+  // an approximate value was compared; the REGION check of
+  // tests/tools/difftest-stability.test).
   dtypes[values.back().name] = values.back().dt;
   return &values.back();
 }

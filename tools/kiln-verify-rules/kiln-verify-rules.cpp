@@ -341,9 +341,9 @@ void addStatistics(const interp::Tensor &before, const interp::Tensor &after, Ru
 /// The outputs of @`func` a rule under `model` is not judged on: for an
 /// approximate rule (k > 0), those @main's file marks unstable, discrete
 /// functions of approximate values (interp::unstableOutputs), such as the
-/// integer conversion of a float sum a reassociating rule regroups
-/// (generated program 458820: 55 became 56 under
-/// reduce_sum-float-of-ys-into-scan-body); none for an exact rule.
+/// integer conversion of a float sum a reassociating rule regroups (55
+/// became 56 under reduce_sum-float-of-ys-into-scan-body;
+/// tests/tools/verify-rules-unstable-outputs.test); none for an exact rule.
 llvm::SmallDenseSet<unsigned> skippedOutputs(const interp::ErrorModel &model, llvm::StringRef func,
                                              const llvm::SmallDenseSet<unsigned> &unstableOfMain) {
   if (model.k > 0 && func == "main")

@@ -177,8 +177,8 @@ def outer_kron_tri(a, b, m):
 # Integers halfway (or just short of halfway) between two bf16 numbers once
 # rounded to f32: XLA converts to bf16 through f32, rounding twice, so
 # uint32 4286578687 (0xFF7FFFFF) becomes 2^32 where one rounding gives
-# 4278190080. Kiln's interpreter and JIT convert as XLA does (generated
-# program 316727 of the differential tests).
+# 4278190080. Kiln's interpreter and JIT convert as XLA does (also
+# tests/differential/regressions/convert-bf16-through-f32.mlir).
 @program("convert_to_bf16_through_f32",
          args=lambda: (np.array([4286578687, 16777217, 2155872255, 4278190079, 3, 0],
                                 dtype=np.uint32),
