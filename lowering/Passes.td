@@ -251,8 +251,8 @@ def ExpandIndexDivisions : Pass<"kiln-expand-ceil-floor-div"> {
     Upstream's ceil/floor division expansion alone. The whole arith-expand
     would also expand arith.maximumf/minimumf into a compare and a select
     that do not order -0 and +0: max(+0, -0) was -0 in the JIT's parallel
-    loops (generated program 471204), where LLVM's maximum intrinsic keeps
-    IEEE 754-2019's maximum.
+    loops, where LLVM's maximum intrinsic keeps IEEE 754-2019's maximum
+    (tests/differential/regressions/max-signed-zeros.mlir).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

@@ -208,8 +208,9 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
   // (math.erf on the vector<4xf64> lanes of a parallel scan) into
   // vector.extract, libm calls and vector.from_elements, after
   // convert-vector-to-llvm above: those vector ops go to LLVM here
-  // (generated program 104712: "missing LLVMTranslationDialectInterface
-  // registration ... vector.extract").
+  // ("missing LLVMTranslationDialectInterface registration ...
+  // vector.extract" otherwise; tests/differential/regressions/
+  // parallel-scan-libm-vector.mlir).
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVMOptions));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

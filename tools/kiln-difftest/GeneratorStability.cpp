@@ -115,7 +115,7 @@ int Generator::inferTaint(const Block &blk, const Value &v) {
   if (!callee.empty()) {
     // The callee's taint was found with exact arguments; approximate ones
     // through a discrete op of its body (a bitcast of the argument) make the
-    // result unstable (generated program 1966).
+    // result unstable.
     auto discrete = calleeDiscrete.find(callee);
     if (m >= 1 && (discrete == calleeDiscrete.end() || discrete->second))
       return 2;
@@ -132,9 +132,8 @@ int Generator::inferTaint(const Block &blk, const Value &v) {
   if (op == "bitcast_convert_type" &&
       llvm::any_of(names, [&](const std::string &n) { return isFloat(dtypeOf(n)); }))
     // The bits of a NaN: the JIT folds constant arithmetic with APFloat
-    // (+NaN for inf / inf) where x86, and so the interpreter, computes -NaN
-    // (generated programs 324202, 327780); a NaN's sign and payload are not
-    // part of what the comparisons promise.
+    // (+NaN for inf / inf) where x86, and so the interpreter, computes -NaN;
+    // a NaN's sign and payload are not part of what the comparisons promise.
     return 2;
   if (m == 1 && isDiscrete(op)) {
     bool floatIn = llvm::any_of(names, [&](const std::string &n) { return isFloat(dtypeOf(n)); });
@@ -145,19 +144,19 @@ int Generator::inferTaint(const Block &blk, const Value &v) {
     // atan2's derivative is unbounded near the origin and it jumps across
     // the negative x axis: an operand whose error is as large as itself
     // (sin(-FLT_MAX): any value in [-1, 1] is within the model) moves it
-    // anywhere in [-pi, pi] (generated program 306458).
+    // anywhere in [-pi, pi].
     return 2;
   if (m == 1 && op == "pow")
     // An approximate operand of pow. The base: pow amplifies its error by
     // the exponent, and an approximate base with a huge exponent
     // (cos(-FLT_MAX) = 1 in the JIT, 0.853 in libm, then ** -FLT_MAX: 1
-    // against inf) is beyond any first-order bound (generated program
-    // 101340). The exponent: for a negative base pow is NaN at every
+    // against inf) is beyond any first-order bound. The exponent: for a negative base pow is NaN at every
     // non-integer exponent and a number at the integers, so an exponent
     // that is an integer in one and not in the other gives a number against
     // NaN (logistic(-92.76) is 5.3e-41 in the interpreter and 0 in the
     // JIT's f32 1 / (1 + exp(92.76)), as in JAX's own lowering; then
-    // (-92.76) ** that: NaN against 1: generated program 1251512).
+    // (-92.76) ** that: NaN against 1; the POW check of
+    // tests/tools/difftest-stability.test).
     return 2;
   if (mayOverflow && isFloat(v.dt) && (op == "sin" || op == "cos" || op == "tan"))
     // The argument may be near the largest value, where one ulp is 2^104
@@ -165,7 +164,7 @@ int Generator::inferTaint(const Block &blk, const Value &v) {
     // FLT_MAX, libm's -0.52): everything computed from it may then overflow,
     // or not, in either (1.7e38 * sin(FLT_MAX) to f16 is -inf in the
     // interpreter and 0 in the JIT, then 2 ** that is 0 against 1:
-    // generated program 593908; FLT_MAX / sin(FLT_MAX): 557898, 578211).
+    // the TRIG and DIV checks of tests/tools/difftest-stability.test).
     // Over seeds 0-299 this leaves 6 more of 1130 outputs out.
     return 2;
   if (m == 1 && op == "div" && mayOverflow && isFloat(v.dt)) {
@@ -174,7 +173,7 @@ int Generator::inferTaint(const Block &blk, const Value &v) {
     // value in [-1, 1]), so the quotient may overflow in one and not in the
     // other, or to infinities of opposite signs, where the comparison asks
     // an infinite reference for the same infinity (FLT_MAX / sin(FLT_MAX):
-    // generated programs 557898, 578211).
+    // the DIV check of tests/tools/difftest-stability.test).
     if (names.size() >= 2 && taintOf(names[1]) >= 1)
       return 2;
   }
@@ -187,7 +186,7 @@ int Generator::inferTaint(const Block &blk, const Value &v) {
     // overflows to inf (then NaN) and the other does not, no error model
     // relates them. Narrow sums overflow easily; f32 and f64 ones where the
     // program has values near the largest (FLT_MAX + FLT_MAX/2 - FLT_MAX:
-    // generated programs 308308, 324780, 328920).
+    // found three times by the random campaign).
     return 2;
   if (isFloat(v.dt) && (m == 1 || isApproximate(op)))
     return 1;
