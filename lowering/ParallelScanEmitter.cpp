@@ -33,6 +33,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
 
+using namespace mlir;
+using namespace kiln::lax;
 using namespace kiln::parallel_scan;
 
 namespace kiln::parallel_scan {

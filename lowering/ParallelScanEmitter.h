@@ -21,8 +21,34 @@
 
 namespace kiln::parallel_scan {
 
-using namespace mlir;
-using namespace kiln::lax;
+// The names this header uses, declared for its namespace only (the files
+// that include it say `using namespace` themselves).
+using kiln::lax::ScanOp;
+using mlir::ArrayRef;
+using mlir::Attribute;
+using mlir::Block;
+using mlir::BlockArgument;
+using mlir::cast;
+using mlir::DenseMap;
+using mlir::dyn_cast;
+using mlir::FailureOr;
+using mlir::function_ref;
+using mlir::FloatType;
+using mlir::isa;
+using mlir::MemRefType;
+using mlir::PatternRewriter;
+using mlir::SmallVectorImpl;
+using mlir::IRMapping;
+using mlir::Location;
+using mlir::OpBuilder;
+using mlir::Operation;
+using mlir::RankedTensorType;
+using mlir::SmallVector;
+using mlir::Type;
+using mlir::Value;
+using mlir::ValueRange;
+using mlir::VectorType;
+namespace memref = mlir::memref;
 
 inline RankedTensorType tensorTypeOf(Value v) { return dyn_cast<RankedTensorType>(v.getType()); }
 

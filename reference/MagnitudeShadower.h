@@ -22,7 +22,30 @@
 
 namespace kiln::interp::magnitude {
 
-using namespace mlir;
+// The names this header uses, declared for its namespace only.
+using mlir::ArrayRef;
+using mlir::Attribute;
+using mlir::Block;
+using mlir::BlockArgument;
+using mlir::cast;
+using mlir::DenseMap;
+using mlir::DenseSet;
+using mlir::dyn_cast;
+using mlir::FailureOr;
+using mlir::FloatType;
+using mlir::isa;
+using mlir::Location;
+using mlir::ModuleOp;
+using mlir::SymbolTable;
+using mlir::UnitAttr;
+using mlir::ValueRange;
+namespace func = mlir::func;
+using mlir::OpBuilder;
+using mlir::Operation;
+using mlir::RankedTensorType;
+using mlir::SmallVector;
+using mlir::Type;
+using mlir::Value;
 
 
 inline bool isFloatValue(Value v) {
