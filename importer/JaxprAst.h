@@ -66,7 +66,13 @@ struct ParamValue {
   llvm::StringRef spelling; // the value as written, e.g. `vmap(f)`
   std::string key;          // `k` of a `k=v` item inside a Call or List
   std::vector<ParamValue> items;
+  /// Kind::Jaxpr: the jaxpr; Kind::Name: the named jaxpr (`let name = ...`)
+  /// the name meant where it was written, if any.
   std::shared_ptr<Jaxpr> jaxpr;
+  /// The jaxpr this value is or names, else null.
+  const Jaxpr *asJaxpr() const {
+    return kind == Kind::Jaxpr || kind == Kind::Name ? jaxpr.get() : nullptr;
+  }
 };
 
 struct Param {
@@ -101,17 +107,11 @@ struct Jaxpr {
   llvm::SmallVector<Atom> outs;
 };
 
-/// A whole file: named sub-jaxprs (`let relu = { ... } in`) and the main one.
+/// A whole file: named sub-jaxprs (`let relu = { ... } in`) and the main
+/// one. The parser resolves every use of a name (ParamValue::jaxpr).
 struct Program {
   std::vector<std::pair<std::string, std::shared_ptr<Jaxpr>>> named;
   std::shared_ptr<Jaxpr> main;
-
-  const Jaxpr *lookupNamed(llvm::StringRef name) const {
-    for (auto &[n, j] : named)
-      if (n == name)
-        return j.get();
-    return nullptr;
-  }
 };
 
 } // namespace kiln::jaxpr

@@ -1,6 +1,6 @@
 //===- JaxprParser.cpp - jaxpr text to syntax tree ------------------------===//
 //
-//   program  := ('let' name '=' jaxpr 'in')* jaxpr
+//   program  := lets jaxpr           lets := ('let' (name '=' jaxpr)+ 'in')*
 //   jaxpr    := '{' 'lambda' binder* ';' binder* '.' ['let'] (equation [';'])* 'in' outs '}'
 //   equation := binder+ '=' primitive ['[' (name '=' value)* ']'] atom*
 //   binder   := name [':' type]          type := dtype '[' dims ']'
@@ -16,7 +16,12 @@
 // after a ';' in a jaxpr printed on one line) or the closing `in` begin.
 // Parameters print as Python values; a value followed by more text on its
 // line (equinox's `msg=Nonconstant batch. ...`) is free text up to the line's
-// end.
+// end. JAX names a jaxpr it prints more than once (core.py's pp_jaxpr with
+// shared jaxprs): `let jaxpr = {...} in` before the program or before a
+// parameter's value (`solve=let _lu_solve = {...} in {...}`); a parameter
+// naming one (`branches=(jaxpr jaxpr)`: jaxprs in a tuple are separated by
+// spaces or new lines, not commas) is resolved here, to the innermost
+// binding of that name (ParamValue::jaxpr).
 //
 //===----------------------------------------------------------------------===//
 #include "importer/JaxprParser.h"
@@ -67,6 +72,10 @@ private:
   bool parseParams(std::vector<Param> &params);
   bool parseValue(ParamValue &value);
   bool parseValueList(ParamValue &value, TokenKind close);
+  /// `let name = jaxpr ... in`: binds the names (bindNamed) until
+  /// unbindNamed(count); false after an error.
+  bool parseLets(std::vector<std::pair<std::string, std::shared_ptr<Jaxpr>>> &lets);
+  std::shared_ptr<Jaxpr> lookupNamed(StringRef name) const;
   bool parseAtom(Atom &atom);
   bool parseOuts(Jaxpr &jaxpr);
 
@@ -84,6 +93,8 @@ private:
   /// names its variables a, b, ..., z, ba, ..., so `in` (the 222nd),
   /// `inf` (the 5,752nd) and `nan` (the 8,802nd) are variables too.
   std::vector<llvm::StringSet<>> boundNames;
+  /// The named jaxprs in scope, innermost last.
+  std::vector<std::pair<std::string, std::shared_ptr<Jaxpr>>> namedJaxprs;
 
   std::vector<Token> tokens;
   size_t pos = 0;
@@ -129,25 +140,38 @@ bool Parser::expectKeyword(StringRef word) {
   return errorExpected("'" + word + "'");
 }
 
-std::optional<Program> Parser::parseProgram() {
-  Program program;
-  // Named sub-jaxprs: `let relu = { ... } in { ... }`.
+bool Parser::parseLets(std::vector<std::pair<std::string, std::shared_ptr<Jaxpr>>> &lets) {
   while (cur().isKeyword("let")) {
     consume();
     do {
-      if (!cur().is(TokenKind::Identifier)) {
-        errorExpected("the name of a jaxpr after 'let'");
-        return std::nullopt;
-      }
+      if (!cur().is(TokenKind::Identifier))
+        return errorExpected("the name of a jaxpr after 'let'");
       std::string name = consume().spelling.str();
       std::shared_ptr<Jaxpr> jaxpr;
       if (!expect(TokenKind::Equal, "after the jaxpr name") || !parseJaxpr(jaxpr))
-        return std::nullopt;
-      program.named.emplace_back(std::move(name), std::move(jaxpr));
+        return false;
+      // In scope for the jaxprs after it, as JAX prints them in order.
+      namedJaxprs.emplace_back(name, jaxpr);
+      lets.emplace_back(std::move(name), std::move(jaxpr));
     } while (cur().is(TokenKind::Identifier) && !cur().isKeyword("in"));
     if (!expectKeyword("in"))
-      return std::nullopt;
+      return false;
   }
+  return true;
+}
+
+std::shared_ptr<Jaxpr> Parser::lookupNamed(StringRef name) const {
+  for (auto it = namedJaxprs.rbegin(); it != namedJaxprs.rend(); ++it)
+    if (it->first == name)
+      return it->second;
+  return nullptr;
+}
+
+std::optional<Program> Parser::parseProgram() {
+  Program program;
+  // Named sub-jaxprs: `let relu = { ... } in { ... }`.
+  if (!parseLets(program.named))
+    return std::nullopt;
   if (!parseJaxpr(program.main))
     return std::nullopt;
   if (!cur().is(TokenKind::EndOfFile)) {
@@ -407,8 +431,18 @@ bool Parser::parseValue(ParamValue &value) {
       value.text = value.text.substr(1, value.text.size() - 2);
     return true;
   case TokenKind::Identifier:
+    if (t.isKeyword("let") && peek().is(TokenKind::Identifier) &&
+        peek(2).is(TokenKind::Equal)) {
+      // `let name = {...} in value`: the names are bound inside the value.
+      std::vector<std::pair<std::string, std::shared_ptr<Jaxpr>>> lets;
+      size_t outer = namedJaxprs.size();
+      bool ok = parseLets(lets) && parseValue(value);
+      namedJaxprs.resize(outer);
+      return ok;
+    }
     value.kind = ParamValue::Kind::Name;
     value.text = consume().spelling.str();
+    value.jaxpr = lookupNamed(value.text);
     // Dotted names: Precision.HIGHEST.
     while (cur().is(TokenKind::Dot) && peek().is(TokenKind::Identifier)) {
       consume();
@@ -449,11 +483,13 @@ bool Parser::parseValueList(ParamValue &value, TokenKind close) {
       if (!parseValue(item))
         return false;
     }
+    // Jaxprs in a tuple (cond's branches) print without commas, one per
+    // line or, named, on one line: `(jaxpr jaxpr)`.
+    bool isJaxpr = item.kind == ParamValue::Kind::Jaxpr || item.jaxpr;
     if (cur().is(TokenKind::Comma))
       consume();
-    else if (!cur().is(close) && !cur().atLineStart)
+    else if (!cur().is(close) && !cur().atLineStart && !isJaxpr)
       return errorExpected("',' or " + describeTokenKind(close));
-    // Jaxprs in a tuple (cond's branches) print one per line, without commas.
   }
   consume();
   return true;

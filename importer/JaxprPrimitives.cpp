@@ -261,11 +261,8 @@ FailureOr<const Jaxpr *> JaxprBuilder::jaxprParam(const Equation &eqn,
     const Param *p = eqn.findParam(name);
     if (!p)
       continue;
-    if (p->value.kind == ParamValue::Kind::Jaxpr)
-      return p->value.jaxpr.get();
-    if (p->value.kind == ParamValue::Kind::Name)
-      if (const Jaxpr *named = program.lookupNamed(p->value.text))
-        return named;
+    if (const Jaxpr *jaxpr = p->value.asJaxpr())
+      return jaxpr;
     return emitError(p->value.loc) << "parameter '" << name << "' of '"
                                    << eqn.primitive
                                    << "' must be a jaxpr or the name of one";

@@ -43,3 +43,23 @@ def test_names_in_inf_nan(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "output 0: matches" in r.stdout and "output 1: matches" in r.stdout
+
+
+def test_shared_jaxprs_match_jax():
+    # A function used in several places prints once as `let jaxpr = ... in`
+    # and then by name (`cond[branches=(jaxpr jaxpr)]`); jax.jit is the oracle.
+    from jax import lax
+    import kiln
+
+    def g(y):
+        return jnp.sin(y) * 2
+
+    def f(p, x):
+        return lax.cond(p, g, g, x) + lax.cond(p, lambda y: g(y) + 1, g, x)
+
+    text = str(jax.make_jaxpr(f)(True, jnp.ones(3)))
+    assert "branches=(jaxpr jaxpr)" in text or "let " in text
+    x = np.linspace(-2, 2, 3).astype(np.float32)
+    for p in (True, False):
+        np.testing.assert_allclose(kiln.jit(f, cache_dir=None)(p, x),
+                                   np.asarray(jax.jit(f)(p, x)), rtol=1e-6, atol=1e-6)
