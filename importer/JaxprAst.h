@@ -108,10 +108,25 @@ struct Jaxpr {
 };
 
 /// A whole file: named sub-jaxprs (`let relu = { ... } in`) and the main
-/// one. The parser resolves every use of a name (ParamValue::jaxpr).
+/// one. The parser resolves each use of a name bound before it
+/// (ParamValue::jaxpr).
 struct Program {
   std::vector<std::pair<std::string, std::shared_ptr<Jaxpr>>> named;
   std::shared_ptr<Jaxpr> main;
+
+  /// The jaxpr `value` is or names: as the parser resolved it, else a
+  /// top-level named jaxpr bound after the use (JAX does not print such
+  /// forward references; a hand-written one may be recursive, which the
+  /// builder reports). Null if it is neither.
+  const Jaxpr *jaxprOf(const ParamValue &value) const {
+    if (const Jaxpr *jaxpr = value.asJaxpr())
+      return jaxpr;
+    if (value.kind == ParamValue::Kind::Name)
+      for (auto &[n, j] : named)
+        if (n == value.text)
+          return j.get();
+    return nullptr;
+  }
 };
 
 } // namespace kiln::jaxpr

@@ -267,7 +267,7 @@ FailureOr<SmallVector<Value>> JaxprBuilder::emitCond(const Equation &eqn, Scope 
            << "parameter 'branches' of 'cond' must be a tuple of jaxprs";
   SmallVector<const Jaxpr *> branches;
   for (auto [i, item] : llvm::enumerate(param->value.items)) {
-    const Jaxpr *jaxpr = item.asJaxpr();
+    const Jaxpr *jaxpr = program.jaxprOf(item);
     if (!jaxpr)
       return emitError(item.loc) << "branch " << i
                                  << " of 'cond' must be a jaxpr or the name of one, got '"

@@ -147,11 +147,12 @@ bool Parser::parseLets(std::vector<std::pair<std::string, std::shared_ptr<Jaxpr>
       if (!cur().is(TokenKind::Identifier))
         return errorExpected("the name of a jaxpr after 'let'");
       std::string name = consume().spelling.str();
-      std::shared_ptr<Jaxpr> jaxpr;
+      // In scope for the jaxprs after it, as JAX prints them in order, and
+      // in its own body, where the builder reports the recursion.
+      auto jaxpr = std::make_shared<Jaxpr>();
+      namedJaxprs.emplace_back(name, jaxpr);
       if (!expect(TokenKind::Equal, "after the jaxpr name") || !parseJaxpr(jaxpr))
         return false;
-      // In scope for the jaxprs after it, as JAX prints them in order.
-      namedJaxprs.emplace_back(name, jaxpr);
       lets.emplace_back(std::move(name), std::move(jaxpr));
     } while (cur().is(TokenKind::Identifier) && !cur().isKeyword("in"));
     if (!expectKeyword("in"))
@@ -197,7 +198,8 @@ std::optional<llvm::SmallVector<TypeAnnotation>> Parser::parseTypeList() {
 }
 
 bool Parser::parseJaxpr(std::shared_ptr<Jaxpr> &jaxpr) {
-  jaxpr = std::make_shared<Jaxpr>();
+  if (!jaxpr)
+    jaxpr = std::make_shared<Jaxpr>();
   jaxpr->loc = cur().loc();
   // A jaxpr is closed: its names are its own (a nested jaxpr may reuse them).
   boundNames.emplace_back();

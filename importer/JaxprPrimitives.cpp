@@ -261,7 +261,7 @@ FailureOr<const Jaxpr *> JaxprBuilder::jaxprParam(const Equation &eqn,
     const Param *p = eqn.findParam(name);
     if (!p)
       continue;
-    if (const Jaxpr *jaxpr = p->value.asJaxpr())
+    if (const Jaxpr *jaxpr = program.jaxprOf(p->value))
       return jaxpr;
     return emitError(p->value.loc) << "parameter '" << name << "' of '"
                                    << eqn.primitive
