@@ -316,28 +316,21 @@ struct ConcatenatePattern : StaticTensorPattern<lax::ConcatenateOp> {
   LogicalResult rewriteStatic(lax::ConcatenateOp op, OpAdaptor adaptor,
                               ConversionPatternRewriter &rewriter) const override {
     auto type = signlessTensor(op.getType());
-    int64_t dim = op.getDimension();
-    // Each input is written into its window of one destination tensor, so
-    // bufferization produces one buffer and no intermediate copies.
-    Value acc = emptyTensor(rewriter, op.getLoc(), type);
-    int64_t offset = 0;
-    for (Value in : adaptor.getInputs()) {
-      auto inType = cast<RankedTensorType>(in.getType());
-      // An empty input adds nothing (and its offset may be the axis' end,
-      // out of insert_slice's bounds).
-      if (inType.getNumElements() == 0)
-        continue;
-      SmallVector<OpFoldResult> offsets, sizes, strides;
-      for (int64_t d = 0; d < type.getRank(); ++d) {
-        offsets.push_back(rewriter.getIndexAttr(d == dim ? offset : 0));
-        sizes.push_back(rewriter.getIndexAttr(inType.getDimSize(d)));
-        strides.push_back(rewriter.getIndexAttr(1));
-      }
-      acc = tensor::InsertSliceOp::create(rewriter, op.getLoc(), in, acc,
-                                          offsets, sizes, strides);
-      offset += inType.getDimSize(dim);
+    // An empty input adds nothing.
+    SmallVector<Value> inputs;
+    for (Value in : adaptor.getInputs())
+      if (cast<RankedTensorType>(in.getType()).getNumElements() != 0)
+        inputs.push_back(in);
+    if (inputs.empty()) {
+      rewriter.replaceOp(op, emptyTensor(rewriter, op.getLoc(), type));
+      return success();
     }
-    rewriter.replaceOp(op, acc);
+    // One tensor.concat, which bufferizes to one buffer and a copy of each
+    // input into its window. (A chain of insert_slices into one tensor.empty
+    // did the same, but made every input and the chain one alias set: the
+    // one-shot analysis, quadratic or worse in an alias set's size, took
+    // 90 s on a small CNN's training step of 45 concatenations.)
+    rewriter.replaceOpWithNewOp<tensor::ConcatOp>(op, type, op.getDimension(), inputs);
     return success();
   }
 };
