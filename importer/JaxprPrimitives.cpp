@@ -372,6 +372,7 @@ static PrimitiveTable buildPrimitiveTable() {
   registerReductionPrimitives(table);
   registerShapePrimitives(table);
   registerConvolutionPrimitives(table);
+  registerWindowPrimitives(table);
   registerSortPrimitives(table);
   registerContractionPrimitives(table);
   registerControlFlowPrimitives(table);

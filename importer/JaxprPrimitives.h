@@ -9,6 +9,8 @@
 //   registerShapePrimitives         reshape, slice, iota, ...     JaxprShapeOps.cpp
 //   registerContractionPrimitives   dot_general                   JaxprContraction.cpp
 //   registerConvolutionPrimitives   conv_general_dilated          JaxprConvolution.cpp
+//   registerWindowPrimitives        reduce_window_*,              JaxprWindows.cpp
+//                                   select_and_scatter_add
 //   registerSortPrimitives          sort, top_k                   JaxprSort.cpp
 //   registerControlFlowPrimitives   pjit, custom_jvp_call, scan,  JaxprControlFlow.cpp
 //                                   while, cond, copy, ...
@@ -89,6 +91,7 @@ void registerReductionPrimitives(PrimitiveTable &table);
 void registerShapePrimitives(PrimitiveTable &table);
 void registerContractionPrimitives(PrimitiveTable &table);
 void registerConvolutionPrimitives(PrimitiveTable &table);
+void registerWindowPrimitives(PrimitiveTable &table);
 void registerSortPrimitives(PrimitiveTable &table);
 void registerControlFlowPrimitives(PrimitiveTable &table);
 void registerIndexingPrimitives(PrimitiveTable &table);
@@ -102,6 +105,19 @@ void registerRandomPrimitives(PrimitiveTable &table);
 mlir::FailureOr<llvm::StringMap<llvm::SmallVector<int64_t>>>
 dimensionNumbers(PrimitiveEmitter &e, llvm::StringRef callee,
                  llvm::ArrayRef<llvm::StringRef> required, llvm::ArrayRef<llvm::StringRef> optional);
+
+/// lax.pad's padding of one dimension: `low` and `high` elements before and
+/// after (negative: removed), `interior` between neighbours.
+struct Padding {
+  int64_t low = 0, high = 0, interior = 0;
+};
+/// `operand` padded with the rank-0 `padScalar` as lax.pad does, built from
+/// structural ops one dimension at a time (no pad op: interior padding
+/// interleaves rows by expand, concatenate, reshape and slice); an error at
+/// `where` if negative padding removes more than a dimension holds.
+mlir::FailureOr<mlir::Value> padTensor(PrimitiveEmitter &e, mlir::Value operand,
+                                       mlir::Value padScalar, llvm::ArrayRef<Padding> padding,
+                                       llvm::SMLoc where);
 
 /// An op built from one operand and an axes parameter named `axesParam`
 /// (reductions, transpose, squeeze, expand_dims).

@@ -173,42 +173,20 @@ EmitResult emitStack(PrimitiveEmitter &e) {
   return e.finish(ConcatenateOp::create(e.b, e.loc, e.placeholder, expanded, *axis));
 }
 
-/// pad[padding_config=((lo, hi, interior), ...)] x value, built from
-/// structural ops one dimension at a time: interior padding interleaves
-/// `value` rows (expand, concatenate, reshape, slice off the last), positive
-/// lo/hi concatenate `value` blocks, negative lo/hi slice.
-EmitResult emitPad(PrimitiveEmitter &e) {
-  if (failed(e.checkArity(2, 2)))
-    return failure();
-  FailureOr<Value> operand = e.builder.operand(e.eqn.ins[0], e.scope);
-  if (failed(operand))
-    return failure();
-  auto type = cast<RankedTensorType>(operand->getType());
-  FailureOr<Value> padValue =
-      e.builder.operand(e.eqn.ins[1], e.scope, RankedTensorType::get({}, type.getElementType()));
-  const Param *config = e.builder.requireParam(e.eqn, "padding_config");
-  if (failed(padValue) || !config)
-    return failure();
-  if (config->value.items.size() != size_t(type.getRank()))
-    return e.builder.emitError(config->value.loc)
-           << "'padding_config' has " << config->value.items.size()
-           << " entries for an operand of rank " << type.getRank();
+} // namespace
+
+FailureOr<Value> kiln::jaxpr::padTensor(PrimitiveEmitter &e, Value operand, Value padScalar,
+                                        ArrayRef<Padding> padding, llvm::SMLoc where) {
   /// `value` broadcast to `like` with dimension `dim` of size `size`.
   auto block = [&](Value like, int64_t dim, int64_t size) {
     auto t = cast<RankedTensorType>(like.getType());
     SmallVector<int64_t> shape(t.getShape());
     shape[dim] = size;
-    return e.built(BroadcastInDimOp::create(e.b, e.loc, *padValue, shape, ArrayRef<int64_t>{}));
+    return e.built(BroadcastInDimOp::create(e.b, e.loc, padScalar, shape, ArrayRef<int64_t>{}));
   };
-  Value v = *operand;
-  for (auto [dim, entry] : llvm::enumerate(config->value.items)) {
-    FailureOr<SmallVector<int64_t>> lhi = e.builder.intList(entry, "a 'padding_config' entry");
-    if (failed(lhi))
-      return failure();
-    if (lhi->size() != 3 || (*lhi)[2] < 0)
-      return e.builder.emitError(entry.loc)
-             << "a 'padding_config' entry must be (low, high, interior) with interior >= 0";
-    int64_t lo = (*lhi)[0], hi = (*lhi)[1], interior = (*lhi)[2];
+  Value v = operand;
+  for (auto [dim, pad] : llvm::enumerate(padding)) {
+    int64_t lo = pad.low, hi = pad.high, interior = pad.interior;
     int64_t d = dim;
     auto t = cast<RankedTensorType>(v.getType());
     int64_t n = t.getDimSize(d);
@@ -248,7 +226,7 @@ EmitResult emitPad(PrimitiveEmitter &e) {
       start[d] = lo < 0 ? -lo : 0;
       limit[d] = hi < 0 ? n + hi : n;
       if (start[d] > limit[d])
-        return e.builder.emitError(entry.loc) << "negative padding removes more than dimension "
+        return e.builder.emitError(where) << "negative padding removes more than dimension "
                                               << d << " holds";
       FailureOr<Value> sliced =
           e.built(SliceOp::create(e.b, e.loc, e.placeholder, v, start, limit, strides));
@@ -278,7 +256,42 @@ EmitResult emitPad(PrimitiveEmitter &e) {
       v = *joined;
     }
   }
-  return SmallVector<Value>{v};
+  return v;
+}
+
+namespace {
+
+/// pad[padding_config=((lo, hi, interior), ...)] x value (padTensor).
+EmitResult emitPad(PrimitiveEmitter &e) {
+  if (failed(e.checkArity(2, 2)))
+    return failure();
+  FailureOr<Value> operand = e.builder.operand(e.eqn.ins[0], e.scope);
+  if (failed(operand))
+    return failure();
+  auto type = cast<RankedTensorType>(operand->getType());
+  FailureOr<Value> padValue =
+      e.builder.operand(e.eqn.ins[1], e.scope, RankedTensorType::get({}, type.getElementType()));
+  const Param *config = e.builder.requireParam(e.eqn, "padding_config");
+  if (failed(padValue) || !config)
+    return failure();
+  if (config->value.items.size() != size_t(type.getRank()))
+    return e.builder.emitError(config->value.loc)
+           << "'padding_config' has " << config->value.items.size()
+           << " entries for an operand of rank " << type.getRank();
+  SmallVector<Padding> padding;
+  for (const ParamValue &entry : config->value.items) {
+    FailureOr<SmallVector<int64_t>> lhi = e.builder.intList(entry, "a 'padding_config' entry");
+    if (failed(lhi))
+      return failure();
+    if (lhi->size() != 3 || (*lhi)[2] < 0)
+      return e.builder.emitError(entry.loc)
+             << "a 'padding_config' entry must be (low, high, interior) with interior >= 0";
+    padding.push_back({(*lhi)[0], (*lhi)[1], (*lhi)[2]});
+  }
+  FailureOr<Value> padded = padTensor(e, *operand, *padValue, padding, config->value.loc);
+  if (failed(padded))
+    return failure();
+  return SmallVector<Value>{*padded};
 }
 
 //===--- New values and types -----------------------------------------------===//

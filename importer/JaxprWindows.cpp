@@ -1,0 +1,414 @@
+//===- JaxprWindows.cpp - pooling as lax ops ------------------------------===//
+//
+// reduce_window_sum/max/min and select_and_scatter_add (max pooling's
+// gradient), built from the structural and elementwise ops Kiln has, so the
+// interpreter, the error model and both pipelines need nothing new:
+//
+// - reduce_window_{sum,max,min}: the operand padded with the reduction's
+//   identity (base dilation as interior padding, as XLA pads), then, for
+//   each offset of the window, the strided slice that offset reads at every
+//   output position, combined with add/max/min. Windows that tile the
+//   operand (strides equal to the window, no dilation) are reshaped into
+//   axes of their own and reduced by one reduce op instead. max and min are
+//   exact in any order; a sum is the same sum in another order (XLA's own
+//   order is unspecified), within the error model.
+// - select_and_scatter_add source operand: XLA's selection, step by step:
+//   in each window the selected element starts as the first (row-major) and
+//   is replaced by each next element e for which select(selected, e) is
+//   false (ge: the first maximum; NaN as XLA compares it). Each source
+//   value is then added at its window's selected position: per offset, the
+//   values whose selection is that offset, placed by interior padding.
+//
+// The generic reduce_window (a jaxpr body) and select_and_gather_add are
+// located errors (unsupported primitive).
+//
+//===----------------------------------------------------------------------===//
+#include "importer/JaxprPrimitives.h"
+
+#include "dialect/LaxOps.h"
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/Sequence.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace kiln::jaxpr;
+using namespace kiln::lax;
+using llvm::SmallVector;
+
+namespace {
+
+/// At most this many window offsets become slices (a window that tiles the
+/// operand has no limit).
+constexpr int64_t kMaxWindowOffsets = 1024;
+
+enum class WindowReduction { Sum, Max, Min };
+
+struct Window {
+  SmallVector<int64_t> dims, strides, baseDilation, windowDilation;
+  SmallVector<Padding> padding;
+};
+
+/// The window parameters of `e`'s equation for an operand of rank `rank`.
+FailureOr<Window> windowParams(PrimitiveEmitter &e, int64_t rank) {
+  Window w;
+  SmallVector<int64_t> ones(rank, 1);
+  auto dims = e.builder.intListParam(e.eqn, "window_dimensions");
+  auto strides = e.builder.intListParam(e.eqn, "window_strides", ones);
+  auto base = e.builder.intListParam(e.eqn, "base_dilation", ones);
+  auto dilation = e.builder.intListParam(e.eqn, "window_dilation", ones);
+  if (failed(dims) || failed(strides) || failed(base) || failed(dilation))
+    return failure();
+  for (auto [name, list] : {std::pair<StringRef, SmallVector<int64_t> *>{"window_dimensions", &*dims},
+                            {"window_strides", &*strides},
+                            {"base_dilation", &*base},
+                            {"window_dilation", &*dilation}}) {
+    if (int64_t(list->size()) != rank)
+      return e.builder.emitError(e.eqn.primitiveLoc)
+             << "'" << e.primitive() << "': " << name << " has " << list->size()
+             << " entries for an operand of rank " << rank;
+    if (llvm::any_of(*list, [](int64_t v) { return v < 1; }))
+      return e.builder.emitError(e.eqn.primitiveLoc)
+             << "'" << e.primitive() << "': every entry of " << name << " must be at least 1";
+  }
+  w.dims = *dims;
+  w.strides = *strides;
+  w.baseDilation = *base;
+  w.windowDilation = *dilation;
+  w.padding.assign(rank, Padding());
+  if (const Param *p = e.eqn.findParam("padding")) {
+    if (p->value.kind != ParamValue::Kind::List || int64_t(p->value.items.size()) != rank)
+      return e.builder.emitError(p->value.loc)
+             << "'" << e.primitive() << "': padding must be one (low, high) pair per dimension";
+    for (auto [d, pair] : llvm::enumerate(p->value.items)) {
+      FailureOr<SmallVector<int64_t>> lh = e.builder.intList(pair, "a padding pair");
+      if (failed(lh))
+        return failure();
+      if (lh->size() != 2 || (*lh)[0] < 0 || (*lh)[1] < 0)
+        return e.builder.emitError(pair.loc)
+               << "'" << e.primitive() << "': padding pairs must be (low, high), both >= 0";
+      w.padding[d] = {(*lh)[0], (*lh)[1], w.baseDilation[d] - 1};
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      w.padding[d].interior = w.baseDilation[d] - 1;
+  }
+  return w;
+}
+
+/// A rank-0 constant of `element`: 0, or the lowest (`highest` false) or
+/// highest value (-inf/+inf for floats, the integer extremes, false/true).
+Value scalarConstant(PrimitiveEmitter &e, Type element, std::optional<bool> highest) {
+  auto type = RankedTensorType::get({}, element);
+  if (auto f = dyn_cast<FloatType>(element)) {
+    llvm::APFloat v = highest ? llvm::APFloat::getInf(f.getFloatSemantics(), !*highest)
+                              : llvm::APFloat::getZero(f.getFloatSemantics());
+    return ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(type, v));
+  }
+  unsigned width = element.getIntOrFloatBitWidth();
+  llvm::APInt v(width, 0);
+  if (highest) {
+    if (width == 1 || element.isUnsignedInteger())
+      v = *highest ? llvm::APInt::getMaxValue(width) : llvm::APInt::getMinValue(width);
+    else
+      v = *highest ? llvm::APInt::getSignedMaxValue(width) : llvm::APInt::getSignedMinValue(width);
+  }
+  return ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(type, v));
+}
+
+/// The identity of `kind` on `element`.
+Value identityOf(PrimitiveEmitter &e, Type element, WindowReduction kind) {
+  switch (kind) {
+  case WindowReduction::Sum: return scalarConstant(e, element, std::nullopt);
+  case WindowReduction::Max: return scalarConstant(e, element, false);
+  case WindowReduction::Min: return scalarConstant(e, element, true);
+  }
+  return Value();
+}
+
+FailureOr<Value> combine(PrimitiveEmitter &e, WindowReduction kind, Value a, Value b) {
+  Type t = a.getType();
+  switch (kind) {
+  case WindowReduction::Sum: return e.built(AddOp::create(e.b, e.loc, t, a, b));
+  case WindowReduction::Max: return e.built(MaxOp::create(e.b, e.loc, t, a, b));
+  case WindowReduction::Min: return e.built(MinOp::create(e.b, e.loc, t, a, b));
+  }
+  return failure();
+}
+
+/// The number of window positions along each dimension of `padded`.
+SmallVector<int64_t> outputShape(ArrayRef<int64_t> padded, const Window &w) {
+  SmallVector<int64_t> out;
+  for (auto [d, n] : llvm::enumerate(padded)) {
+    int64_t extent = (w.dims[d] - 1) * w.windowDilation[d] + 1;
+    out.push_back(n < extent ? 0 : (n - extent) / w.strides[d] + 1);
+  }
+  return out;
+}
+
+/// Calls `fn(offset)` for every offset of the window, row-major.
+template <typename Fn> LogicalResult forEachOffset(ArrayRef<int64_t> dims, Fn fn) {
+  SmallVector<int64_t> offset(dims.size(), 0);
+  while (true) {
+    if (failed(fn(ArrayRef<int64_t>(offset))))
+      return failure();
+    int64_t d = int64_t(dims.size()) - 1;
+    for (; d >= 0; --d) {
+      if (++offset[d] < dims[d])
+        break;
+      offset[d] = 0;
+    }
+    if (d < 0)
+      return success();
+  }
+}
+
+/// The strided slice of `padded` that window offset `offset` reads at every
+/// one of the `out` positions.
+FailureOr<Value> windowSlice(PrimitiveEmitter &e, Value padded, const Window &w,
+                             ArrayRef<int64_t> out, ArrayRef<int64_t> offset) {
+  int64_t rank = out.size();
+  SmallVector<int64_t> start(rank), limit(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    start[d] = offset[d] * w.windowDilation[d];
+    limit[d] = start[d] + (out[d] - 1) * w.strides[d] + 1;
+  }
+  return e.built(SliceOp::create(e.b, e.loc, e.placeholder, padded, start, limit, w.strides));
+}
+
+bool hasPadding(const Window &w) {
+  return llvm::any_of(w.padding,
+                      [](const Padding &p) { return p.low || p.high || p.interior; });
+}
+
+int64_t offsetCount(const Window &w) {
+  int64_t count = 1;
+  for (int64_t d : w.dims)
+    count = d > kMaxWindowOffsets ? kMaxWindowOffsets + 1
+                                  : std::min(count * d, kMaxWindowOffsets + 1);
+  return count;
+}
+
+/// reduce_window_{sum,max,min}[window_dimensions window_strides padding
+/// base_dilation window_dilation] x.
+template <WindowReduction kind> EmitResult emitReduceWindow(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  if (failed(x))
+    return failure();
+  Value operand = (*x)[0];
+  auto type = cast<RankedTensorType>(operand.getType());
+  FailureOr<Window> w = windowParams(e, type.getRank());
+  if (failed(w))
+    return failure();
+  Value identity = identityOf(e, type.getElementType(), kind);
+  Value padded = operand;
+  if (hasPadding(*w)) {
+    FailureOr<Value> p = padTensor(e, operand, identity, w->padding, e.eqn.primitiveLoc);
+    if (failed(p))
+      return failure();
+    padded = *p;
+  }
+  auto paddedType = cast<RankedTensorType>(padded.getType());
+  SmallVector<int64_t> out = outputShape(paddedType.getShape(), *w);
+  if (llvm::is_contained(out, 0))
+    return e.finish(
+        BroadcastInDimOp::create(e.b, e.loc, identity, out, ArrayRef<int64_t>{}));
+
+  bool tiles = llvm::all_of(llvm::seq<int64_t>(0, type.getRank()), [&](int64_t d) {
+    return w->strides[d] == w->dims[d] && w->windowDilation[d] == 1;
+  });
+  if (tiles) {
+    // [.., out*k, ..] -> [.., out, k, ..], reduced over the k axes.
+    SmallVector<int64_t> start(type.getRank(), 0), limit, step(type.getRank(), 1), split, axes;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      limit.push_back(out[d] * w->dims[d]);
+      split.append({out[d], w->dims[d]});
+      axes.push_back(2 * d + 1);
+    }
+    FailureOr<Value> whole =
+        e.built(SliceOp::create(e.b, e.loc, e.placeholder, padded, start, limit, step));
+    if (failed(whole))
+      return failure();
+    FailureOr<Value> windows = e.built(ReshapeOp::create(
+        e.b, e.loc, RankedTensorType::get(split, type.getElementType()), *whole));
+    if (failed(windows))
+      return failure();
+    switch (kind) {
+    case WindowReduction::Sum:
+      return e.finish(ReduceSumOp::create(e.b, e.loc, e.placeholder, *windows, axes));
+    case WindowReduction::Max:
+      return e.finish(ReduceMaxOp::create(e.b, e.loc, e.placeholder, *windows, axes));
+    case WindowReduction::Min:
+      return e.finish(ReduceMinOp::create(e.b, e.loc, e.placeholder, *windows, axes));
+    }
+  }
+
+  if (offsetCount(*w) > kMaxWindowOffsets)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'" << e.primitive() << "' with a window of more than " << kMaxWindowOffsets
+           << " elements that does not tile its operand (strides equal to the window, no "
+              "dilation) is not supported";
+  Value acc;
+  LogicalResult built = forEachOffset(w->dims, [&](ArrayRef<int64_t> offset) -> LogicalResult {
+    FailureOr<Value> slice = windowSlice(e, padded, *w, out, offset);
+    if (failed(slice))
+      return failure();
+    if (!acc) {
+      acc = *slice;
+      return success();
+    }
+    FailureOr<Value> next = combine(e, kind, acc, *slice);
+    if (failed(next))
+      return failure();
+    acc = *next;
+    return success();
+  });
+  if (failed(built))
+    return failure();
+  return SmallVector<Value>{acc};
+}
+
+/// select_and_scatter_add[select_prim window_dimensions window_strides
+/// padding] source operand.
+EmitResult emitSelectAndScatterAdd(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(2, 2);
+  if (failed(x))
+    return failure();
+  Value source = (*x)[0], operand = (*x)[1];
+  auto type = cast<RankedTensorType>(operand.getType());
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  Type element = type.getElementType();
+  FailureOr<Window> w = windowParams(e, type.getRank());
+  if (failed(w))
+    return failure();
+  const Param *select = e.builder.requireParam(e.eqn, "select_prim");
+  if (!select)
+    return failure();
+  StringRef prim = select->value.text;
+  std::optional<ComparisonDirection> direction =
+      llvm::StringSwitch<std::optional<ComparisonDirection>>(prim)
+          .Case("ge", ComparisonDirection::GE)
+          .Case("gt", ComparisonDirection::GT)
+          .Case("le", ComparisonDirection::LE)
+          .Case("lt", ComparisonDirection::LT)
+          .Default(std::nullopt);
+  if (!direction)
+    return e.builder.emitError(select->value.loc)
+           << "'select_and_scatter_add': select_prim must be ge, gt, le or lt, got '"
+           << select->value.spelling << "'";
+  if (llvm::any_of(w->baseDilation, [](int64_t v) { return v != 1; }) ||
+      llvm::any_of(w->windowDilation, [](int64_t v) { return v != 1; }))
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'select_and_scatter_add' with dilation is not supported";
+  // Padding is never selected: it is the value every select passes over.
+  bool towardHigh = *direction == ComparisonDirection::GE || *direction == ComparisonDirection::GT;
+  Value padded = operand;
+  if (hasPadding(*w)) {
+    FailureOr<Value> p = padTensor(e, operand, scalarConstant(e, element, !towardHigh),
+                                   w->padding, e.eqn.primitiveLoc);
+    if (failed(p))
+      return failure();
+    padded = *p;
+  }
+  auto paddedType = cast<RankedTensorType>(padded.getType());
+  SmallVector<int64_t> out = outputShape(paddedType.getShape(), *w);
+  if (ArrayRef<int64_t>(out) != sourceType.getShape())
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'select_and_scatter_add': the source has shape " << sourceType
+           << " but the operand's windows " << RankedTensorType::get(out, element);
+  if (offsetCount(*w) > kMaxWindowOffsets)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'select_and_scatter_add' with a window of more than " << kMaxWindowOffsets
+           << " elements is not supported";
+  Value zero = scalarConstant(e, sourceType.getElementType(), std::nullopt);
+  if (llvm::is_contained(out, 0))
+    return e.finish(BroadcastInDimOp::create(e.b, e.loc, zero, type.getShape(),
+                                             ArrayRef<int64_t>{}));
+
+  // The selection: the value selected so far and its offset's number.
+  auto indexType = RankedTensorType::get(out, e.b.getI32Type());
+  auto predType = RankedTensorType::get(out, e.b.getI1Type());
+  Value selected, which;
+  int32_t number = 0;
+  LogicalResult scanned = forEachOffset(w->dims, [&](ArrayRef<int64_t> offset) -> LogicalResult {
+    FailureOr<Value> slice = windowSlice(e, padded, *w, out, offset);
+    if (failed(slice))
+      return failure();
+    Value here = ConstantOp::create(e.b, e.loc, indexType, double(number++));
+    if (!selected) {
+      selected = *slice;
+      which = here;
+      return success();
+    }
+    // Replaced where select(selected, e) is false.
+    FailureOr<Value> keep = e.built(
+        CompareOp::create(e.b, e.loc, predType, *direction, selected, *slice));
+    if (failed(keep))
+      return failure();
+    FailureOr<Value> value = e.built(
+        SelectNOp::create(e.b, e.loc, e.placeholder, *keep, ValueRange{*slice, selected}));
+    FailureOr<Value> index = e.built(
+        SelectNOp::create(e.b, e.loc, e.placeholder, *keep, ValueRange{here, which}));
+    if (failed(value) || failed(index))
+      return failure();
+    selected = *value;
+    which = *index;
+    return success();
+  });
+  if (failed(scanned))
+    return failure();
+
+  // The scatter: per offset, the source values selected there, placed.
+  Value zeros = ConstantOp::create(e.b, e.loc, sourceType, 0.0);
+  Value sum;
+  number = 0;
+  LogicalResult placed = forEachOffset(w->dims, [&](ArrayRef<int64_t> offset) -> LogicalResult {
+    Value here = ConstantOp::create(e.b, e.loc, indexType, double(number++));
+    FailureOr<Value> mine = e.built(
+        CompareOp::create(e.b, e.loc, predType, ComparisonDirection::EQ, which, here));
+    if (failed(mine))
+      return failure();
+    FailureOr<Value> values = e.built(
+        SelectNOp::create(e.b, e.loc, e.placeholder, *mine, ValueRange{zeros, source}));
+    if (failed(values))
+      return failure();
+    SmallVector<Padding> place;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      int64_t last = offset[d] + (out[d] - 1) * w->strides[d];
+      place.push_back({offset[d], paddedType.getDimSize(d) - 1 - last, w->strides[d] - 1});
+    }
+    FailureOr<Value> spread = padTensor(e, *values, zero, place, e.eqn.primitiveLoc);
+    if (failed(spread))
+      return failure();
+    if (!sum) {
+      sum = *spread;
+      return success();
+    }
+    FailureOr<Value> next = e.built(AddOp::create(e.b, e.loc, sum.getType(), sum, *spread));
+    if (failed(next))
+      return failure();
+    sum = *next;
+    return success();
+  });
+  if (failed(placed))
+    return failure();
+  if (!hasPadding(*w))
+    return SmallVector<Value>{sum};
+  SmallVector<int64_t> start, limit, step(type.getRank(), 1);
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    start.push_back(w->padding[d].low);
+    limit.push_back(paddedType.getDimSize(d) - w->padding[d].high);
+  }
+  return e.finish(SliceOp::create(e.b, e.loc, e.placeholder, sum, start, limit, step));
+}
+
+} // namespace
+
+void kiln::jaxpr::registerWindowPrimitives(PrimitiveTable &table) {
+  addPrimitives(table, {
+      {"reduce_window_sum", emitReduceWindow<WindowReduction::Sum>},
+      {"reduce_window_max", emitReduceWindow<WindowReduction::Max>},
+      {"reduce_window_min", emitReduceWindow<WindowReduction::Min>},
+      {"select_and_scatter_add", emitSelectAndScatterAdd},
+  });
+}
