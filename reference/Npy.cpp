@@ -99,8 +99,11 @@ FailureOr<Tensor> kiln::interp::parseNpy(StringRef bytes, StringRef name, MLIRCo
   std::optional<StringRef> shapeText = headerValue(header, "shape");
   if (!descr || !fortran || !shapeText)
     return fail("malformed header (expected 'descr', 'fortran_order' and 'shape')");
-  if (*fortran != "False")
-    return fail("Fortran-order arrays are not supported; save a C-order array");
+  if (*fortran != "False" && *fortran != "True")
+    return fail("malformed header ('fortran_order' must be True or False, got " + *fortran + ")");
+  // numpy writes a Fortran-contiguous array (a transposed one, for
+  // instance) in column-major order: the first index varies fastest.
+  bool columnMajor = *fortran == "True";
   StringRef d = descr->trim("'\"");
   Type element = typeOf(d, ctx);
   if (!element)
@@ -130,7 +133,25 @@ FailureOr<Tensor> kiln::interp::parseNpy(StringRef bytes, StringRef name, MLIRCo
                 ", found " + Twine(data.size()));
   Tensor t(RankedTensorType::get(shape, element));
   const char *p = data.data();
-  for (int64_t i = 0; i < t.size(); ++i, p += width) {
+  // The row-major position of the file's element k, whose index `counter`
+  // is advanced first dimension first (column-major files only).
+  SmallVector<int64_t> strides(shape.size(), 1), counter(shape.size(), 0);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  int64_t position = 0;
+  auto advance = [&] {
+    for (size_t d = 0; d < shape.size(); ++d) {
+      position += strides[d];
+      if (++counter[d] < shape[d])
+        return;
+      position -= strides[d] * shape[d];
+      counter[d] = 0;
+    }
+  };
+  for (int64_t k = 0; k < t.size(); ++k, p += width) {
+    int64_t i = columnMajor ? position : k;
+    if (columnMajor)
+      advance();
     if (d == "<f4") { float v; std::memcpy(&v, p, 4); t.setFloat(i, v); }
     else if (d == "<f8") { double v; std::memcpy(&v, p, 8); t.setFloat(i, v); }
     else if (d == "<f2") {
