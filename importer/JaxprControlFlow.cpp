@@ -414,6 +414,8 @@ void kiln::jaxpr::registerControlFlowPrimitives(PrimitiveTable &table) {
       {"copy", emitForward},
       {"copy_p", emitForward},
       {"stop_gradient", emitForward},
+      // equinox: an identity whose cotangent is an error (forward only here).
+      {"nondifferentiable_backward", emitForward},
       {"optimization_barrier", emitOptimizationBarrier},
       {"platform_index", emitPlatformIndex},
   });
