@@ -21,6 +21,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -339,9 +340,28 @@ LogicalResult JaxprBuilder::importBody(const Jaxpr &jaxpr, ArrayRef<Value> const
   if (failed(bindBinders(jaxpr.constvars, consts, scope, "of the constant")) ||
       failed(bindBinders(jaxpr.invars, args, scope, "of the value passed in")))
     return failure();
+  // The names the jaxpr reads (each is bound once). JAX keeps equations
+  // whose results nothing reads (a flax RNN's unused random_seed); one
+  // whose primitive Kiln lacks is skipped rather than refused -- unless it
+  // is a callback, run for its effect.
+  llvm::StringSet<> read;
   for (const Equation &eqn : jaxpr.equations)
+    for (const Atom &in : eqn.ins)
+      if (!in.isLiteral())
+        read.insert(in.name);
+  for (const Atom &out : jaxpr.outs)
+    if (!out.isLiteral())
+      read.insert(out.name);
+  auto isDead = [&](const Equation &eqn) {
+    return !eqn.outs.empty() && !StringRef(eqn.primitive).contains("callback") &&
+           llvm::none_of(eqn.outs, [&](const Binder &b) { return read.contains(b.name); });
+  };
+  for (const Equation &eqn : jaxpr.equations) {
+    if (!lookupPrimitive(eqn.primitive) && isDead(eqn))
+      continue;
     if (failed(emitEquation(eqn, scope)))
       return failure();
+  }
   for (const Atom &out : jaxpr.outs) {
     FailureOr<Value> v = operand(out, scope);
     if (failed(v))

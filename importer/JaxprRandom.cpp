@@ -11,6 +11,11 @@
 //                                               the xor of its two halves
 //   random_split[shape=S] k                    threefry2x32(k, iota(S)), the
 //                                               halves stacked as new keys
+//   random_seed[impl=fry] s                    the key [s >> 32, s & 0xFFFFFFFF]
+//                                               as ui32 (0 high word for a
+//                                               32-bit seed)
+//   random_fold_in k d                         threefry2x32(k, (0, d)), the
+//                                               two words as the new key
 //
 // iota(S) is the row-major index of each element as a 64-bit counter split
 // into two ui32 words (high, low); threefry2x32 is Salmon et al.'s
@@ -147,6 +152,82 @@ EmitResult emitRandomSplit(PrimitiveEmitter &e) {
   return e.finish(ConcatenateOp::create(e.b, e.loc, e.placeholder, halves, rank));
 }
 
+/// The key [hi, lo] of two rank-0 ui32 words.
+EmitResult keyOf(PrimitiveEmitter &e, Value hi, Value lo) {
+  SmallVector<Value> words;
+  for (Value w : {hi, lo}) {
+    FailureOr<Value> one = e.built(
+        ReshapeOp::create(e.b, e.loc, RankedTensorType::get({1}, getElementTypeOrSelf(w)), w));
+    if (failed(one))
+      return failure();
+    words.push_back(*one);
+  }
+  return e.finish(ConcatenateOp::create(e.b, e.loc, e.placeholder, words, 0));
+}
+
+/// A scalar integer operand as the two ui32 words of threefry's seed:
+/// (x >> 32, x & 0xFFFFFFFF), as jax.random's _threefry_seed splits it.
+FailureOr<std::pair<Value, Value>> seedWords(PrimitiveEmitter &e, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type element = type.getElementType();
+  if (type.getRank() != 0 || !isa<IntegerType>(element) || element.isInteger(1))
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'" << e.primitive() << "' takes a scalar integer, got "
+           << JaxprBuilder::formatType(type);
+  auto ui32 = RankedTensorType::get({}, IntegerType::get(e.b.getContext(), 32,
+                                                          IntegerType::Unsigned));
+  // Converting between integers keeps the low bits (two's complement).
+  FailureOr<Value> lo = e.built(ConvertElementTypeOp::create(e.b, e.loc, ui32, x));
+  if (failed(lo))
+    return failure();
+  Value hi;
+  if (element.getIntOrFloatBitWidth() <= 32) {
+    hi = ConstantOp::create(e.b, e.loc, ui32, 0.0);
+  } else {
+    Value shift = ConstantOp::create(e.b, e.loc, type, 32.0);
+    FailureOr<Value> high =
+        e.built(ShiftRightLogicalOp::create(e.b, e.loc, type, x, shift));
+    if (failed(high))
+      return failure();
+    FailureOr<Value> word = e.built(ConvertElementTypeOp::create(e.b, e.loc, ui32, *high));
+    if (failed(word))
+      return failure();
+    hi = *word;
+  }
+  return std::make_pair(hi, *lo);
+}
+
+/// random_seed[impl=fry] s.
+EmitResult emitRandomSeed(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  if (failed(x))
+    return failure();
+  if (const Param *impl = e.eqn.findParam("impl"))
+    if (impl->value.text != "fry" && !StringRef(impl->value.text).contains("threefry"))
+      return e.builder.emitError(impl->value.loc)
+             << "'random_seed' supports the threefry implementation (impl=fry), got '"
+             << impl->value.spelling << "'";
+  FailureOr<std::pair<Value, Value>> words = seedWords(e, (*x)[0]);
+  if (failed(words))
+    return failure();
+  return keyOf(e, words->first, words->second);
+}
+
+/// random_fold_in k d: threefry2x32 of the counters (0, d) under k.
+EmitResult emitRandomFoldIn(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(2, 2);
+  if (failed(x))
+    return failure();
+  FailureOr<std::pair<Value, Value>> k = keyWords(e, (*x)[0]);
+  FailureOr<std::pair<Value, Value>> d = seedWords(e, (*x)[1]);
+  if (failed(k) || failed(d))
+    return failure();
+  auto ui32 = IntegerType::get(e.b.getContext(), 32, IntegerType::Unsigned);
+  ThreefryBuilder t{e, RankedTensorType::get({}, ui32)};
+  auto [y0, y1] = t.hash(k->first, k->second, d->first, d->second);
+  return keyOf(e, y0, y1);
+}
+
 } // namespace
 
 void kiln::jaxpr::registerRandomPrimitives(PrimitiveTable &table) {
@@ -155,5 +236,7 @@ void kiln::jaxpr::registerRandomPrimitives(PrimitiveTable &table) {
       {"random_unwrap", emitRandomWrap},
       {"random_bits", emitRandomBits},
       {"random_split", emitRandomSplit},
+      {"random_seed", emitRandomSeed},
+      {"random_fold_in", emitRandomFoldIn},
   });
 }

@@ -18,3 +18,32 @@ def test_equinox_nondifferentiable_backward():
     x = np.linspace(-1, 1, 5).astype(np.float32)
     np.testing.assert_allclose(kiln.jit(f, cache_dir=None)(x), np.asarray(jax.jit(f)(x)),
                                rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("seed", [0, 3, -1, 2**31 - 1])
+def test_random_seed_and_fold_in(seed):
+    # jax.random.PRNGKey(s) traced (random_seed) and fold_in (random_fold_in):
+    # the keys and the numbers drawn from them, bit for bit.
+    def f(s, k):
+        key = jax.random.PRNGKey(s)
+        folded = jax.random.fold_in(k, 7)
+        return (key, folded, jax.random.uniform(key, (5,)),
+                jax.random.normal(folded, (2, 3)), jax.random.fold_in(key, s))
+
+    text = str(jax.make_jaxpr(f)(seed, jax.random.PRNGKey(1)))
+    assert "random_seed" in text and "random_fold_in" in text
+    args = (np.int32(seed), np.asarray(jax.random.PRNGKey(5)))
+    got = kiln.jit(f, cache_dir=None)(*args)
+    want = jax.jit(f)(*args)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, np.asarray(w))
+
+
+def test_random_seed_from_int64():
+    jax.config.update("jax_enable_x64", True)
+    try:
+        f = lambda s: jax.random.PRNGKey(s)
+        s = np.int64(2**40 + 12345)
+        np.testing.assert_array_equal(kiln.jit(f, cache_dir=None)(s), np.asarray(jax.jit(f)(s)))
+    finally:
+        jax.config.update("jax_enable_x64", False)
