@@ -66,12 +66,15 @@ struct ParamValue {
   llvm::StringRef spelling; // the value as written, e.g. `vmap(f)`
   std::string key;          // `k` of a `k=v` item inside a Call or List
   std::vector<ParamValue> items;
-  /// Kind::Jaxpr: the jaxpr; Kind::Name: the named jaxpr (`let name = ...`)
-  /// the name meant where it was written, if any.
+  /// Kind::Jaxpr: the jaxpr.
   std::shared_ptr<Jaxpr> jaxpr;
+  /// Kind::Name: the named jaxpr (`let name = ...`) the name meant where it
+  /// was written, if any. Not owning: a jaxpr may name itself (a recursion
+  /// the builder reports); Program owns every named jaxpr.
+  const Jaxpr *named = nullptr;
   /// The jaxpr this value is or names, else null.
   const Jaxpr *asJaxpr() const {
-    return kind == Kind::Jaxpr || kind == Kind::Name ? jaxpr.get() : nullptr;
+    return kind == Kind::Jaxpr ? jaxpr.get() : kind == Kind::Name ? named : nullptr;
   }
 };
 
@@ -109,10 +112,12 @@ struct Jaxpr {
 
 /// A whole file: named sub-jaxprs (`let relu = { ... } in`) and the main
 /// one. The parser resolves each use of a name bound before it
-/// (ParamValue::jaxpr).
+/// (ParamValue::named).
 struct Program {
   std::vector<std::pair<std::string, std::shared_ptr<Jaxpr>>> named;
   std::shared_ptr<Jaxpr> main;
+  /// The jaxprs named inside parameter values (`solve=let f = {...} in`).
+  std::vector<std::shared_ptr<Jaxpr>> innerNamed;
 
   /// The jaxpr `value` is or names: as the parser resolved it, else a
   /// top-level named jaxpr bound after the use (JAX does not print such

@@ -21,7 +21,7 @@
 // parameter's value (`solve=let _lu_solve = {...} in {...}`); a parameter
 // naming one (`branches=(jaxpr jaxpr)`: jaxprs in a tuple are separated by
 // spaces or new lines, not commas) is resolved here, to the innermost
-// binding of that name (ParamValue::jaxpr).
+// binding of that name (ParamValue::named).
 //
 //===----------------------------------------------------------------------===//
 #include "importer/JaxprParser.h"
@@ -75,7 +75,7 @@ private:
   /// `let name = jaxpr ... in`: binds the names (bindNamed) until
   /// unbindNamed(count); false after an error.
   bool parseLets(std::vector<std::pair<std::string, std::shared_ptr<Jaxpr>>> &lets);
-  std::shared_ptr<Jaxpr> lookupNamed(StringRef name) const;
+  const Jaxpr *lookupNamed(StringRef name) const;
   bool parseAtom(Atom &atom);
   bool parseOuts(Jaxpr &jaxpr);
 
@@ -95,6 +95,8 @@ private:
   std::vector<llvm::StringSet<>> boundNames;
   /// The named jaxprs in scope, innermost last.
   std::vector<std::pair<std::string, std::shared_ptr<Jaxpr>>> namedJaxprs;
+  /// Those named inside parameter values, kept for Program::innerNamed.
+  std::vector<std::shared_ptr<Jaxpr>> innerNamed;
 
   std::vector<Token> tokens;
   size_t pos = 0;
@@ -161,10 +163,10 @@ bool Parser::parseLets(std::vector<std::pair<std::string, std::shared_ptr<Jaxpr>
   return true;
 }
 
-std::shared_ptr<Jaxpr> Parser::lookupNamed(StringRef name) const {
+const Jaxpr *Parser::lookupNamed(StringRef name) const {
   for (auto it = namedJaxprs.rbegin(); it != namedJaxprs.rend(); ++it)
     if (it->first == name)
-      return it->second;
+      return it->second.get();
   return nullptr;
 }
 
@@ -179,6 +181,7 @@ std::optional<Program> Parser::parseProgram() {
     errorExpected("end of input after the jaxpr");
     return std::nullopt;
   }
+  program.innerNamed = std::move(innerNamed);
   return program;
 }
 
@@ -440,11 +443,13 @@ bool Parser::parseValue(ParamValue &value) {
       size_t outer = namedJaxprs.size();
       bool ok = parseLets(lets) && parseValue(value);
       namedJaxprs.resize(outer);
+      for (auto &let : lets)
+        innerNamed.push_back(std::move(let.second));
       return ok;
     }
     value.kind = ParamValue::Kind::Name;
     value.text = consume().spelling.str();
-    value.jaxpr = lookupNamed(value.text);
+    value.named = lookupNamed(value.text);
     // Dotted names: Precision.HIGHEST.
     while (cur().is(TokenKind::Dot) && peek().is(TokenKind::Identifier)) {
       consume();
@@ -487,7 +492,7 @@ bool Parser::parseValueList(ParamValue &value, TokenKind close) {
     }
     // Jaxprs in a tuple (cond's branches) print without commas, one per
     // line or, named, on one line: `(jaxpr jaxpr)`.
-    bool isJaxpr = item.kind == ParamValue::Kind::Jaxpr || item.jaxpr;
+    bool isJaxpr = item.asJaxpr() != nullptr;
     if (cur().is(TokenKind::Comma))
       consume();
     else if (!cur().is(close) && !cur().atLineStart && !isJaxpr)
