@@ -357,6 +357,30 @@ kiln::jaxpr::dimensionNumbers(PrimitiveEmitter &e, StringRef callee,
   return lists;
 }
 
+Value kiln::jaxpr::reductionIdentity(PrimitiveEmitter &e, ReductionIdentity identity,
+                                     RankedTensorType type) {
+  Type elem = type.getElementType();
+  Attribute scalar;
+  if (auto f = dyn_cast<FloatType>(elem)) {
+    double v = identity == ReductionIdentity::Zero    ? 0.0
+               : identity == ReductionIdentity::One   ? 1.0
+               : identity == ReductionIdentity::Lowest ? -INFINITY
+                                                      : INFINITY;
+    scalar = FloatAttr::get(f, v);
+  } else {
+    unsigned w = elem.getIntOrFloatBitWidth();
+    // Bools order false < true, as unsigned numbers.
+    bool uns = elem.isUnsignedInteger() || w == 1;
+    APInt v = identity == ReductionIdentity::Zero    ? APInt(w, 0)
+              : identity == ReductionIdentity::One   ? APInt(w, 1)
+              : identity == ReductionIdentity::Highest
+                  ? (uns ? APInt::getMaxValue(w) : APInt::getSignedMaxValue(w))
+                  : (uns ? APInt::getMinValue(w) : APInt::getSignedMinValue(w));
+    scalar = IntegerAttr::get(elem, v);
+  }
+  return lax::ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(type, scalar));
+}
+
 void kiln::jaxpr::addPrimitives(PrimitiveTable &table,
                                 std::initializer_list<PrimitiveEntry> entries) {
   for (const PrimitiveEntry &entry : entries)

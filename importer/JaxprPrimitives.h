@@ -106,6 +106,14 @@ mlir::FailureOr<llvm::StringMap<llvm::SmallVector<int64_t>>>
 dimensionNumbers(PrimitiveEmitter &e, llvm::StringRef callee,
                  llvm::ArrayRef<llvm::StringRef> required, llvm::ArrayRef<llvm::StringRef> optional);
 
+/// The constants reductions start from.
+enum class ReductionIdentity { Zero, One, Lowest, Highest };
+/// `identity` as a splat of `type`: 0, 1, or the lowest/highest value of
+/// the element type (-inf/+inf for floats, the integer extremes, signed or
+/// unsigned; false/true for bools).
+mlir::Value reductionIdentity(PrimitiveEmitter &e, ReductionIdentity identity,
+                              mlir::RankedTensorType type);
+
 /// lax.pad's padding of one dimension: `low` and `high` elements before and
 /// after (negative: removed), `interior` between neighbours.
 struct Padding {

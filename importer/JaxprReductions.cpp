@@ -98,27 +98,14 @@ EmitResult emitUnvmapReduce(PrimitiveEmitter &e) {
 
 enum class Cumulative { Sum, Prod, Max, Min, LogSumExp };
 
-/// The identity of `kind` as a splat of `type`: 0, 1, the lowest or highest
-/// value (-inf/+inf for floats), -inf.
+/// The identity of `kind` as a splat of `type`: 0, 1, the highest (min),
+/// the lowest (max, logsumexp: -inf).
 Value identityOf(PrimitiveEmitter &e, Cumulative kind, RankedTensorType type) {
-  Type elem = type.getElementType();
-  Attribute scalar;
-  if (auto f = dyn_cast<FloatType>(elem)) {
-    double v = kind == Cumulative::Sum    ? 0.0
-               : kind == Cumulative::Prod ? 1.0
-               : kind == Cumulative::Min  ? INFINITY
-                                          : -INFINITY;
-    scalar = FloatAttr::get(f, v);
-  } else {
-    unsigned w = elem.getIntOrFloatBitWidth();
-    bool uns = elem.isUnsignedInteger();
-    APInt v = kind == Cumulative::Sum    ? APInt(w, 0)
-              : kind == Cumulative::Prod ? APInt(w, 1)
-              : kind == Cumulative::Min  ? (uns ? APInt::getMaxValue(w) : APInt::getSignedMaxValue(w))
-                                         : (uns ? APInt::getMinValue(w) : APInt::getSignedMinValue(w));
-    scalar = IntegerAttr::get(elem, v);
-  }
-  return ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(type, scalar));
+  ReductionIdentity identity = kind == Cumulative::Sum    ? ReductionIdentity::Zero
+                               : kind == Cumulative::Prod ? ReductionIdentity::One
+                               : kind == Cumulative::Min  ? ReductionIdentity::Highest
+                                                          : ReductionIdentity::Lowest;
+  return reductionIdentity(e, identity, type);
 }
 
 /// log(exp(a) + exp(b)) = max + log1p(exp(-|a - b|)); where the max is

@@ -27,7 +27,6 @@
 
 #include "dialect/LaxOps.h"
 
-#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -96,42 +95,29 @@ FailureOr<Window> windowParams(PrimitiveEmitter &e, int64_t rank) {
   return w;
 }
 
-/// A rank-0 constant of `element`: 0, or the lowest (`highest` false) or
-/// highest value (-inf/+inf for floats, the integer extremes, false/true).
-Value scalarConstant(PrimitiveEmitter &e, Type element, std::optional<bool> highest) {
-  auto type = RankedTensorType::get({}, element);
-  if (auto f = dyn_cast<FloatType>(element)) {
-    llvm::APFloat v = highest ? llvm::APFloat::getInf(f.getFloatSemantics(), !*highest)
-                              : llvm::APFloat::getZero(f.getFloatSemantics());
-    return ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(type, v));
-  }
-  unsigned width = element.getIntOrFloatBitWidth();
-  llvm::APInt v(width, 0);
-  if (highest) {
-    if (width == 1 || element.isUnsignedInteger())
-      v = *highest ? llvm::APInt::getMaxValue(width) : llvm::APInt::getMinValue(width);
-    else
-      v = *highest ? llvm::APInt::getSignedMaxValue(width) : llvm::APInt::getSignedMinValue(width);
-  }
-  return ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(type, v));
+/// A rank-0 constant of `element`: 0, or its lowest or highest value.
+Value scalarOf(PrimitiveEmitter &e, Type element, ReductionIdentity identity) {
+  return reductionIdentity(e, identity, RankedTensorType::get({}, element));
 }
 
 /// The identity of `kind` on `element`.
 Value identityOf(PrimitiveEmitter &e, Type element, WindowReduction kind) {
-  switch (kind) {
-  case WindowReduction::Sum: return scalarConstant(e, element, std::nullopt);
-  case WindowReduction::Max: return scalarConstant(e, element, false);
-  case WindowReduction::Min: return scalarConstant(e, element, true);
-  }
-  return Value();
+  return scalarOf(e, element,
+                  kind == WindowReduction::Sum   ? ReductionIdentity::Zero
+                  : kind == WindowReduction::Max ? ReductionIdentity::Lowest
+                                                 : ReductionIdentity::Highest);
 }
 
-FailureOr<Value> combine(PrimitiveEmitter &e, WindowReduction kind, Value a, Value b) {
-  Type t = a.getType();
+/// `acc` combined with `next` by `kind`; `next` itself when `acc` is null
+/// (the first term).
+FailureOr<Value> accumulate(PrimitiveEmitter &e, WindowReduction kind, Value acc, Value next) {
+  if (!acc)
+    return next;
+  Type t = acc.getType();
   switch (kind) {
-  case WindowReduction::Sum: return e.built(AddOp::create(e.b, e.loc, t, a, b));
-  case WindowReduction::Max: return e.built(MaxOp::create(e.b, e.loc, t, a, b));
-  case WindowReduction::Min: return e.built(MinOp::create(e.b, e.loc, t, a, b));
+  case WindowReduction::Sum: return e.built(AddOp::create(e.b, e.loc, t, acc, next));
+  case WindowReduction::Max: return e.built(MaxOp::create(e.b, e.loc, t, acc, next));
+  case WindowReduction::Min: return e.built(MinOp::create(e.b, e.loc, t, acc, next));
   }
   return failure();
 }
@@ -253,11 +239,7 @@ template <WindowReduction kind> EmitResult emitReduceWindow(PrimitiveEmitter &e)
     FailureOr<Value> slice = windowSlice(e, padded, *w, out, offset);
     if (failed(slice))
       return failure();
-    if (!acc) {
-      acc = *slice;
-      return success();
-    }
-    FailureOr<Value> next = combine(e, kind, acc, *slice);
+    FailureOr<Value> next = accumulate(e, kind, acc, *slice);
     if (failed(next))
       return failure();
     acc = *next;
@@ -304,8 +286,9 @@ EmitResult emitSelectAndScatterAdd(PrimitiveEmitter &e) {
   bool towardHigh = *direction == ComparisonDirection::GE || *direction == ComparisonDirection::GT;
   Value padded = operand;
   if (hasPadding(*w)) {
-    FailureOr<Value> p = padTensor(e, operand, scalarConstant(e, element, !towardHigh),
-                                   w->padding, e.eqn.primitiveLoc);
+    Value never = scalarOf(e, element, towardHigh ? ReductionIdentity::Lowest
+                                                  : ReductionIdentity::Highest);
+    FailureOr<Value> p = padTensor(e, operand, never, w->padding, e.eqn.primitiveLoc);
     if (failed(p))
       return failure();
     padded = *p;
@@ -320,7 +303,7 @@ EmitResult emitSelectAndScatterAdd(PrimitiveEmitter &e) {
     return e.builder.emitError(e.eqn.primitiveLoc)
            << "'select_and_scatter_add' with a window of more than " << kMaxWindowOffsets
            << " elements is not supported";
-  Value zero = scalarConstant(e, sourceType.getElementType(), std::nullopt);
+  Value zero = scalarOf(e, sourceType.getElementType(), ReductionIdentity::Zero);
   if (llvm::is_contained(out, 0))
     return e.finish(BroadcastInDimOp::create(e.b, e.loc, zero, type.getShape(),
                                              ArrayRef<int64_t>{}));
@@ -380,11 +363,7 @@ EmitResult emitSelectAndScatterAdd(PrimitiveEmitter &e) {
     FailureOr<Value> spread = padTensor(e, *values, zero, place, e.eqn.primitiveLoc);
     if (failed(spread))
       return failure();
-    if (!sum) {
-      sum = *spread;
-      return success();
-    }
-    FailureOr<Value> next = e.built(AddOp::create(e.b, e.loc, sum.getType(), sum, *spread));
+    FailureOr<Value> next = accumulate(e, WindowReduction::Sum, sum, *spread);
     if (failed(next))
       return failure();
     sum = *next;
