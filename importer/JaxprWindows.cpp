@@ -100,12 +100,11 @@ Value scalarOf(PrimitiveEmitter &e, Type element, ReductionIdentity identity) {
   return reductionIdentity(e, identity, RankedTensorType::get({}, element));
 }
 
-/// The identity of `kind` on `element`.
-Value identityOf(PrimitiveEmitter &e, Type element, WindowReduction kind) {
-  return scalarOf(e, element,
-                  kind == WindowReduction::Sum   ? ReductionIdentity::Zero
-                  : kind == WindowReduction::Max ? ReductionIdentity::Lowest
-                                                 : ReductionIdentity::Highest);
+/// The identity of `kind`.
+ReductionIdentity identityOf(WindowReduction kind) {
+  return kind == WindowReduction::Sum   ? ReductionIdentity::Zero
+         : kind == WindowReduction::Max ? ReductionIdentity::Lowest
+                                        : ReductionIdentity::Highest;
 }
 
 /// `acc` combined with `next` by `kind`; `next` itself when `acc` is null
@@ -167,6 +166,16 @@ bool hasPadding(const Window &w) {
                       [](const Padding &p) { return p.low || p.high || p.interior; });
 }
 
+/// `operand` padded with `value` of its element type as the window says
+/// (base dilation as interior padding); itself if the window does not pad.
+FailureOr<Value> padForWindow(PrimitiveEmitter &e, Value operand, ReductionIdentity value,
+                              const Window &w) {
+  if (!hasPadding(w))
+    return operand;
+  Type element = cast<RankedTensorType>(operand.getType()).getElementType();
+  return padTensor(e, operand, scalarOf(e, element, value), w.padding, e.eqn.primitiveLoc);
+}
+
 int64_t offsetCount(const Window &w) {
   int64_t count = 1;
   for (int64_t d : w.dims)
@@ -186,19 +195,15 @@ template <WindowReduction kind> EmitResult emitReduceWindow(PrimitiveEmitter &e)
   FailureOr<Window> w = windowParams(e, type.getRank());
   if (failed(w))
     return failure();
-  Value identity = identityOf(e, type.getElementType(), kind);
-  Value padded = operand;
-  if (hasPadding(*w)) {
-    FailureOr<Value> p = padTensor(e, operand, identity, w->padding, e.eqn.primitiveLoc);
-    if (failed(p))
-      return failure();
-    padded = *p;
-  }
-  auto paddedType = cast<RankedTensorType>(padded.getType());
+  FailureOr<Value> padded = padForWindow(e, operand, identityOf(kind), *w);
+  if (failed(padded))
+    return failure();
+  auto paddedType = cast<RankedTensorType>(padded->getType());
   SmallVector<int64_t> out = outputShape(paddedType.getShape(), *w);
   if (llvm::is_contained(out, 0))
-    return e.finish(
-        BroadcastInDimOp::create(e.b, e.loc, identity, out, ArrayRef<int64_t>{}));
+    return e.finish(BroadcastInDimOp::create(
+        e.b, e.loc, scalarOf(e, type.getElementType(), identityOf(kind)), out,
+        ArrayRef<int64_t>{}));
 
   bool tiles = llvm::all_of(llvm::seq<int64_t>(0, type.getRank()), [&](int64_t d) {
     return w->strides[d] == w->dims[d] && w->windowDilation[d] == 1;
@@ -212,7 +217,7 @@ template <WindowReduction kind> EmitResult emitReduceWindow(PrimitiveEmitter &e)
       axes.push_back(2 * d + 1);
     }
     FailureOr<Value> whole =
-        e.built(SliceOp::create(e.b, e.loc, e.placeholder, padded, start, limit, step));
+        e.built(SliceOp::create(e.b, e.loc, e.placeholder, *padded, start, limit, step));
     if (failed(whole))
       return failure();
     FailureOr<Value> windows = e.built(ReshapeOp::create(
@@ -236,7 +241,7 @@ template <WindowReduction kind> EmitResult emitReduceWindow(PrimitiveEmitter &e)
               "dilation) is not supported";
   Value acc;
   LogicalResult built = forEachOffset(w->dims, [&](ArrayRef<int64_t> offset) -> LogicalResult {
-    FailureOr<Value> slice = windowSlice(e, padded, *w, out, offset);
+    FailureOr<Value> slice = windowSlice(e, *padded, *w, out, offset);
     if (failed(slice))
       return failure();
     FailureOr<Value> next = accumulate(e, kind, acc, *slice);
@@ -284,16 +289,11 @@ EmitResult emitSelectAndScatterAdd(PrimitiveEmitter &e) {
            << "'select_and_scatter_add' with dilation is not supported";
   // Padding is never selected: it is the value every select passes over.
   bool towardHigh = *direction == ComparisonDirection::GE || *direction == ComparisonDirection::GT;
-  Value padded = operand;
-  if (hasPadding(*w)) {
-    Value never = scalarOf(e, element, towardHigh ? ReductionIdentity::Lowest
-                                                  : ReductionIdentity::Highest);
-    FailureOr<Value> p = padTensor(e, operand, never, w->padding, e.eqn.primitiveLoc);
-    if (failed(p))
-      return failure();
-    padded = *p;
-  }
-  auto paddedType = cast<RankedTensorType>(padded.getType());
+  FailureOr<Value> padded = padForWindow(
+      e, operand, towardHigh ? ReductionIdentity::Lowest : ReductionIdentity::Highest, *w);
+  if (failed(padded))
+    return failure();
+  auto paddedType = cast<RankedTensorType>(padded->getType());
   SmallVector<int64_t> out = outputShape(paddedType.getShape(), *w);
   if (ArrayRef<int64_t>(out) != sourceType.getShape())
     return e.builder.emitError(e.eqn.primitiveLoc)
@@ -314,7 +314,7 @@ EmitResult emitSelectAndScatterAdd(PrimitiveEmitter &e) {
   Value selected, which;
   int32_t number = 0;
   LogicalResult scanned = forEachOffset(w->dims, [&](ArrayRef<int64_t> offset) -> LogicalResult {
-    FailureOr<Value> slice = windowSlice(e, padded, *w, out, offset);
+    FailureOr<Value> slice = windowSlice(e, *padded, *w, out, offset);
     if (failed(slice))
       return failure();
     Value here = ConstantOp::create(e.b, e.loc, indexType, double(number++));
