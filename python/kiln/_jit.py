@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
-
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import numpy as np
 
@@ -33,6 +30,19 @@ DEFAULT_CACHE = object()
 def _jax():
     import jax
     return jax
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_device():
+    """JAX's first CPU device, asked for by name: kiln never changes which
+    platforms JAX uses (no JAX_PLATFORMS, no jax.config update), so a user
+    whose default device is a GPU keeps it for everything else."""
+    return _jax().devices("cpu")[0]
+
+
+def to_cpu(x):
+    """`x` (a numpy array or scalar) as a JAX array on the CPU device."""
+    return _jax().device_put(x, cpu_device())
 
 
 _SCALARS = (bool, int, float, complex)
@@ -305,8 +315,7 @@ class Jitted(_kiln.JitFunction):
         compiled, leaves = self._compiled(args, kwargs)
         out = compiled.function.call_flat([self._host_view(x) for x in leaves])
         if self._return_jax:
-            jax = _jax()
-            return jax.tree_util.tree_map(jax.numpy.asarray, out)
+            return _jax().tree_util.tree_map(to_cpu, out)
         if not kwargs and not self._static_argnums:
             self._register_fast_path(args, compiled)
         return out
