@@ -49,6 +49,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 
 #ifndef KILN_RUNTIME_CPU_PATH
@@ -59,24 +60,27 @@ using namespace mlir;
 
 namespace kiln {
 
-size_t elementSize(ElementKind kind) {
-  switch (kind) {
-  case ElementKind::F32:
-  case ElementKind::I32:
-  case ElementKind::U32:
-    return 4;
-  case ElementKind::F64:
-  case ElementKind::I64:
-    return 8;
-  case ElementKind::F16:
-  case ElementKind::BF16:
-    return 2;
-  case ElementKind::I8:
-  case ElementKind::Bool:
-    return 1;
-  }
-  return 0;
-}
+namespace {
+struct ElementKindRow {
+  const char *name;
+  size_t bytes;
+  ElementClass elementClass;
+};
+constexpr ElementKindRow kElementKindRows[] = {
+#define KILN_ELEMENT_KIND(Kind, name, bytes, Class, NumpyType) {name, bytes, ElementClass::Class},
+#include "compiler/ElementKinds.def"
+};
+constexpr ElementKind kElementKinds[] = {
+#define KILN_ELEMENT_KIND(Kind, name, bytes, Class, NumpyType) ElementKind::Kind,
+#include "compiler/ElementKinds.def"
+};
+const ElementKindRow &rowOf(ElementKind kind) { return kElementKindRows[size_t(kind)]; }
+} // namespace
+
+llvm::ArrayRef<ElementKind> allElementKinds() { return kElementKinds; }
+ElementClass elementClass(ElementKind kind) { return rowOf(kind).elementClass; }
+size_t elementSize(ElementKind kind) { return rowOf(kind).bytes; }
+const char *elementKindName(ElementKind kind) { return rowOf(kind).name; }
 
 std::optional<ElementKind> elementKindOf(mlir::Type t) {
   if (t.isF32())
@@ -89,39 +93,29 @@ std::optional<ElementKind> elementKindOf(mlir::Type t) {
     return ElementKind::BF16;
   if (t.isSignlessInteger(1))
     return ElementKind::Bool;
-  if (t.isSignlessInteger(8))
-    return ElementKind::I8;
-  if (t.isSignlessInteger(32))
-    return ElementKind::I32;
-  if (t.isSignlessInteger(64))
-    return ElementKind::I64;
-  if (t.isUnsignedInteger(32))
-    return ElementKind::U32;
+  auto integer = dyn_cast<IntegerType>(t);
+  if (!integer || integer.isSigned())
+    return std::nullopt;
+  for (ElementKind k : kElementKinds)
+    if (isIntegerKind(k) && elementSize(k) * 8 == integer.getWidth() &&
+        (elementClass(k) == ElementClass::Unsigned) == integer.isUnsigned())
+      return k;
   return std::nullopt;
 }
 
-const char *elementKindName(ElementKind kind) {
-  switch (kind) {
-  case ElementKind::F32:
-    return "f32";
-  case ElementKind::F64:
-    return "f64";
-  case ElementKind::F16:
-    return "f16";
-  case ElementKind::BF16:
-    return "bf16";
-  case ElementKind::I8:
-    return "i8";
-  case ElementKind::I32:
-    return "i32";
-  case ElementKind::I64:
-    return "i64";
-  case ElementKind::U32:
-    return "u32";
-  case ElementKind::Bool:
-    return "bool";
-  }
-  return "?";
+int64_t loadIntElement(const void *p, ElementKind kind) {
+  uint64_t bits = 0;
+  size_t bytes = elementSize(kind);
+  std::memcpy(&bits, p, bytes); // little-endian host
+  if (bytes == 8 || elementClass(kind) != ElementClass::Signed)
+    return int64_t(bits);
+  unsigned shift = 64 - 8 * bytes; // sign-extend from the element's width
+  return int64_t(bits << shift) >> shift;
+}
+
+void storeIntElement(void *p, ElementKind kind, int64_t v) {
+  uint64_t bits = uint64_t(v);
+  std::memcpy(p, &bits, elementSize(kind)); // little-endian host: the low bytes
 }
 
 int64_t TensorSpec::numElements() const {

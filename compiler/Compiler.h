@@ -32,14 +32,35 @@ class Type;
 
 namespace kiln {
 
-enum class ElementKind { F32, F64, F16, BF16, I8, I32, I64, U32, Bool };
+/// An element type of a compiled function's arguments and results: one
+/// enumerator per row of ElementKinds.def.
+enum class ElementKind {
+#define KILN_ELEMENT_KIND(Kind, name, bytes, Class, NumpyType) Kind,
+#include "compiler/ElementKinds.def"
+};
+/// Every ElementKind, in ElementKinds.def's order.
+llvm::ArrayRef<ElementKind> allElementKinds();
+
+/// How an element's bytes are read.
+enum class ElementClass { Float, Signed, Unsigned, Bool };
+ElementClass elementClass(ElementKind kind);
+inline bool isIntegerKind(ElementKind kind) {
+  ElementClass c = elementClass(kind);
+  return c == ElementClass::Signed || c == ElementClass::Unsigned;
+}
 
 /// Bytes per element of `kind` (Bool is one byte, 0 or 1).
 size_t elementSize(ElementKind kind);
+/// JAX's short dtype name of `kind` (f32, u8, bool, ...).
 const char *elementKindName(ElementKind kind);
 /// The kind of an MLIR element type (f32, ..., i1 as Bool, ui32 as U32);
 /// none for a type the compiled code cannot take.
 std::optional<ElementKind> elementKindOf(mlir::Type type);
+/// An integer or Bool element at `p` of `kind`, sign- or zero-extended
+/// (a u64 above 2^63 - 1 comes back as its two's complement bits).
+int64_t loadIntElement(const void *p, ElementKind kind);
+/// Stores `v` wrapped to `kind`'s width at `p` (integers and Bool).
+void storeIntElement(void *p, ElementKind kind, int64_t v);
 
 /// A caller-owned row-major buffer. `shape` points at the caller's (or a
 /// TensorSpec's) dimensions: building a view allocates nothing.

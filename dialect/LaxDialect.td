@@ -25,7 +25,7 @@ def Lax_Dialect : Dialect {
 
 // Element types JAX programs use.
 def Lax_Float : AnyTypeOf<[F16, BF16, F32, F64]>;
-def Lax_Int : AnyTypeOf<[I8, I32, I64, UI32]>;
+def Lax_Int : AnyTypeOf<[I8, I16, I32, I64, UI8, UI16, UI32, UI64]>;
 def Lax_Pred : I<1>;
 def Lax_Element : AnyTypeOf<[Lax_Float, Lax_Int, Lax_Pred]>;
 

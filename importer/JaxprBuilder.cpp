@@ -60,9 +60,13 @@ Type JaxprBuilder::convertDtype(StringRef dtype) {
       .Cases({"f64", "float64"}, b.getF64Type())
       .Cases({"bool", "bool_"}, b.getI1Type())
       .Cases({"i8", "int8"}, b.getI8Type())
+      .Cases({"i16", "int16"}, b.getI16Type())
       .Cases({"i32", "int32"}, b.getI32Type())
       .Cases({"i64", "int64"}, b.getI64Type())
+      .Cases({"u8", "uint8"}, IntegerType::get(context, 8, IntegerType::Unsigned))
+      .Cases({"u16", "uint16"}, IntegerType::get(context, 16, IntegerType::Unsigned))
       .Cases({"u32", "uint32"}, IntegerType::get(context, 32, IntegerType::Unsigned))
+      .Cases({"u64", "uint64"}, IntegerType::get(context, 64, IntegerType::Unsigned))
       .Default(Type());
 }
 
@@ -77,7 +81,7 @@ FailureOr<RankedTensorType> JaxprBuilder::convertType(const TypeAnnotation &type
   Type element = convertDtype(type.dtype);
   if (!element)
     return emitError(type.loc) << "unsupported dtype '" << type.dtype
-                               << "' (supported: f16 bf16 f32 f64 bool i8 i32 i64 u32)";
+                               << "' (supported: f16 bf16 f32 f64 bool i8 i16 i32 i64 u8 u16 u32 u64)";
   return RankedTensorType::get(type.shape, element);
 }
 

@@ -31,14 +31,7 @@ namespace kiln::python {
 static int bfloat16Typenum = -2; // -2: not looked up yet; -1: no ml_dtypes
 
 int typenumOf(ElementKind kind) {
-  switch (kind) {
-  case ElementKind::F32:
-    return NPY_FLOAT32;
-  case ElementKind::F64:
-    return NPY_FLOAT64;
-  case ElementKind::F16:
-    return NPY_FLOAT16;
-  case ElementKind::BF16:
+  if (kind == ElementKind::BF16) {
     if (bfloat16Typenum == -2) {
       bfloat16Typenum = -1;
       try {
@@ -48,24 +41,16 @@ int typenumOf(ElementKind kind) {
       }
     }
     return bfloat16Typenum;
-  case ElementKind::I8:
-    return NPY_INT8;
-  case ElementKind::I32:
-    return NPY_INT32;
-  case ElementKind::I64:
-    return NPY_INT64;
-  case ElementKind::U32:
-    return NPY_UINT32;
-  case ElementKind::Bool:
-    return NPY_BOOL;
   }
-  return -1;
+  static constexpr int typenums[] = {
+#define KILN_ELEMENT_KIND(Kind, name, bytes, Class, NumpyType) NumpyType,
+#include "compiler/ElementKinds.def"
+  };
+  return typenums[size_t(kind)];
 }
 
 std::optional<ElementKind> kindOfTypenum(int typenum) {
-  for (ElementKind k : {ElementKind::F32, ElementKind::F64, ElementKind::F16, ElementKind::BF16,
-                        ElementKind::I8, ElementKind::I32, ElementKind::I64, ElementKind::U32,
-                        ElementKind::Bool})
+  for (ElementKind k : allElementKinds())
     if (PyArray_EquivTypenums(typenum, typenumOf(k)))
       return k;
   return std::nullopt;
@@ -121,9 +106,13 @@ bool CompiledFunction::storeScalar(PyObject *value, ElementKind kind, void *out)
     return true;
   }
   case ElementKind::I8:
+  case ElementKind::I16:
   case ElementKind::I32:
   case ElementKind::I64:
+  case ElementKind::U8:
+  case ElementKind::U16:
   case ElementKind::U32: {
+    // (U64 takes numpy's path: a Python int above 2^63 - 1 is valid there.)
     if (!isInt && !isBool)
       return false;
     int overflow = 0;
@@ -132,25 +121,14 @@ bool CompiledFunction::storeScalar(PyObject *value, ElementKind kind, void *out)
       PyErr_Clear();
       return false;
     }
-    if (kind == ElementKind::I8) {
-      if (v < INT8_MIN || v > INT8_MAX)
-        return false;
-      int8_t x = int8_t(v);
-      std::memcpy(out, &x, 1);
-    } else if (kind == ElementKind::I32) {
-      if (v < INT32_MIN || v > INT32_MAX)
-        return false;
-      int32_t x = int32_t(v);
-      std::memcpy(out, &x, 4);
-    } else if (kind == ElementKind::U32) {
-      if (v < 0 || v > int64_t(UINT32_MAX))
-        return false;
-      uint32_t x = uint32_t(v);
-      std::memcpy(out, &x, 4);
-    } else {
-      int64_t x = v;
-      std::memcpy(out, &x, 8);
-    }
+    unsigned bits = 8 * elementSize(kind);
+    bool isSigned = elementClass(kind) == ElementClass::Signed;
+    int64_t lo = isSigned ? (bits == 64 ? INT64_MIN : -(int64_t(1) << (bits - 1))) : 0;
+    int64_t hi = bits == 64 ? INT64_MAX
+                            : (isSigned ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1);
+    if (v < lo || v > hi)
+      return false;
+    storeIntElement(out, kind, v);
     return true;
   }
   case ElementKind::Bool: {

@@ -245,22 +245,19 @@ bool formatFits(const char *format, ElementKind kind) {
   while (*format == '@' || *format == '=' || *format == '<')
     ++format;
   char c = *format;
-  switch (kind) {
-  case ElementKind::F32:
-  case ElementKind::F64:
-  case ElementKind::F16:
+  if (kind == ElementKind::BF16)
+    return false; // no standard format code
+  switch (elementClass(kind)) {
+  case ElementClass::Float:
     return c == 'f' || c == 'd' || c == 'e';
-  case ElementKind::I8:
-  case ElementKind::I32:
-  case ElementKind::I64:
+  case ElementClass::Signed:
     return c == 'b' || c == 'h' || c == 'i' || c == 'l' || c == 'q';
-  case ElementKind::U32:
+  case ElementClass::Unsigned:
     return c == 'B' || c == 'H' || c == 'I' || c == 'L' || c == 'Q';
-  case ElementKind::Bool:
+  case ElementClass::Bool:
     return c == '?';
-  default:
-    return false; // bf16: no standard format code
   }
+  return false;
 }
 
 struct FastEntry {

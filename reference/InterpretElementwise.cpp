@@ -298,7 +298,13 @@ void convertElement(const Tensor &x, Tensor &r, int64_t i) {
   double hi = isUnsigned ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
   if (std::isnan(v))
     v = 0;
-  // 2^63 - 1 is not a double: saturate i64 explicitly (the cast would be UB).
+  // 2^63 - 1 and 2^64 - 1 are not doubles: saturate 64-bit results
+  // explicitly (the cast would be UB).
+  if (width == 64 && isUnsigned) {
+    r.setInt(i, v >= std::ldexp(1.0, 64) ? -1 /* all ones */
+                                         : int64_t(uint64_t(std::trunc(std::max(v, 0.0)))));
+    return;
+  }
   if (width == 64 && v >= std::ldexp(1.0, 63)) {
     r.setInt(i, std::numeric_limits<int64_t>::max());
     return;

@@ -19,18 +19,19 @@ using namespace kiln::interp;
 
 namespace {
 
-/// The .npy descr of an element type, or null.
-const char *descrOf(Type t) {
+/// The .npy descr of an element type, or empty.
+std::string descrOf(Type t) {
   if (t.isF16()) return "<f2";
   if (t.isBF16()) return "<V2"; // as ml_dtypes' bfloat16 saves: raw 2-byte records
   if (t.isF32()) return "<f4";
   if (t.isF64()) return "<f8";
   if (t.isInteger(1)) return "|b1";
-  if (t.isSignlessInteger(8)) return "|i1";
-  if (t.isSignlessInteger(32)) return "<i4";
-  if (t.isSignlessInteger(64)) return "<i8";
-  if (t.isUnsignedInteger(32)) return "<u4";
-  return nullptr;
+  auto integer = dyn_cast<IntegerType>(t);
+  if (!integer || integer.isSigned() || !llvm::is_contained({8u, 16u, 32u, 64u}, integer.getWidth()))
+    return "";
+  unsigned bytes = integer.getWidth() / 8;
+  return std::string(bytes == 1 ? "|" : "<") + (integer.isUnsigned() ? "u" : "i") +
+         char('0' + bytes);
 }
 
 Type typeOf(StringRef descr, MLIRContext *ctx) {
@@ -42,10 +43,14 @@ Type typeOf(StringRef descr, MLIRContext *ctx) {
   if (descr == "<f4") return b.getF32Type();
   if (descr == "<f8") return b.getF64Type();
   if (descr == "|b1") return b.getI1Type();
-  if (descr == "|i1") return b.getIntegerType(8);
-  if (descr == "<i4") return b.getIntegerType(32);
-  if (descr == "<i8") return b.getIntegerType(64);
-  if (descr == "<u4") return b.getIntegerType(32, /*isSigned=*/false);
+  // Integers: |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8.
+  if (descr.size() == 3 && (descr[1] == 'i' || descr[1] == 'u') &&
+      StringRef("1248").contains(descr[2]) &&
+      (descr[0] == '<' || (descr[2] == '1' && (descr[0] == '|' || descr[0] == '=')))) {
+    unsigned width = 8 * (descr[2] - '0');
+    return descr[1] == 'i' ? Type(b.getIntegerType(width))
+                           : Type(IntegerType::get(ctx, width, IntegerType::Unsigned));
+  }
   return {};
 }
 
@@ -108,7 +113,7 @@ FailureOr<Tensor> kiln::interp::parseNpy(StringRef bytes, StringRef name, MLIRCo
   Type element = typeOf(d, ctx);
   if (!element)
     return fail("unsupported dtype '" + d +
-                "' (expected <f2, <f4, <f8, <V2 (bfloat16), |b1, |i1, <i4, <i8 or <u4)");
+                "' (expected <f2, <f4, <f8, <V2 (bfloat16), |b1, |i1, |u1, <i2, <u2, <i4, <u4, <i8 or <u8)");
   SmallVector<int64_t> shape;
   SmallVector<StringRef> dims;
   shapeText->trim("()").split(dims, ',', -1, /*KeepEmpty=*/false);
@@ -120,7 +125,7 @@ FailureOr<Tensor> kiln::interp::parseNpy(StringRef bytes, StringRef name, MLIRCo
       return fail("malformed shape " + *shapeText);
     shape.push_back(n);
   }
-  unsigned width = d == "|b1" || d == "|i1" ? 1 : d.back() - '0';
+  unsigned width = d == "|b1" ? 1 : d.back() - '0';
   // The byte count is checked before anything is allocated, and without
   // wrapping: a header may claim (2^62, 4) elements and carry no data.
   int64_t numBytes = width;
@@ -163,10 +168,7 @@ FailureOr<Tensor> kiln::interp::parseNpy(StringRef bytes, StringRef name, MLIRCo
       t.setFloat(i, llvm::APFloat(llvm::APFloat::BFloat(), llvm::APInt(16, bits)).convertToDouble());
     }
     else if (d == "|b1") t.setInt(i, *p != 0);
-    else if (d == "|i1") t.setInt(i, int8_t(*p));
-    else if (d == "<i4") { int32_t v; std::memcpy(&v, p, 4); t.setInt(i, v); }
-    else if (d == "<i8") { int64_t v; std::memcpy(&v, p, 8); t.setInt(i, v); }
-    else { uint32_t v; std::memcpy(&v, p, 4); t.setInt(i, v); }
+    else { uint64_t v = 0; std::memcpy(&v, p, width); t.setInt(i, int64_t(v)); } // setInt wraps
   }
   return t;
 }
@@ -180,7 +182,7 @@ FailureOr<Tensor> kiln::interp::readNpy(StringRef path, MLIRContext *ctx, std::s
 }
 
 std::string kiln::interp::serializeNpy(const Tensor &t) {
-  const char *descr = descrOf(t.getElementType());
+  std::string descr = descrOf(t.getElementType());
   // As numpy writes it: "()", "(4,)", "(2, 3)".
   std::string shape = "(";
   for (auto [i, d] : llvm::enumerate(t.shape()))
@@ -211,16 +213,14 @@ std::string kiln::interp::serializeNpy(const Tensor &t) {
       std::memcpy(buf, &bits, 2);
       width = 2;
     }
-    else if (d == "|b1" || d == "|i1") { buf[0] = char(t.getInt(i)); width = 1; }
-    else if (d == "<i4" || d == "<u4") { uint32_t v = uint32_t(t.getInt(i)); std::memcpy(buf, &v, 4); width = 4; }
-    else { int64_t v = t.getInt(i); std::memcpy(buf, &v, 8); width = 8; }
+    else { uint64_t v = uint64_t(t.getInt(i)); width = d == "|b1" ? 1 : d.back() - '0'; std::memcpy(buf, &v, width); }
     out.append(buf, width);
   }
   return out;
 }
 
 LogicalResult kiln::interp::writeNpy(StringRef path, const Tensor &t, std::string &error) {
-  if (!descrOf(t.getElementType())) {
+  if (descrOf(t.getElementType()).empty()) {
     std::string s;
     llvm::raw_string_ostream os(s);
     os << t.getElementType();

@@ -2,7 +2,8 @@
 //
 // NumPy's .npy format, version 1.0/2.0, little-endian, C order, for the
 // element types of lax: <f2 (f16), <V2 (bf16, as numpy writes ml_dtypes'
-// bfloat16), <f4, <f8, |b1 (i1), |i1 (i8), <i4, <i8, <u4 (ui32). Every
+// bfloat16), <f4, <f8, |b1 (i1), and the integers |i1 |u1 <i2 <u2 <i4 <u4
+// <i8 <u8 (i8 ... ui64). Every
 // malformed file gets an error naming the file and what is wrong (a shape
 // too large for memory included); nothing is half-read.
 //

@@ -10,7 +10,8 @@ using namespace kiln::interp;
 
 Tensor::Tensor(RankedTensorType type, bool roundFloats)
     : type(type), numElements(type.getNumElements()),
-      floating(isa<FloatType>(type.getElementType())), roundFloats(roundFloats) {
+      floating(isa<FloatType>(type.getElementType())),
+      unsigned64(type.getElementType().isUnsignedInteger(64)), roundFloats(roundFloats) {
   if (floating)
     floats.assign(numElements, 0.0);
   else

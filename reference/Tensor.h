@@ -1,8 +1,9 @@
 //===- Tensor.h - host tensors of the reference interpreter -----*- C++ -*-===//
 //
 // A statically shaped tensor on the host: its MLIR type and flat row-major
-// storage, doubles for float element types and int64 for integers (i1, i8,
-// i32, i64, ui32). Every write rounds to the declared element type (floats)
+// storage, doubles for float element types and int64 for integers (i1,
+// i8/i16/i32/i64, ui8/ui16/ui32/ui64; a ui64 above 2^63 - 1 is held as its
+// two's complement bits, so its readers compare and divide as unsigned). Every write rounds to the declared element type (floats)
 // or wraps to its width (integers), so arithmetic happens "in the declared
 // type" as JAX would; `roundFloats = false` keeps full double precision (the
 // interpreter's float64 reference mode).
@@ -35,7 +36,9 @@ public:
   double getFloat(int64_t i) const { return floats[i]; }
   int64_t getInt(int64_t i) const { return ints[i]; }
   /// Element i as a double, whatever the element type.
-  double asDouble(int64_t i) const { return floating ? floats[i] : double(ints[i]); }
+  double asDouble(int64_t i) const {
+    return floating ? floats[i] : unsigned64 ? double(uint64_t(ints[i])) : double(ints[i]);
+  }
   void setFloat(int64_t i, double v) { floats[i] = roundFloats ? round(v) : v; }
   void setInt(int64_t i, int64_t v) { ints[i] = wrap(v); }
   /// Copies element `from` of `other` (same element type) to element `to`.
@@ -66,6 +69,7 @@ private:
   mlir::RankedTensorType type;
   int64_t numElements = 0;
   bool floating = false;
+  bool unsigned64 = false; // ui64: ints hold the bits
   bool roundFloats = true;
   std::vector<double> floats;
   std::vector<int64_t> ints;

@@ -126,9 +126,7 @@ std::vector<char> bytesOf(const interp::Tensor &t) {
       std::memcpy(p, &bits, 2);
       break;
     }
-    case ElementKind::Bool: case ElementKind::I8: *p = char(t.getInt(i)); break;
-    case ElementKind::I32: case ElementKind::U32: { uint32_t v = t.getInt(i); std::memcpy(p, &v, 4); break; }
-    case ElementKind::I64: { int64_t v = t.getInt(i); std::memcpy(p, &v, 8); break; }
+    default: storeIntElement(p, kind, t.getInt(i)); break;
     }
   }
   return bytes;
@@ -151,10 +149,7 @@ interp::Tensor tensorOf(RankedTensorType type, const std::vector<char> &bytes) {
       break;
     }
     case ElementKind::Bool: t.setInt(i, *p != 0); break;
-    case ElementKind::I8: t.setInt(i, int8_t(*p)); break;
-    case ElementKind::I32: { int32_t v; std::memcpy(&v, p, 4); t.setInt(i, v); break; }
-    case ElementKind::U32: { uint32_t v; std::memcpy(&v, p, 4); t.setInt(i, v); break; }
-    case ElementKind::I64: { int64_t v; std::memcpy(&v, p, 8); t.setInt(i, v); break; }
+    default: t.setInt(i, loadIntElement(p, kind)); break;
     }
   }
   return t;
