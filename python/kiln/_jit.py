@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
+import operator
+import warnings
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -92,6 +95,23 @@ def _is_array_leaf(x) -> bool:
     return isinstance(x, (_jax_array_type(), np.ndarray, np.generic) + _SCALARS)
 
 
+class _Static:
+    """A static argument in a cache key: equal to another when both the
+    types and the values are (jax.jit's rule: f(x, 1) and f(x, 1.0) are two
+    signatures, as `range(n)` may tell them apart)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __eq__(self, other):
+        return (isinstance(other, _Static) and type(self.value) is type(other.value)
+                and self.value == other.value)
+
+
 def _static_key(x) -> Any:
     """A static argument as a cache key: the value itself, which must be
     hashable (jax.jit's rule and message: an id() would be reused by a new
@@ -103,8 +123,132 @@ def _static_key(x) -> Any:
             "Non-hashable static arguments are not supported. An error occurred while "
             f"trying to hash an object of type {type(x)}, {x!r}. The error was:\n"
             f"{type(e).__name__}: {e}\n") from None
-    return x
+    return _Static(x)
 
+
+# -- static_argnums/static_argnames, donate_argnums/donate_argnames -----------
+# jax.jit's rules (jax._src.api_util.resolve_argnums), with its messages: the
+# numbers and the names complete each other through the signature, both are
+# checked against it when the function is wrapped.
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _index_tuple(x) -> tuple[int, ...]:
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(map(operator.index, x))
+
+
+def _str_tuple(x) -> tuple[str, ...]:
+    if isinstance(x, str):
+        return (x,)
+
+    def check(v):
+        if not isinstance(v, str):
+            raise TypeError(f"argument is not a string: {v}")
+        return v
+    return tuple(map(check, x))
+
+
+def _signature(fun) -> inspect.Signature | None:
+    try:
+        return inspect.signature(fun)
+    except (ValueError, TypeError):
+        return None
+
+
+def _infer(sig: inspect.Signature, nums, names) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    if nums is None and names is None:
+        return (), ()
+    if nums is not None and names is not None:
+        return _index_tuple(nums), _str_tuple(names)
+    params = list(sig.parameters.items())
+    if nums is None:
+        names = _str_tuple(names)
+        nums = tuple(i for i, (k, p) in enumerate(params)
+                     if p.kind == inspect.Parameter.POSITIONAL_OR_KEYWORD and k in names)
+    else:
+        nums = _index_tuple(nums)
+        names = tuple(k for i, (k, p) in enumerate(params)
+                      if p.kind == inspect.Parameter.POSITIONAL_OR_KEYWORD and i in nums)
+    return nums, names
+
+
+def _validate_nums(sig: inspect.Signature, nums: tuple[int, ...], what: str) -> None:
+    n = 0
+    for p in sig.parameters.values():
+        if p.kind in _POSITIONAL:
+            n += 1
+        elif p.kind is inspect.Parameter.VAR_POSITIONAL:
+            return  # any number of positional arguments
+    if nums and (-min(nums) > n or max(nums) >= n):
+        raise ValueError(f"Jitted function has {what}={nums}, "
+                         f"but only accepts {n} positional arguments.")
+
+
+def _validate_names(sig: inspect.Signature, names: tuple[str, ...], what: str) -> None:
+    valid, invalid, var_kw = set(), set(), False
+    for k, p in sig.parameters.items():
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+            valid.add(k)
+        elif p.kind is inspect.Parameter.VAR_KEYWORD:
+            var_kw = True
+        else:
+            invalid.add(k)
+    if bad := invalid & set(names):
+        raise ValueError(f"Jitted function has invalid argnames {bad} "
+                         f"in {what}. These are positional-only")
+    if not var_kw and (bad := set(names) - valid):
+        raise ValueError(f"Jitted function has invalid argnames {bad} "
+                         f"in {what}. Function does not take these args.")
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """Which arguments are static and which donated, by position and name."""
+    static_argnums: tuple[int, ...] = ()
+    static_argnames: tuple[str, ...] = ()
+    donate_argnums: tuple[int, ...] = ()
+    donate_argnames: tuple[str, ...] = ()
+
+    @property
+    def donates(self) -> bool:
+        return bool(self.donate_argnums or self.donate_argnames)
+
+
+def resolve_argnums(fun, static_argnums=None, static_argnames=None, donate_argnums=None,
+                    donate_argnames=None) -> ArgSpec:
+    """jax.jit's resolution of the four arguments (and its errors)."""
+    sig = _signature(fun)
+    if sig is None:
+        if donate_argnames is not None:
+            raise ValueError(f"Getting the signature of function {fun} failed. "
+                             "Pass donate_argnums instead of donate_argnames.")
+        spec = ArgSpec(() if static_argnums is None else _index_tuple(static_argnums),
+                       () if static_argnames is None else _str_tuple(static_argnames),
+                       () if donate_argnums is None else _index_tuple(donate_argnums), ())
+    else:
+        snums, snames = _infer(sig, static_argnums, static_argnames)
+        dnums, dnames = _infer(sig, donate_argnums, donate_argnames)
+        _validate_nums(sig, snums, "static_argnums")
+        _validate_names(sig, snames, "static_argnames")
+        _validate_nums(sig, dnums, "donate_argnums")
+        _validate_names(sig, dnames, "donate_argnames")
+        spec = ArgSpec(snums, snames, dnums, dnames)
+    if both := set(spec.static_argnames) & set(spec.donate_argnames):
+        raise ValueError(
+            "static_argnames and donate_argnames cannot intersect. Argument names "
+            f"{both} appear in both static_argnames and donate_argnames")
+    return spec
+
+
+def _positions(nums: Sequence[int], n: int) -> frozenset:
+    """Argument numbers (negative ones from the end) among `n` positional
+    arguments; numbers beyond them are ignored, as jax.jit does (the
+    argument was passed by keyword, or not at all)."""
+    return frozenset(i if i >= 0 else n + i for i in nums if -n <= i < n)
 
 class _Identity:
     """A non-array leaf that cannot be hashed (a callable object inside a
@@ -135,23 +279,31 @@ class Flat:
     """Arguments flattened as kiln.jit traces them: the array leaves
     (`leaves`, what the compiled code takes) and what rebuilds the rest."""
     args: tuple
-    static: frozenset
-    in_tree: Any
+    static: frozenset    # positions of the static positional arguments
+    static_kwargs: dict  # the static keyword arguments
+    in_tree: Any         # of (dynamic positional arguments, dynamic keyword arguments)
     mask: tuple          # per leaf of in_tree: True for array leaves
     others: tuple        # the non-array leaves, in order
     leaves: list
     key: Any
+    donated: tuple = ()  # per array leaf: whether its argument is donated
 
 
-def flatten(args: tuple, kwargs: dict, static_argnums: Sequence[int]) -> Flat:
+def flatten(args: tuple, kwargs: dict, static_argnums: Sequence[int] | ArgSpec,
+            static_argnames: Sequence[str] = ()) -> Flat:
+    """`args` and `kwargs` flattened as jax.jit does: positional arguments at
+    `static_argnums` and keyword arguments named in `static_argnames` are
+    static (part of the signature, hashable); the others are pytrees whose
+    array leaves are traced. `static_argnums` may be an ArgSpec, which also
+    says which arguments are donated."""
     jax = _jax()
-    if any(not -len(args) <= i < len(args) for i in static_argnums):
-        # jax.jit's check and message (an IndexError had come from the tuple).
-        raise ValueError(f"Jitted function has static_argnums={tuple(static_argnums)}, but only "
-                         f"accepts {len(args)} positional arguments.")
-    static = frozenset(i if i >= 0 else len(args) + i for i in static_argnums)
+    spec = static_argnums if isinstance(static_argnums, ArgSpec) else \
+        ArgSpec(tuple(static_argnums), tuple(static_argnames))
+    static = _positions(spec.static_argnums, len(args))
+    static_kwargs = {k: v for k, v in kwargs.items() if k in spec.static_argnames}
     dyn = tuple(a for i, a in enumerate(args) if i not in static)
-    all_leaves, in_tree = jax.tree_util.tree_flatten((dyn, kwargs))
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in spec.static_argnames}
+    all_leaves, in_tree = jax.tree_util.tree_flatten((dyn, dyn_kwargs))
     # A numpy array in the other byte order is converted by value (jax.jit
     # refuses some, converts others as it canonicalizes them); the fast path
     # never passes its bytes as they are.
@@ -160,9 +312,21 @@ def flatten(args: tuple, kwargs: dict, static_argnums: Sequence[int]) -> Flat:
     mask = tuple(_is_array_leaf(x) for x in all_leaves)
     leaves = [x for x, m in zip(all_leaves, mask) if m]
     others = tuple(x for x, m in zip(all_leaves, mask) if not m)
-    key = (in_tree, tuple(_static_key(args[i]) for i in sorted(static)),
+    key = (in_tree,
+           tuple((i, _static_key(args[i])) for i in sorted(static)),
+           tuple((k, _static_key(static_kwargs[k])) for k in sorted(static_kwargs)),
            tuple(_leaf_static_key(x) for x in others), tuple(_leaf_key(x) for x in leaves))
-    return Flat(args, static, in_tree, mask, others, leaves, key)
+    donated = ()
+    if spec.donates:
+        dnums = _positions(spec.donate_argnums, len(args))
+        flags = []
+        for i, a in enumerate(args):
+            if i not in static:
+                flags += [i in dnums] * len(jax.tree_util.tree_leaves(a))
+        for k in sorted(dyn_kwargs):  # JAX flattens a dict in sorted key order
+            flags += [k in spec.donate_argnames] * len(jax.tree_util.tree_leaves(dyn_kwargs[k]))
+        donated = tuple(f for f, m in zip(flags, mask) if m)
+    return Flat(args, static, static_kwargs, in_tree, mask, others, leaves, key, donated)
 
 
 def trace(fun: Callable, flat: Flat, leaves: Sequence[Any] | None = None) -> Traced:
@@ -178,7 +342,7 @@ def trace(fun: Callable, flat: Flat, leaves: Sequence[Any] | None = None) -> Tra
         d, kw = jax.tree_util.tree_unflatten(flat.in_tree, all_leaves)
         it = iter(d)
         full = [flat.args[i] if i in flat.static else next(it) for i in range(len(flat.args))]
-        out = fun(*full, **kw)
+        out = fun(*full, **kw, **flat.static_kwargs)
         out_leaves, out_tree = jax.tree_util.tree_flatten(out)
         out_store["tree"] = out_tree
         return out_leaves
@@ -266,6 +430,10 @@ class Compiled:
     out_tree: Any
     program: _kiln.Program
     lowered: Any = field(default=None, repr=False)
+    # Positions among the array leaves of the donated inputs that an output
+    # of the same shape and dtype takes (jax.jit's pairing): deleted after
+    # each call when they are JAX arrays.
+    donate: tuple[int, ...] = ()
 
     @staticmethod
     def build(traced: Traced, program: _kiln.Program, options: Options) -> "Compiled":
@@ -289,34 +457,112 @@ class Compiled:
         return self.function.call_flat(leaves)
 
 
+def check_not_deleted(x) -> None:
+    """jax.jit's error for a JAX array deleted with .delete() (or donated
+    to an earlier call)."""
+    if x.is_deleted():
+        raise RuntimeError(f"Array has been deleted with shape={x.aval.str_short()}.")
+
+
+def usable_donations(donated: Sequence[bool], closed) -> tuple[int, ...]:
+    """The donated array leaves an output can take, as jax.jit pairs them
+    (jax._src.interpreters.mlir._set_up_aliases): each output, in order,
+    with the first donated input left of the same shape and dtype; then each
+    donated input left, in order, with the first output left of as many
+    elements. Warns about the donated inputs no output takes. An input the
+    function does not read is not donated (jax.jit drops it)."""
+    if not any(donated):
+        return ()
+    jaxpr = closed.jaxpr
+    read = {id(v) for e in jaxpr.eqns for v in e.invars} | {id(v) for v in jaxpr.outvars}
+    waiting: dict = {}
+    for i, (d, aval, var) in enumerate(zip(donated, closed.in_avals, jaxpr.invars)):
+        if d and id(var) in read:
+            waiting.setdefault((aval.shape, aval.dtype), []).append(i)
+    used, outputs_left = [], {}
+    for o, aval in enumerate(closed.out_avals):
+        queue = waiting.get((aval.shape, aval.dtype))
+        if queue:
+            used.append(queue.pop(0))
+        else:
+            outputs_left.setdefault(int(np.prod(aval.shape, dtype=np.int64)), []).append(o)
+    unused = []
+    for i in sorted(i for q in waiting.values() for i in q):
+        queue = outputs_left.get(int(np.prod(closed.in_avals[i].shape, dtype=np.int64)))
+        if queue:
+            queue.pop(0)
+            used.append(i)
+        else:
+            unused.append(i)
+    if unused:
+        names = ", ".join(closed.in_avals[i].str_short() for i in unused)
+        warnings.warn(f"Some donated buffers were not usable: {names}.\n"
+                      "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+                      stacklevel=4)
+    return tuple(sorted(used))
+
+
+def delete_donated(leaves: Sequence[Any], donate: Sequence[int]) -> bool:
+    """Deletes the JAX arrays among the donated `leaves` (as jax.jit does
+    with the buffers it donated); whether there were any."""
+    any_jax = False
+    for i in donate:
+        x = leaves[i]
+        if isinstance(x, _jax_array_type()):
+            any_jax = True
+            if not x.is_deleted():
+                x.delete()
+    return any_jax
+
+
 class Jitted(_kiln.JitFunction):
     """What kiln.jit returns; call it like the function it wraps."""
 
-    def __init__(self, fun: Callable, options: Options, static_argnums: tuple[int, ...],
-                 return_jax: bool):
+    def __init__(self, fun: Callable, options: Options, argspec: ArgSpec, return_jax: bool):
         super().__init__(Jitted._call_slow)
         self._fun = fun
         self._options = options
-        self._static_argnums = static_argnums
+        self._argspec = argspec
         self._return_jax = return_jax
         self._cache: dict[Any, Compiled] = {}
         functools.update_wrapper(self, fun, updated=())
 
-    def _compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, list]:
-        flat = flatten(args, kwargs, self._static_argnums)
+    @property
+    def static_argnums(self) -> tuple[int, ...]:
+        return self._argspec.static_argnums
+
+    @property
+    def static_argnames(self) -> tuple[str, ...]:
+        return self._argspec.static_argnames
+
+    @property
+    def donate_argnums(self) -> tuple[int, ...]:
+        return self._argspec.donate_argnums
+
+    @property
+    def donate_argnames(self) -> tuple[str, ...]:
+        return self._argspec.donate_argnames
+
+    def _compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, Flat]:
+        flat = flatten(args, kwargs, self._argspec)
         compiled = self._cache.get(flat.key)
         if compiled is None:
             traced = trace(self._fun, flat)
             compiled = Compiled.build(traced, import_traced(traced), self._options)
+            compiled.donate = usable_donations(flat.donated, traced.closed)
             self._cache[flat.key] = compiled
-        return compiled, flat.leaves
+        return compiled, flat
 
     def _call_slow(self, *args, **kwargs):
-        compiled, leaves = self._compiled(args, kwargs)
+        compiled, flat = self._compiled(args, kwargs)
+        leaves = flat.leaves
         out = compiled.function.call_flat([self._host_view(x) for x in leaves])
+        donated_jax = delete_donated(leaves, compiled.donate)
         if self._return_jax:
             return _jax().tree_util.tree_map(to_cpu, out)
-        if not kwargs and not self._static_argnums:
+        # The C++ path neither reads static arguments nor deletes donated
+        # JAX arrays: such calls stay here.
+        if not kwargs and not self._argspec.static_argnums and not donated_jax:
             self._register_fast_path(args, compiled)
         return out
 
@@ -367,6 +613,7 @@ class Jitted(_kiln.JitFunction):
         the arrays weakly: an array nobody else holds leaves it."""
         if not isinstance(x, _jax_array_type()):
             return x
+        check_not_deleted(x)
         views = self.__dict__.setdefault("_views", {})
         hit = views.get(id(x))
         if hit is not None and hit[0]() is x:
@@ -381,7 +628,7 @@ class Jitted(_kiln.JitFunction):
         return view
 
     def lower(self, *args, **kwargs) -> Lowered:
-        flat = flatten(args, kwargs, self._static_argnums)
+        flat = flatten(args, kwargs, self._argspec)
         traced = trace(self._fun, flat)
         return Lowered(traced, import_traced(traced), self._options, flat.leaves)
 
@@ -527,9 +774,12 @@ def _pinnable_leaves(arg) -> list | None:
 
 
 def jit(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), optimize: bool = True,
-        static_argnums: int | Sequence[int] = (), cache_dir: Any = DEFAULT_CACHE,
-        plugins: Sequence[str] = (), fp_contract: bool = False, return_jax_arrays: bool = False,
-        compiler_options: dict[str, Any] | None = None):
+        static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Iterable[str] | None = None,
+        donate_argnums: int | Sequence[int] | None = None,
+        donate_argnames: str | Iterable[str] | None = None,
+        cache_dir: Any = DEFAULT_CACHE, plugins: Sequence[str] = (), fp_contract: bool = False,
+        return_jax_arrays: bool = False, compiler_options: dict[str, Any] | None = None):
     """Compiles `fun` with Kiln for the CPU, like ``jax.jit``.
 
     On the first call for each input signature (shapes, dtypes, pytree
@@ -545,6 +795,14 @@ def jit(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), op
     `return_jax_arrays`). Arrays that are aligned, C-contiguous and of the
     traced dtype are passed without a copy.
 
+    `static_argnums`/`static_argnames` and `donate_argnums`/`donate_argnames`
+    are jax.jit's: numbers and names complete each other through `fun`'s
+    signature and are checked against it here; a static argument must be
+    hashable. A donated JAX array that an output of the same shape and dtype
+    can take is deleted after the call, as jax.jit deletes it (Kiln's code
+    writes its results to new buffers: donation frees the input early, it
+    does not reuse it).
+
     `compiler_options` sets options of Kiln's CPU pipeline by name, as
     ``jax.jit``'s sets XLA's: ``{"scan_vector_bits": 256, "use_runtime_gemm":
     False}`` (every option: docs/pipeline.md); an unknown name is a
@@ -552,16 +810,19 @@ def jit(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), op
     """
     if fun is None:
         return functools.partial(jit, rules=rules, tags=tags, optimize=optimize,
-                                 static_argnums=static_argnums, cache_dir=cache_dir,
-                                 plugins=plugins, fp_contract=fp_contract,
+                                 static_argnums=static_argnums, static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                 cache_dir=cache_dir, plugins=plugins, fp_contract=fp_contract,
                                  return_jax_arrays=return_jax_arrays,
                                  compiler_options=compiler_options)
-    if isinstance(static_argnums, int):
-        static_argnums = (static_argnums,)
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun}")
+    argspec = resolve_argnums(fun, static_argnums, static_argnames, donate_argnums,
+                              donate_argnames)
     if isinstance(tags, str):
         tags = tuple(t for t in tags.split(",") if t)
     if cache_dir is DEFAULT_CACHE:
         cache_dir = _kiln.default_cache_dir()
     options = Options(as_rules(rules, plugins), tuple(tags), optimize, str(cache_dir or ""), fp_contract,
                       tuple(sorted((compiler_options or {}).items())))
-    return Jitted(fun, options, tuple(static_argnums), return_jax_arrays)
+    return Jitted(fun, options, argspec, return_jax_arrays)

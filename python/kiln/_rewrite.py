@@ -12,11 +12,12 @@ how a user-written rewrite reaches every backend and every scale JAX has.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from . import _kiln
 from ._jaxpr import hoisted_consts
-from ._jit import Options, _jax, abstract_leaves, flatten, import_traced, rewrite_program, trace
+from ._jit import (ArgSpec, Options, _jax, abstract_leaves, flatten, import_traced, resolve_argnums,
+                   rewrite_program, trace)
 from ._rules import as_rules
 from ._to_jax import Evaluator
 
@@ -25,15 +26,15 @@ class Rewritten:
     """What kiln.rewrite returns: call it (inside or outside jax.jit) like the
     function it wraps; ``.lower(*args)`` shows the rewritten lax program."""
 
-    def __init__(self, fun: Callable, options: Options, static_argnums: tuple[int, ...]):
+    def __init__(self, fun: Callable, options: Options, argspec: ArgSpec):
         self._fun = fun
         self._options = options
-        self._static_argnums = static_argnums
+        self._argspec = argspec
         self._cache: dict[Any, tuple] = {}
         functools.update_wrapper(self, fun, updated=())
 
     def _entry(self, args: tuple, kwargs: dict):
-        flat = flatten(args, kwargs, self._static_argnums)
+        flat = flatten(args, kwargs, self._argspec)
         entry = self._cache.get(flat.key)
         if entry is None:
             # Trace on abstract values: the arguments may be another
@@ -57,22 +58,23 @@ class Rewritten:
 
 
 def rewrite(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (),
-            optimize: bool = False, static_argnums: int | Sequence[int] = (),
-            plugins: Sequence[str] = ()):
+            optimize: bool = False, static_argnums: int | Sequence[int] | None = None,
+            static_argnames: str | Iterable[str] | None = None, plugins: Sequence[str] = ()):
     """`fun` with Kiln's rules applied, as a function JAX can trace.
 
     `rules`: a YAML file or directory, YAML text, a kiln.Rules or a list of
     them; `tags` enables tagged rules (e.g. ``("reassociates-float",)``);
     `optimize` also runs Kiln's own lax rewrites. The rewritten program is
     evaluated with JAX's primitives, so the result composes with jax.jit,
-    jax.grad, jax.vmap and shardings, on any backend.
+    jax.grad, jax.vmap and shardings, on any backend. `static_argnums` and
+    `static_argnames` are jax.jit's.
     """
     if fun is None:
         return functools.partial(rewrite, rules=rules, tags=tags, optimize=optimize,
-                                 static_argnums=static_argnums, plugins=plugins)
-    if isinstance(static_argnums, int):
-        static_argnums = (static_argnums,)
+                                 static_argnums=static_argnums, static_argnames=static_argnames,
+                                 plugins=plugins)
+    argspec = resolve_argnums(fun, static_argnums, static_argnames)
     if isinstance(tags, str):
         tags = tuple(t for t in tags.split(",") if t)
     options = Options(as_rules(rules, plugins), tuple(tags), optimize, "")
-    return Rewritten(fun, options, tuple(static_argnums))
+    return Rewritten(fun, options, argspec)
