@@ -384,13 +384,18 @@ class Lowered:
     """A traced function as lax, before compilation (jax's ``.lower()``):
     ``as_text()`` is the program as imported from the jaxpr; ``optimized()``
     the program after the rules and Kiln's rewrites; ``trace()`` which rules
-    fired where; ``compile()`` the compiled function."""
+    fired where, ``rule_stats()`` how often each fired, ``explain(rule)``
+    why a rule does (not) match each op; ``compile()`` the compiled
+    function (for a ``kiln.jit`` function, the one its calls use)."""
 
-    def __init__(self, traced: Traced, program: _kiln.Program, options: Options, leaves: list):
+    def __init__(self, traced: Traced, program: _kiln.Program, options: Options, leaves: list,
+                 owner: "Jitted | None" = None, flat: "Flat | None" = None):
         self._traced = traced
         self._program = program
         self._options = options
         self._leaves = leaves
+        self._owner = owner
+        self._flat = flat
 
     @property
     def jaxpr(self) -> str:
@@ -418,14 +423,49 @@ class Lowered:
         _, text = rewrite_program(self._program, self._options, trace_rules=True)
         return text
 
+    def rule_stats(self) -> dict[str, int]:
+        """How often each rule applied to this program ({} without rules):
+        the rule engine's --rule-stats, by rule name in the order printed.
+        Runs the kiln-opt tool (the native module does not expose the
+        statistics)."""
+        rules = self._options.rules
+        if rules is None or not rules.files:
+            return {}
+        text = rules.run_opt(self._program.text(True), ["--rule-stats"], self._options.tags)
+        stats = {}
+        for line in text.splitlines():
+            name, sep, count = line.strip().rpartition(": ")
+            if sep and count.isdigit() and not line.startswith("rule-stats"):
+                stats[name] = int(count)
+        return stats
+
+    def explain(self, rule: str) -> str:
+        """For each op named like `rule`'s root, why the rule matches it or
+        not, with the op's jaxpr location (the rule engine's
+        --rule-explain); runs the kiln-opt tool."""
+        rules = self._options.rules
+        if rules is None or not rules.files:
+            raise ValueError("explain: this function has no rules")
+        return rules.run_opt(self._program.text(True), [f"--rule-explain={rule}"],
+                             self._options.tags)
+
     def compile(self) -> "Compiled":
-        return Compiled.build(self._traced, self._program, self._options)
+        """The compiled function. For ``kiln.jit(f).lower(*args)`` it is the
+        entry the calls of ``f`` with such arguments use: compiled here
+        when ``f`` had not compiled it yet, taken from ``f`` when it had."""
+        if self._owner is not None and self._flat is not None:
+            return self._owner._entry(self._flat, self._traced, self._program)
+        compiled = Compiled.build(self._traced, self._program, self._options)
+        compiled.lowered = self
+        return compiled
 
 
 @dataclass
 class Compiled:
     """A compiled signature: the native function with its constants bound
-    and its output tree set. Callable with the flattened argument leaves."""
+    and its output tree set. Callable as jax's compiled functions are, with
+    the arguments' dynamic part (without the static arguments), or with the
+    flattened array leaves."""
     function: _kiln.CompiledFunction
     out_tree: Any
     program: _kiln.Program
@@ -434,6 +474,12 @@ class Compiled:
     # of the same shape and dtype takes (jax.jit's pairing): deleted after
     # each call when they are JAX arrays.
     donate: tuple[int, ...] = ()
+    # The arguments' structure (Flat.in_tree, mask, others) when known, and
+    # whether to give JAX arrays back (kiln.jit's return_jax_arrays).
+    in_tree: Any = field(default=None, repr=False)
+    mask: tuple = field(default=(), repr=False)
+    others: tuple = field(default=(), repr=False)
+    return_jax: bool = False
 
     @staticmethod
     def build(traced: Traced, program: _kiln.Program, options: Options) -> "Compiled":
@@ -451,10 +497,51 @@ class Compiled:
             function.set_output_tree(None)
         else:
             function.set_output_tree(traced.out_tree)
-        return Compiled(function, traced.out_tree, rewritten)
+        return Compiled(function, traced.out_tree, rewritten,
+                        lowered=Lowered(traced, program, options, []))
 
-    def __call__(self, *leaves):
-        return self.function.call_flat(leaves)
+    def as_text(self) -> str:
+        """The lax program compiled: after the rules and Kiln's rewrites."""
+        return self.program.text(False)
+
+    def rule_stats(self) -> dict[str, int]:
+        """How often each rule applied (Lowered.rule_stats)."""
+        return self.lowered.rule_stats()
+
+    def explain(self, rule: str) -> str:
+        """Why `rule` matches each op or not (Lowered.explain)."""
+        return self.lowered.explain(rule)
+
+    def _leaves_of(self, args: tuple, kwargs: dict) -> list | None:
+        """The array leaves of a call with the dynamic arguments, or None
+        when the arguments are not of the compiled structure."""
+        if self.in_tree is None:
+            return None
+        jax = _jax()
+        all_leaves, tree = jax.tree_util.tree_flatten((args, kwargs))
+        if tree != self.in_tree:
+            return None
+        others = tuple(x for x, m in zip(all_leaves, self.mask) if not m)
+        if any(not _is_array_leaf(x) for x, m in zip(all_leaves, self.mask) if m) or \
+                tuple(map(_leaf_static_key, others)) != tuple(map(_leaf_static_key, self.others)):
+            return None
+        return [x for x, m in zip(all_leaves, self.mask) if m]
+
+    def __call__(self, *args, **kwargs):
+        leaves = self._leaves_of(args, kwargs)
+        if leaves is None:
+            if kwargs:
+                raise TypeError("the compiled function was called with keyword arguments of "
+                                "another structure than it was compiled for")
+            leaves = list(args)  # the flattened array leaves
+        for x in leaves:
+            if isinstance(x, _jax_array_type()):
+                check_not_deleted(x)
+        out = self.function.call_flat(leaves)
+        delete_donated(leaves, self.donate)
+        if self.return_jax:
+            return _jax().tree_util.tree_map(to_cpu, out)
+        return out
 
 
 def check_not_deleted(x) -> None:
@@ -543,15 +630,30 @@ class Jitted(_kiln.JitFunction):
     def donate_argnames(self) -> tuple[str, ...]:
         return self._argspec.donate_argnames
 
-    def _compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, Flat]:
-        flat = flatten(args, kwargs, self._argspec)
+    def _entry(self, flat: Flat, traced: Traced | None = None,
+               program: _kiln.Program | None = None) -> Compiled:
+        """The compiled entry of `flat`'s signature: from the cache, or
+        traced (unless `traced` is given), imported and compiled."""
         compiled = self._cache.get(flat.key)
         if compiled is None:
-            traced = trace(self._fun, flat)
-            compiled = Compiled.build(traced, import_traced(traced), self._options)
+            if traced is None:
+                traced = trace(self._fun, flat)
+            if program is None:
+                program = import_traced(traced)
+            compiled = Compiled.build(traced, program, self._options)
             compiled.donate = usable_donations(flat.donated, traced.closed)
+            compiled.in_tree, compiled.mask, compiled.others = flat.in_tree, flat.mask, flat.others
+            compiled.return_jax = self._return_jax
             self._cache[flat.key] = compiled
-        return compiled, flat
+        return compiled
+
+    def _compiled(self, args: tuple, kwargs: dict) -> tuple[Compiled, Flat]:
+        flat = flatten(args, kwargs, self._argspec)
+        return self._entry(flat), flat
+
+    def _cache_size(self) -> int:
+        """How many signatures are compiled (jax.jit's ``_cache_size()``)."""
+        return len(self._cache)
 
     def _call_slow(self, *args, **kwargs):
         compiled, flat = self._compiled(args, kwargs)
@@ -630,7 +732,7 @@ class Jitted(_kiln.JitFunction):
     def lower(self, *args, **kwargs) -> Lowered:
         flat = flatten(args, kwargs, self._argspec)
         traced = trace(self._fun, flat)
-        return Lowered(traced, import_traced(traced), self._options, flat.leaves)
+        return Lowered(traced, import_traced(traced), self._options, flat.leaves, self, flat)
 
     def clear_cache(self) -> None:
         self._cache.clear()

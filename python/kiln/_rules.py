@@ -128,6 +128,26 @@ class Rules:
         names = [n for _, n in self._files] + self._plugins
         return f"kiln.Rules({names!r})"
 
+    def run_opt(self, program_text: str, flags: Sequence[str], tags: Sequence[str] = ()) -> str:
+        """Runs kiln-opt with these rules on a lax program (text) with
+        `flags` (--rule-stats, --rule-explain=...); returns what the rule
+        engine printed, temporary paths replaced by the names given.
+        Raises kiln.RuleError when the tool fails."""
+        tool = tool_path("kiln-opt")
+        with tempfile.TemporaryDirectory(prefix="kiln-opt-") as tmp:
+            path = Path(tmp) / "program.mlir"
+            path.write_text(program_text)
+            cmd = [tool, "--kiln-apply-rules", *(f"--rules={f}" for f in self.files),
+                   *(f"--plugin={p}" for p in self._plugins), *flags]
+            if tags:
+                cmd.append(f"--rule-tags={tag_spec(tags)}")
+            cmd += [str(path), "-o", os.devnull]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            text = self.readable(proc.stdout + proc.stderr).replace(str(path), "<program>")
+        if proc.returncode != 0:
+            raise _kiln.RuleError(text.rstrip())
+        return text
+
     def verify(self, *programs, seeds: int = 3, positive_inputs: bool = False) -> str:
         """Checks these rules with kiln-verify-rules on `programs` (each a
         kiln.Lowered, a kiln.Program, or the path of a .mlir file): every
