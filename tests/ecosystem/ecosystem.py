@@ -57,6 +57,10 @@ class Program:
     args: builder of the example arguments.
     rtol, atol: the tolerance of float leaves (see the module docstring).
     note: free text: what the program is, why a tolerance.
+    filter_jit: the oracle is ``eqx.filter_jit(fn)`` (and the jaxpr
+      ``eqx.filter_make_jaxpr``'s), as equinox users write it: arguments may
+      hold non-array leaves (activation functions), which are static.
+      ``kiln.jit`` treats such leaves as static too.
     module: the programs module that defined it.
     """
 
@@ -67,6 +71,7 @@ class Program:
     rtol: float = 1e-4
     atol: float = 1e-5
     note: str = ""
+    filter_jit: bool = False
     module: str = ""
 
 
@@ -74,7 +79,7 @@ _REGISTRY: dict[str, Program] = {}
 
 
 def program(name: str, library: str, args: Callable[[], tuple], rtol: float = 1e-4,
-            atol: float = 1e-5, note: str = ""):
+            atol: float = 1e-5, note: str = "", filter_jit: bool = False):
     """Decorator registering ``fn`` as program ``name`` of ``library``."""
     if not re.fullmatch(r"[A-Za-z0-9_]+", name):
         raise ValueError(f"program name {name!r}: use letters, digits and '_'")
@@ -83,7 +88,8 @@ def program(name: str, library: str, args: Callable[[], tuple], rtol: float = 1e
         if name in _REGISTRY:
             raise ValueError(f"program {name!r} is registered twice")
         module = (getattr(fn, "__module__", "") or "").rsplit(".", 1)[-1]
-        _REGISTRY[name] = Program(name, library, fn, args, rtol, atol, note, module)
+        _REGISTRY[name] = Program(name, library, fn, args, rtol, atol, note, filter_jit,
+                                  module)
         return fn
 
     return register
@@ -184,7 +190,7 @@ def spd(n: int, seed: int = 0, shift: float = 1.0) -> np.ndarray:
 # Jaxpr facts: primitives (sub-jaxprs included), dtypes, equation count.
 # ---------------------------------------------------------------------------
 
-def jaxpr_facts(fn, args) -> tuple[list[str], list[str], int]:
+def jaxpr_facts(fn, args, filter_jit: bool = False) -> tuple[list[str], list[str], int]:
     import jax
     from jax.extend import core as jcore
 
@@ -222,7 +228,11 @@ def jaxpr_facts(fn, args) -> tuple[list[str], list[str], int]:
             for q in p:
                 walk_param(q)
 
-    closed = jax.make_jaxpr(fn)(*args)
+    if filter_jit:
+        import equinox as eqx
+        closed = eqx.filter_make_jaxpr(fn)(*args)[0]
+    else:
+        closed = jax.make_jaxpr(fn)(*args)
     walk(closed.jaxpr)
     return sorted(prims), sorted(dtypes), count
 
@@ -250,6 +260,11 @@ def compare(got, want, rtol: float, atol: float) -> tuple[bool, float | None, fl
                                    f"{len(w_leaves)} ({g_tree} vs {w_tree})")
     worst, max_abs, detail = 0.0, 0.0, ""
     for i, (g, w) in enumerate(zip(g_leaves, w_leaves)):
+        if not hasattr(w, "dtype") and not isinstance(w, (int, float, complex, bool)):
+            # a static leaf (an activation function in an equinox module)
+            if g is not w and g != w:
+                return False, None, None, f"leaf {i}: {g!r}, the oracle's {w!r}"
+            continue
         g, w = _host(g), _host(w)
         if g.shape != w.shape:
             return False, None, None, f"leaf {i}: shape {g.shape}, the oracle's {w.shape}"
@@ -336,6 +351,14 @@ def _block(tree):
         lambda x: x.block_until_ready() if hasattr(x, "block_until_ready") else x, tree)
 
 
+def oracle_jit(p: Program):
+    import jax
+    if p.filter_jit:
+        import equinox as eqx
+        return eqx.filter_jit(p.fn)
+    return jax.jit(p.fn)
+
+
 def run_one(p: Program, repeat: int = 0, cache_dir: Any = None, facts: bool = True) -> dict:
     """Runs ``p`` under jax.jit and kiln.jit; returns its result record."""
     import jax
@@ -348,8 +371,8 @@ def run_one(p: Program, repeat: int = 0, cache_dir: Any = None, facts: bool = Tr
     try:
         args = p.args()
         if facts:
-            rec["primitives"], rec["dtypes"], rec["eqns"] = jaxpr_facts(p.fn, args)
-        jitted = jax.jit(p.fn)
+            rec["primitives"], rec["dtypes"], rec["eqns"] = jaxpr_facts(p.fn, args, p.filter_jit)
+        jitted = oracle_jit(p)
         t = time.perf_counter()
         want = _block(jitted(*args))
         rec["jax_first_s"] = time.perf_counter() - t

@@ -86,9 +86,10 @@ def oracle_only_run(p) -> dict:
                cause="", primitives=[], dtypes=[], eqns=None)
     try:
         args = p.args()
-        rec["primitives"], rec["dtypes"], rec["eqns"] = ecosystem.jaxpr_facts(p.fn, args)
+        rec["primitives"], rec["dtypes"], rec["eqns"] = ecosystem.jaxpr_facts(
+            p.fn, args, p.filter_jit)
         t = time.perf_counter()
-        jax.block_until_ready(jax.jit(p.fn)(*args))
+        jax.block_until_ready(ecosystem.oracle_jit(p)(*args))
         rec["jax_first_s"] = time.perf_counter() - t
     except Exception as e:
         rec.update(status="oracle-error", message=ecosystem.first_line(e), cause="oracle error")
