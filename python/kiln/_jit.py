@@ -449,6 +449,33 @@ class Lowered:
         return rules.run_opt(self._program.text(True), [f"--rule-explain={rule}"],
                              self._options.tags)
 
+    def _small(self) -> tuple["Lowered", str]:
+        """This function traced again on small arrays, for Rules.verify
+        (the interpreter's time grows with the sizes): each dimension above
+        4 becomes 5, 6, 7, ... in the order of the sizes, so that equal
+        sizes stay equal and a larger one stays larger. Returns (lowered,
+        a note of the shapes checked); self when it does not trace so."""
+        given = ", ".join(a.str_short() for a in self._traced.closed.in_avals) or "no arrays"
+        if self._owner is None or self._flat is None:
+            return self, f"checked on the shapes given ({given})"
+        jax = _jax()
+        avals = abstract_leaves(self._flat.leaves)
+        sizes = sorted({d for a in avals for d in a.shape if d > 4})
+        if not sizes:
+            return self, f"checked on the shapes given, small already ({given})"
+        size = {d: 5 + k for k, d in enumerate(sizes)}
+        small = [jax.ShapeDtypeStruct(tuple(size.get(d, d) for d in a.shape), a.dtype,
+                                      weak_type=a.weak_type) for a in avals]
+        try:
+            traced = trace(self._owner._fun, self._flat, small)
+            lowered = Lowered(traced, import_traced(traced), self._options, [])
+        except Exception as e:  # the function needs its sizes: check those
+            return self, (f"checked on the shapes given ({given}): it does not trace on "
+                          f"small ones ({type(e).__name__})")
+        checked = ", ".join(a.str_short() for a in traced.closed.in_avals)
+        return lowered, (f"checked on small shapes ({checked}) for the shapes given ({given}); "
+                         "small_shapes=False checks those")
+
     def compile(self) -> "Compiled":
         """The compiled function. For ``kiln.jit(f).lower(*args)`` it is the
         entry the calls of ``f`` with such arguments use: compiled here

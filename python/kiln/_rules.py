@@ -87,6 +87,7 @@ class Rules:
     def _add_path(self, path: Path) -> None:
         if not path.exists():
             raise _kiln.RuleError(f"{path}: error: no such rule file or directory")
+        _check(str(path), str(path))
         self._files.append((str(path), str(path)))
 
     def _add_text(self, text: str, name: str) -> None:
@@ -102,6 +103,7 @@ class Rules:
         path = directory / Path(name).name
         if not path.exists():
             path.write_text(text)
+        _check(str(path), name)
         self._files.append((str(path), name))
 
     @property
@@ -148,42 +150,139 @@ class Rules:
             raise _kiln.RuleError(text.rstrip())
         return text
 
-    def verify(self, *programs, seeds: int = 3, positive_inputs: bool = False) -> str:
+    def verify(self, *programs, seeds: int = 3, positive_inputs: bool = False,
+               small_shapes: bool = True, progress=True) -> str:
         """Checks these rules with kiln-verify-rules on `programs` (each a
         kiln.Lowered, a kiln.Program, or the path of a .mlir file): every
         rule alone, once and to a fixpoint, against the original program in
         the reference interpreter, on random inputs and then hard values
         (+-0, +-inf, NaN, subnormals). Returns the report, one line per rule;
         raises kiln.RuleError when a rule changes a result beyond what its
-        tags allow (exact: not a bit), breaks the IR or does not converge."""
+        tags allow (exact: not a bit), breaks the IR or does not converge.
+
+        The interpreter's time grows with the arrays' sizes: with
+        `small_shapes` (the default) a kiln.jit function's kiln.Lowered is
+        traced again on small arrays (every dimension above 4 made 5, 6,
+        7, ... in the order of the sizes, so that equal sizes stay equal)
+        and checked so; a function that does not trace so (a reshape that
+        needs its sizes, a captured array) is checked on the shapes given.
+        The report's first lines say which shapes were checked.
+        `progress`: print each rule's line as it is checked (to stderr;
+        a callable receives the lines instead; False: quiet)."""
         if not programs:
             raise ValueError("Rules.verify needs at least one program to check the rules on")
         if not isinstance(seeds, int) or seeds < 1:
             raise ValueError(f"Rules.verify: seeds must be an int >= 1 (no input set checks "
                              f"nothing), got {seeds!r}")
         tool = tool_path("kiln-verify-rules")
+        say = _progress_sink(progress)
+        notes = []
         with tempfile.TemporaryDirectory(prefix="kiln-verify-") as tmp:
-            corpus = []
+            corpus, names = [], {}
             for i, prog in enumerate(programs):
                 if isinstance(prog, (str, os.PathLike)):
                     corpus.append(str(prog))
                     continue
+                if small_shapes and hasattr(prog, "_small"):
+                    small, note = prog._small()
+                    notes.append(f"program {i}: {note}")
+                    prog = small
                 text = prog.as_text() if hasattr(prog, "as_text") else str(prog)
                 path = Path(tmp) / f"program{i}.mlir"
                 path.write_text(text)
                 corpus.append(str(path))
+                names[str(path)] = f"<program {i}>"
+            for note in notes:
+                say(f"kiln verify: {note}")
             cmd = [tool, *(f"--rules={f}" for f in self.files), f"--seeds={seeds}", *corpus]
             if positive_inputs:
                 cmd.append("--positive-inputs")
             cmd += [f"--plugin={p}" for p in self._plugins]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
-        report = self.readable(proc.stdout + proc.stderr)
-        if proc.returncode != 0:
+
+            def readable(text: str) -> str:
+                text = self.readable(text)
+                for path, name in names.items():
+                    text = text.replace(path, name)
+                return text.replace(tmp + os.sep, "").replace(tmp, "<tmp>")
+
+            returncode, out, err = _run_streaming(cmd, lambda line: say(readable(line)))
+            report = readable(out + err)
+        if notes:
+            report = "".join(f"# {n}\n" for n in notes) + report
+        if returncode != 0:
             raise _kiln.RuleError(report.rstrip())
         return report
 
 
+def _progress_sink(progress):
+    if callable(progress):
+        return progress
+    if progress:
+        import sys
+        return lambda line: print(line, file=sys.stderr, flush=True)
+    return lambda line: None
+
+
+def _run_streaming(cmd: list[str], on_line) -> tuple[int, str, str]:
+    """Runs `cmd`; calls `on_line` with each line of its output as it comes
+    (its stdout is a pseudo-terminal where there is one, so that the tool
+    writes each line at once rather than all at its end). Returns (exit
+    code, stdout, stderr)."""
+    try:
+        import pty
+        master, slave = pty.openpty()
+    except (ImportError, OSError):
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        for line in proc.stdout.splitlines():
+            on_line(line)
+        return proc.returncode, proc.stdout, proc.stderr
+    with tempfile.TemporaryFile(mode="w+") as err:
+        proc = subprocess.Popen(cmd, stdout=slave, stderr=err, stdin=subprocess.DEVNULL)
+        os.close(slave)
+        chunks, pending = [], b""
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the tool has exited and closed the terminal
+                data = b""
+            if not data:
+                break
+            chunks.append(data)
+            pending += data
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                on_line(line.decode(errors="replace").rstrip("\r"))
+        if pending:
+            on_line(pending.decode(errors="replace").rstrip("\r"))
+        os.close(master)
+        returncode = proc.wait()
+        err.seek(0)
+        stderr = err.read()
+    stdout = b"".join(chunks).decode(errors="replace").replace("\r\n", "\n")
+    return returncode, stdout, stderr
+
+
 RulesLike = Union[Rules, str, os.PathLike]
+
+_EMPTY: _kiln.Program | None = None
+
+
+def _check(path: str, name: str) -> None:
+    """Loads the rule file (or directory) `path` once, on an empty program,
+    so that an error in it (YAML, an unknown key or op, a bad expression)
+    is raised when the kiln.Rules is built, named by `name`. A function
+    no plugin loaded so far defines is left for the first use: the plugin
+    may come with kiln.jit's `plugins=`."""
+    global _EMPTY
+    if _EMPTY is None:
+        _EMPTY = _kiln.Program.from_mlir("module {}\n", "<rules check>")
+    try:
+        _EMPTY.apply_rules([path], "")
+    except _kiln.RuleError as e:
+        message = str(e)
+        if "unknown native function" in message:
+            return
+        raise _kiln.RuleError(message.replace(path, name)) from None
 
 _LOADED_PLUGINS: set[str] = set()
 

@@ -108,7 +108,7 @@ def test_mutated_list_inside_a_module_is_seen(cache_dir):
 
 
 def test_rules_from_text_refuses_a_name_that_is_no_file_name():
-    text = "rules:\n  - name: r\n    match: lax.neg(lax.neg(x))\n    replace: x\n"
+    text = "- name: r\n  match: {root: 'lax.neg(lax.neg($x))'}\n  rewrite: {root: $x}\n"
     with pytest.raises(ValueError, match="name must be a file name"):
         kiln.Rules.from_text(text, name="..")
     assert kiln.Rules.from_text(text, name="mine.yaml").files
@@ -116,7 +116,7 @@ def test_rules_from_text_refuses_a_name_that_is_no_file_name():
 
 def test_rules_verify_needs_a_seed():
     with pytest.raises(ValueError, match="seeds must be an int >= 1"):
-        kiln.Rules.from_text("rules: []\n").verify("x.mlir", seeds=0)
+        kiln.Rules.from_text("[]\n").verify("x.mlir", seeds=0)
 
 
 def test_static_argnums_out_of_range_is_jax_error(cache_dir):

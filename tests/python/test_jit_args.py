@@ -201,3 +201,36 @@ def test_a_donated_array_cannot_be_used_again(cache_dir):
         assert x.is_deleted()
         with pytest.raises(RuntimeError, match="Array has been deleted"):
             kf(x)
+
+
+# -- deleted arrays ----------------------------------------------------------------
+
+@pytest.mark.parametrize("wrap", [lambda a: a, lambda a: {"w": a}, lambda a: [a, (a,)]],
+                         ids=["array", "dict", "nested"])
+def test_deleted_array_inside_a_pytree_raises_as_jax(cache_dir, wrap):
+    fun = lambda t, x: jax.tree_util.tree_leaves(t)[0] * x  # noqa: E731
+    x = np.ones(3, np.float32)
+    kf = kiln.jit(fun, cache_dir=cache_dir)
+    a = jnp.ones(3)
+    a.delete()
+    same_error(lambda: jax.jit(fun)(wrap(a), x), lambda: kf(wrap(a), x))
+    # A deleted array the function saw before (a compiled signature; a
+    # top-level JAX array goes to the C++ path, which refuses it).
+    b = jnp.full(3, 2.0)
+    tree = wrap(b)
+    kf(tree, x)
+    b.delete()
+    same_error(lambda: jax.jit(fun)(tree, x), lambda: kf(tree, x))
+
+
+@pytest.mark.xfail(strict=True, reason="needs C++: JitFunction's pinned and tree signatures read "
+                   "their converted copy of a JAX array without asking whether it was deleted")
+def test_deleted_array_in_a_pytree_on_the_cpp_path(cache_dir):
+    kf = kiln.jit(lambda p, x: p["w"] * x, cache_dir=cache_dir)
+    params, x = {"w": jnp.ones(3)}, np.ones(3, np.float32)
+    for _ in range(3):
+        kf(params, x)
+    assert kf._num_fast_paths == 1  # the dict is walked in C++, its array held
+    params["w"].delete()
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        kf(params, x)
