@@ -220,3 +220,23 @@ def equinox_tree_at_surgery(model, x):
          note="an MLP with bf16 parameters, input cast to bf16")
 def equinox_mlp_bf16(model, x):
     return jax.vmap(model)(x.astype(jnp.bfloat16)).astype(jnp.float32)
+
+
+def _stacked_args():
+    keys = jax.random.split(K(13), 4)
+    layers = eqx.filter_vmap(lambda k: eqx.nn.Linear(8, 8, key=k))(keys)
+    params, static = eqx.partition(layers, eqx.is_array)
+    return params, normal(8, seed=56)
+
+
+_STATIC_LAYER = eqx.partition(eqx.nn.Linear(8, 8, key=K(0)), eqx.is_array)[1]
+
+
+@program("equinox_scan_over_layers", "equinox", args=_stacked_args,
+         note="the scan-over-layers idiom: stacked layers split with eqx.partition, "
+              "eqx.combine inside lax.scan")
+def equinox_scan_over_layers(params, x):
+    def body(h, p):
+        layer = eqx.combine(p, _STATIC_LAYER)
+        return jnp.tanh(layer(h)) + h, None
+    return jax.lax.scan(body, x, params)[0]
