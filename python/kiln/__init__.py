@@ -9,6 +9,10 @@
 - ``kiln.kernel(f)``: ``f`` compiled by Kiln and called by XLA as an FFI
   custom call (CPU), so that a kernel Kiln does better runs inside a jax.jit
   program.
+- A kiln.jit function called inside jax.jit, jax.grad, jax.vmap, lax.scan or
+  jax.checkpoint is one JAX primitive whose evaluation, derivatives and
+  batched form are Kiln's compilations of JAX's (``kiln.FallbackWarning``
+  names a derived function JAX evaluates instead).
 - ``kiln.Rules``: rule files, rule text and plugins; ``Rules.verify()``.
 - ``kiln.Error`` and its subclasses carry the diagnostics as Kiln's tools
   print them (``file:line:col: error: ...``).
@@ -21,11 +25,13 @@ from ._jit import Compiled, Jitted, Lowered, jit
 from ._kernel import Kernel, kernel
 from ._rewrite import rewrite
 from ._rules import Rules
+from ._transforms import FallbackWarning
 
 __all__ = [
     "CompileError",
     "Compiled",
     "Error",
+    "FallbackWarning",
     "JaxprImportError",
     "Kernel",
     "Jitted",

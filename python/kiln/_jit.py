@@ -12,10 +12,12 @@ signature for the fast path when it qualifies.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import inspect
 import operator
+import threading
 import warnings
 import weakref
 from dataclasses import dataclass, field
@@ -33,6 +35,25 @@ DEFAULT_CACHE = object()
 def _jax():
     import jax
     return jax
+
+
+_STATE = threading.local()
+
+
+def inlining() -> bool:
+    """Whether a trace for Kiln is under way: a kiln.jit function called
+    then runs its Python function, so that the traced jaxpr holds its
+    primitives (which Kiln imports), not a kiln_call (_transforms.py)."""
+    return getattr(_STATE, "depth", 0) > 0
+
+
+@contextlib.contextmanager
+def inline():
+    _STATE.depth = getattr(_STATE, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _STATE.depth -= 1
 
 
 @functools.lru_cache(maxsize=None)
@@ -347,7 +368,8 @@ def trace(fun: Callable, flat: Flat, leaves: Sequence[Any] | None = None) -> Tra
         out_store["tree"] = out_tree
         return out_leaves
 
-    closed = jax.make_jaxpr(flat_fun)(*(flat.leaves if leaves is None else leaves))
+    with inline():  # kiln.jit functions called by `fun` are traced through
+        closed = jax.make_jaxpr(flat_fun)(*(flat.leaves if leaves is None else leaves))
     name = getattr(fun, "__name__", "fun")
     return Traced(closed, normalize_jaxpr_text(str(closed)), out_store["tree"], name)
 
@@ -683,8 +705,14 @@ class Jitted(_kiln.JitFunction):
         return len(self._cache)
 
     def _call_slow(self, *args, **kwargs):
-        compiled, flat = self._compiled(args, kwargs)
+        if inlining():  # inside a trace for Kiln: the function's own primitives
+            return self._fun(*args, **kwargs)
+        flat = flatten(args, kwargs, self._argspec)
         leaves = flat.leaves
+        tracer = _jax().core.Tracer
+        if any(isinstance(x, tracer) for x in leaves):
+            return self._call_traced(flat)
+        compiled = self._entry(flat)
         out = compiled.function.call_flat([self._host_view(x) for x in leaves])
         donated_jax = delete_donated(leaves, compiled.donate)
         if self._return_jax:
@@ -694,6 +722,19 @@ class Jitted(_kiln.JitFunction):
         if not kwargs and not self._argspec.static_argnums and not donated_jax:
             self._register_fast_path(args, compiled)
         return out
+
+    def _call_traced(self, flat: Flat):
+        """A call under a JAX transformation (some leaves are tracers): one
+        kiln_call primitive on the array leaves (_transforms.py)."""
+        from . import _transforms
+        fns = self.__dict__.setdefault("_traced_fns", {})
+        fn = fns.get(flat.key)
+        if fn is None:
+            traced = trace(self._fun, flat, abstract_leaves(flat.leaves))
+            fn = _transforms.Fn(traced.closed, self._options, traced.name)
+            fn.out_tree = traced.out_tree
+            fns[flat.key] = fn
+        return _jax().tree_util.tree_unflatten(fn.out_tree, _transforms.call(fn, flat.leaves))
 
     def _register_fast_path(self, args: tuple, compiled: Compiled) -> None:
         """Lets later calls with this signature take the C++ path: numpy
@@ -763,6 +804,7 @@ class Jitted(_kiln.JitFunction):
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self.__dict__.pop("_traced_fns", None)
         self._clear_fast_paths()
 
     def __repr__(self) -> str:
