@@ -107,6 +107,42 @@ class Traced:
     text: str
     out_tree: Any
     name: str
+    # Per output leaf: the PRNG implementation of a typed key (returned as
+    # its key data, wrapped again by the caller), None for arrays.
+    out_keys: tuple = ()
+
+
+def _is_key(x) -> bool:
+    """Whether `x` is a typed PRNG key array (jax.random.key)."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or isinstance(dtype, np.dtype):
+        return False
+    jax = _jax()
+    return jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
+
+
+def unwrap_keys(leaves: Sequence[Any]) -> tuple[list, tuple]:
+    """Typed PRNG keys among `leaves` as their key data (uint32[..., 2]
+    for threefry), which Kiln's code takes; and per leaf the key's
+    implementation (None for arrays), which the trace wraps again."""
+    impls = tuple(_jax().random.key_impl(x) if _is_key(x) else None for x in leaves)
+    if not any(impls):
+        return list(leaves), impls
+    data = _jax().random.key_data
+    return [data(x) if impl is not None else x for x, impl in zip(leaves, impls)], impls
+
+
+def wrap_keys(out, out_tree, out_keys: Sequence[Any]):
+    """`out` (in `out_tree`'s structure) with the key data at the positions
+    of `out_keys` wrapped as typed keys again (on the CPU device)."""
+    if not any(k is not None for k in out_keys):
+        return out
+    jax = _jax()
+    leaves = jax.tree_util.tree_leaves(out)
+    leaves = [x if impl is None else
+              jax.random.wrap_key_data(x if isinstance(x, jax.core.Tracer) else to_cpu(x), impl=impl)
+              for x, impl in zip(leaves, out_keys)]
+    return jax.tree_util.tree_unflatten(out_tree, leaves)
 
 
 def _is_array_leaf(x) -> bool:
@@ -308,6 +344,7 @@ class Flat:
     leaves: list
     key: Any
     donated: tuple = ()  # per array leaf: whether its argument is donated
+    key_impls: tuple = ()  # per array leaf: a typed key's implementation (its data in `leaves`)
 
 
 def flatten(args: tuple, kwargs: dict, static_argnums: Sequence[int] | ArgSpec,
@@ -347,17 +384,22 @@ def flatten(args: tuple, kwargs: dict, static_argnums: Sequence[int] | ArgSpec,
         for k in sorted(dyn_kwargs):  # JAX flattens a dict in sorted key order
             flags += [k in spec.donate_argnames] * len(jax.tree_util.tree_leaves(dyn_kwargs[k]))
         donated = tuple(f for f, m in zip(flags, mask) if m)
-    return Flat(args, static, static_kwargs, in_tree, mask, others, leaves, key, donated)
+    leaves, key_impls = unwrap_keys(leaves)
+    return Flat(args, static, static_kwargs, in_tree, mask, others, leaves, key, donated, key_impls)
 
 
 def trace(fun: Callable, flat: Flat, leaves: Sequence[Any] | None = None) -> Traced:
     """Traces `fun` as jax.jit would, on `flat`'s array leaves (or on
     `leaves`: abstract values of the same types): static arguments and
-    non-array leaves fixed."""
+    non-array leaves fixed. Typed PRNG keys come in as their key data and
+    are wrapped inside; a key output leaves as its data (Traced.out_keys)."""
     jax = _jax()
     out_store = {}
+    impls = flat.key_impls or (None,) * len(flat.leaves)
 
     def flat_fun(*arrays):
+        arrays = [a if impl is None else jax.random.wrap_key_data(a, impl=impl)
+                  for a, impl in zip(arrays, impls)]
         it_arrays, it_others = iter(arrays), iter(flat.others)
         all_leaves = [next(it_arrays) if m else next(it_others) for m in flat.mask]
         d, kw = jax.tree_util.tree_unflatten(flat.in_tree, all_leaves)
@@ -366,12 +408,14 @@ def trace(fun: Callable, flat: Flat, leaves: Sequence[Any] | None = None) -> Tra
         out = fun(*full, **kw, **flat.static_kwargs)
         out_leaves, out_tree = jax.tree_util.tree_flatten(out)
         out_store["tree"] = out_tree
-        return out_leaves
+        out_store["keys"] = tuple(jax.random.key_impl(x) if _is_key(x) else None for x in out_leaves)
+        return [jax.random.key_data(x) if _is_key(x) else x for x in out_leaves]
 
     with inline():  # kiln.jit functions called by `fun` are traced through
         closed = jax.make_jaxpr(flat_fun)(*(flat.leaves if leaves is None else leaves))
     name = getattr(fun, "__name__", "fun")
-    return Traced(closed, normalize_jaxpr_text(str(closed)), out_store["tree"], name)
+    return Traced(closed, normalize_jaxpr_text(str(closed)), out_store["tree"], name,
+                  out_store["keys"])
 
 
 def abstract_leaves(leaves: Sequence[Any]) -> list:
@@ -529,6 +573,7 @@ class Compiled:
     mask: tuple = field(default=(), repr=False)
     others: tuple = field(default=(), repr=False)
     return_jax: bool = False
+    out_keys: tuple = ()  # Traced.out_keys
 
     @staticmethod
     def build(traced: Traced, program: _kiln.Program, options: Options) -> "Compiled":
@@ -547,7 +592,7 @@ class Compiled:
         else:
             function.set_output_tree(traced.out_tree)
         return Compiled(function, traced.out_tree, rewritten,
-                        lowered=Lowered(traced, program, options, []))
+                        lowered=Lowered(traced, program, options, []), out_keys=traced.out_keys)
 
     def as_text(self) -> str:
         """The lax program compiled: after the rules and Kiln's rewrites."""
@@ -574,7 +619,7 @@ class Compiled:
         if any(not _is_array_leaf(x) for x, m in zip(all_leaves, self.mask) if m) or \
                 tuple(map(_leaf_static_key, others)) != tuple(map(_leaf_static_key, self.others)):
             return None
-        return [x for x, m in zip(all_leaves, self.mask) if m]
+        return unwrap_keys([x for x, m in zip(all_leaves, self.mask) if m])[0]
 
     def __call__(self, *args, **kwargs):
         leaves = self._leaves_of(args, kwargs)
@@ -589,8 +634,8 @@ class Compiled:
         out = self.function.call_flat(leaves)
         delete_donated(leaves, self.donate)
         if self.return_jax:
-            return _jax().tree_util.tree_map(to_cpu, out)
-        return out
+            out = _jax().tree_util.tree_map(to_cpu, out)
+        return wrap_keys(out, self.out_tree, self.out_keys)
 
 
 def check_not_deleted(x) -> None:
@@ -715,13 +760,15 @@ class Jitted(_kiln.JitFunction):
         compiled = self._entry(flat)
         out = compiled.function.call_flat([self._host_view(x) for x in leaves])
         donated_jax = delete_donated(leaves, compiled.donate)
+        keys = any(flat.key_impls) or any(k is not None for k in compiled.out_keys)
         if self._return_jax:
-            return _jax().tree_util.tree_map(to_cpu, out)
-        # The C++ path neither reads static arguments nor deletes donated
-        # JAX arrays: such calls stay here.
-        if not kwargs and not self._argspec.static_argnums and not donated_jax:
+            out = _jax().tree_util.tree_map(to_cpu, out)
+        elif not kwargs and not self._argspec.static_argnums and not donated_jax and not keys:
+            # The C++ path neither reads static arguments, nor deletes
+            # donated JAX arrays, nor takes or gives typed keys: such calls
+            # stay here.
             self._register_fast_path(args, compiled)
-        return out
+        return wrap_keys(out, compiled.out_tree, compiled.out_keys)
 
     def _call_traced(self, flat: Flat):
         """A call under a JAX transformation (some leaves are tracers): one
@@ -732,9 +779,10 @@ class Jitted(_kiln.JitFunction):
         if fn is None:
             traced = trace(self._fun, flat, abstract_leaves(flat.leaves))
             fn = _transforms.Fn(traced.closed, self._options, traced.name)
-            fn.out_tree = traced.out_tree
+            fn.out_tree, fn.out_keys = traced.out_tree, traced.out_keys
             fns[flat.key] = fn
-        return _jax().tree_util.tree_unflatten(fn.out_tree, _transforms.call(fn, flat.leaves))
+        out = _jax().tree_util.tree_unflatten(fn.out_tree, _transforms.call(fn, flat.leaves))
+        return wrap_keys(out, fn.out_tree, fn.out_keys)
 
     def _register_fast_path(self, args: tuple, compiled: Compiled) -> None:
         """Lets later calls with this signature take the C++ path: numpy

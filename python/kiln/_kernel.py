@@ -20,7 +20,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import _kiln
-from ._jit import DEFAULT_CACHE, Compiled, Options, _jax, abstract_leaves, flatten, import_traced, trace
+from ._jit import (DEFAULT_CACHE, Compiled, Options, _jax, abstract_leaves, flatten, import_traced,
+                   trace, wrap_keys)
 from ._rules import as_rules
 
 TARGET = "kiln_call"
@@ -57,12 +58,12 @@ class Kernel:
             in_avals = traced.closed.in_avals
             outs = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in traced.closed.out_avals]
             call = jax.ffi.ffi_call(TARGET, outs, vmap_method="sequential")
-            entry = (compiled, in_avals, call, traced.out_tree)
+            entry = (compiled, in_avals, call, traced.out_tree, traced.out_keys)
             self._cache[flat.key] = entry
-        compiled, in_avals, call, out_tree = entry
+        compiled, in_avals, call, out_tree, out_keys = entry
         operands = [jax.numpy.asarray(x, dtype=a.dtype) for x, a in zip(leaves, in_avals)]
         outs = call(*operands, executable=np.int64(compiled.function.address))
-        return jax.tree_util.tree_unflatten(out_tree, outs)
+        return wrap_keys(jax.tree_util.tree_unflatten(out_tree, outs), out_tree, out_keys)
 
 
 def kernel(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), optimize: bool = True,

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Sequence
 from . import _kiln
 from ._jaxpr import hoisted_consts
 from ._jit import (ArgSpec, Options, _jax, abstract_leaves, flatten, import_traced, resolve_argnums,
-                   rewrite_program, trace)
+                   rewrite_program, trace, wrap_keys)
 from ._rules import as_rules
 from ._to_jax import Evaluator
 
@@ -49,7 +49,8 @@ class Rewritten:
         (traced, _, evaluator), leaves = self._entry(args, kwargs)
         inputs = list(traced.closed.consts) + list(leaves) + hoisted_consts(traced.closed)
         outs = evaluator.call("main", inputs)
-        return _jax().tree_util.tree_unflatten(traced.out_tree, outs)
+        return wrap_keys(_jax().tree_util.tree_unflatten(traced.out_tree, outs), traced.out_tree,
+                         traced.out_keys)
 
     def lower(self, *args, **kwargs) -> _kiln.Program:
         """The rewritten lax program for these arguments."""
