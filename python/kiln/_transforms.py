@@ -37,7 +37,7 @@ import numpy as np
 
 from . import _kiln
 from ._jaxpr import normalize_jaxpr_text
-from ._jit import Compiled, Options, Traced, _jax, inline, inlining, to_cpu  # noqa: F401
+from ._jit import Compiled, Options, Traced, _jax, inline, to_cpu
 
 
 class FallbackWarning(UserWarning):
