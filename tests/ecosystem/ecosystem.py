@@ -322,6 +322,32 @@ def first_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {line}"[:400]
 
 
+# Errors that are not an unsupported primitive or dtype, by what they are due
+# to (checked against the jaxprs JAX prints; see docs/ecosystem.md).
+_KNOWN_CAUSES = [
+    (r"expected ',' or '\)', found 'jaxpr\d+'",
+     "importer: a tuple of named jaxprs without commas (cond branches=(jaxpr1 jaxpr2))"),
+    (r"expected an equation or 'in', found ':'",
+     "importer: complex literals (1j:c64[], 0j:c64[])"),
+    (r"use of undefined variable '_'",
+     "importer: '_' (a dropped variable) among a sub-jaxpr's outputs (in (_,))"),
+    (r"update_window_dims must be a tuple",
+     "importer: range(0, 0) in ScatterDimensionNumbers"),
+    (r"'lax.argmin' op operand #0 must be",
+     "argmin/argmax of a bool array"),
+    (r"lhs_dilation \(a transposed convolution\)",
+     "conv_general_dilated: lhs_dilation (transposed convolutions)"),
+    (r"feature_group_count = batch_group_count",
+     "conv_general_dilated: feature_group_count > 1 (grouped, depthwise)"),
+    (r"reduce_window got inconsistent dtypes|reduce_window jvp does not support non-zero"
+     r"|Attempted boolean conversion of traced array",
+     "kiln.jit: Python numbers/bools inside an equinox module are traced "
+     "(eqx.filter_jit keeps them static)"),
+    (r"returned a value of type .* which is not a valid JAX type",
+     "kiln.jit: non-array outputs (eqx.filter_jit returns them)"),
+]
+
+
 def failure_cause(status: str, message: str) -> str:
     """The primitive, dtype or message class that a failure is due to."""
     if status == "mismatch":
@@ -330,6 +356,9 @@ def failure_cause(status: str, message: str) -> str:
         return "timeout"
     if "PRNGKey dtype" in message or re.search(r"key<\w+>", message):
         return "dtype key<fry> (typed PRNG keys)"
+    for pattern, label in _KNOWN_CAUSES:
+        if re.search(pattern, message):
+            return label
     m = re.search(r"unsupported jaxpr primitive '([^']+)'", message)
     if m:
         return f"primitive {m.group(1)}"

@@ -215,14 +215,29 @@ def classify(results, expected: dict[str, str]) -> tuple[list[dict], list[dict]]
     return unexpected, newly
 
 
-def cause_ranking(results) -> list[tuple[str, int, str, list[str]]]:
-    """(cause, programs blocked, an example message, program names), most first."""
+def cause_ranking(results) -> list[tuple[str, int, str, list[str], int]]:
+    """(cause, programs blocked, an example message, program names, programs
+    needing it), most blocked first. A program is blocked by the first error
+    Kiln reports for it; *needing* counts, for an unsupported primitive or
+    dtype, every failing program whose jaxpr has it (what stays blocked until
+    it is supported, whatever else they need)."""
     by = collections.OrderedDict()
     for r in results:
         if r["status"] in FAILING:
             by.setdefault(r["cause"] or r["status"], []).append(r)
+    failing = [r for r in results if r["status"] in FAILING]
+
+    def needing(cause: str, blocked: int) -> int:
+        kind, _, what = cause.partition(" ")
+        if kind == "primitive":
+            return sum(what in (r.get("primitives") or []) for r in failing)
+        if kind == "dtype" and not what.startswith("key"):
+            return sum(what in (r.get("dtypes") or []) for r in failing)
+        return blocked
+
     ranked = sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    return [(c, len(rs), rs[0]["message"], [r["name"] for r in rs]) for c, rs in ranked]
+    return [(c, len(rs), rs[0]["message"], [r["name"] for r in rs], needing(c, len(rs)))
+            for c, rs in ranked]
 
 
 def summary(results) -> dict:
@@ -317,13 +332,15 @@ def write_docs(report: dict, path: Path):
         lines.append(f"| {lib} | {c['programs']} | {c.get('pass', 0)} | {c.get('mismatch', 0)} "
                      f"| {c.get('error', 0)} | {c.get('timeout', 0)} |")
     lines += ["", "### What blocks the failing programs", "",
-              "Each cause (an unsupported primitive or dtype, a wrong result, another",
-              "error) with the number of programs it blocks, most first; a program is",
-              "counted under the first error Kiln reports for it.", "",
-              "| cause | programs | example |", "|---|---|---|"]
-    for cause, count, example, names in cause_ranking(results):
-        ex = example.replace("|", "\\|")[:160]
-        lines.append(f"| {cause.replace('|', '/')} | {count} | `{ex}` ({names[0]}) |")
+              "Each cause (an unsupported primitive or dtype, an importer defect, a",
+              "kiln.jit difference, a wrong result) with the number of programs it",
+              "blocks, most first: a program is counted under the first error Kiln",
+              "reports for it. *Needed by* counts, for a primitive or dtype, every",
+              "failing program whose jaxpr has it.", "",
+              "| cause | blocks | needed by | example (program) |", "|---|---|---|---|"]
+    for cause, count, example, names, need in cause_ranking(results):
+        ex = example.replace("|", "\\|")[:170]
+        lines.append(f"| {cause.replace('|', '/')} | {count} | {need} | `{ex}` ({names[0]}) |")
     lines += ["", "### Failing programs", "",
               "| program | library | status | located error |", "|---|---|---|---|"]
     for r in results:
@@ -371,6 +388,9 @@ def main(argv=None) -> int:
 
     if args.from_json:
         report = json.loads(Path(args.from_json).read_text())
+        for r in report["results"]:  # causes as this version names them
+            if r["status"] == "error":
+                r["cause"] = ecosystem.failure_cause(r["status"], r["message"])
         if args.docs:
             write_docs(report, Path(args.docs))
         if args.write_expected:
@@ -394,8 +414,8 @@ def main(argv=None) -> int:
     report = dict(when=time.strftime("%Y-%m-%d"), jax=jax.__version__,
                   python=sys.version.split()[0], oracle_only=args.oracle_only,
                   summary=summary(results),
-                  causes=[dict(cause=c, programs=n, example=e, names=ns)
-                          for c, n, e, ns in cause_ranking(results)],
+                  causes=[dict(cause=c, programs=n, needed_by=need, example=e, names=ns)
+                          for c, n, e, ns, need in cause_ranking(results)],
                   results=results)
     full = not args.filter and not args.quick
     json_out = args.json or (str(HERE / "report.json") if full and not args.oracle_only else None)
@@ -410,9 +430,9 @@ def main(argv=None) -> int:
     tot = report["summary"]["totals"]
     print("\n" + ", ".join(f"{tot.get(k, 0)} {k}" for k in ("pass",) + FAILING) +
           f" (of {len(results)} programs)")
-    print("\nfailure causes (programs blocked):")
-    for c, n, e, ns in cause_ranking(results):
-        print(f"  {n:3d}  {c}   e.g. {ns[0]}: {e[:150]}")
+    print("\nfailure causes (programs blocked (programs needing it)):")
+    for c, n, e, ns, need in cause_ranking(results):
+        print(f"  {n:3d} ({need:3d})  {c}   e.g. {ns[0]}: {e[:150]}")
     if args.oracle_only:
         return 0 if not tot.get("oracle-error") else 1
     expected = ecosystem.read_expected()

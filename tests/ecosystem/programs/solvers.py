@@ -60,12 +60,15 @@ def optimistix_levenberg_marquardt(t, y):
 
 
 @program("optimistix_bfgs_rosenbrock", "optimistix", args=lambda: (np.array([-1.2, 1.0, 0.5], np.float32),),
-         rtol=1e-3, atol=1e-4, note="optx.minimise with BFGS on a 3-D Rosenbrock function")
+         rtol=1e-3, atol=1e-4,
+         note="optx.minimise with BFGS on a 3-D Rosenbrock function. Not its step count: "
+              "a 1-ulp difference after ~20 steps (rounding) grows along the valley, "
+              "both converge to (1, 1, 1) but in 71 or 76 steps")
 def optimistix_bfgs_rosenbrock(y0):
     def rosen(y, args):
         return jnp.sum(100.0 * (y[1:] - y[:-1] ** 2) ** 2 + (1 - y[:-1]) ** 2)
     sol = optx.minimise(rosen, optx.BFGS(rtol=1e-6, atol=1e-6), y0, max_steps=200, throw=False)
-    return sol.value, sol.stats["num_steps"]
+    return sol.value, sol.result == optx.RESULTS.successful
 
 
 @program("optimistix_fixed_point", "optimistix", args=lambda: (uniform(5, seed=245),),
@@ -243,7 +246,7 @@ def diffrax_tsit5_adaptive(y0, params):
                               stepsize_controller=diffrax.PIDController(rtol=1e-5, atol=1e-5),
                               saveat=diffrax.SaveAt(ts=jnp.linspace(0.0, 10.0, 11)),
                               max_steps=4096, throw=False)
-    return sol.ys, sol.stats["num_steps"]
+    return sol.ys
 
 
 @program("diffrax_dopri5_default_throw", "diffrax", args=_lv_args, rtol=2e-3, atol=2e-3,
