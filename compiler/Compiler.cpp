@@ -33,6 +33,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/DynamicLibrary.h"
@@ -48,6 +49,7 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -287,6 +289,7 @@ struct Executable::Impl {
   std::vector<TensorSpec> inputs, outputs;
   std::string loweredIR;
   CacheOutcome cache;
+  CompilePhaseTimes phases;
 };
 
 Executable::Executable(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -299,6 +302,7 @@ const std::vector<TensorSpec> &Executable::outputs() const {
 }
 const std::string &Executable::loweredIR() const { return impl_->loweredIR; }
 const CacheOutcome &Executable::cacheOutcome() const { return impl_->cache; }
+const CompilePhaseTimes &Executable::phaseTimes() const { return impl_->phases; }
 Target Executable::target() const { return impl_->gpu ? Target::Gpu : Target::Cpu; }
 
 const char *CacheOutcome::kindName() const {
@@ -567,8 +571,18 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
                          /*printAfterOnlyOnChange=*/false);
     }
   };
+  // Wall-clock seconds since `start`, restarting it.
+  auto lap = [](std::chrono::steady_clock::time_point &start) {
+    auto now = std::chrono::steady_clock::now();
+    double s = std::chrono::duration<double>(now - start).count();
+    start = now;
+    return s;
+  };
+  auto phaseStart = std::chrono::steady_clock::now();
   PassManager laxPm(ctx);
   printing(laxPm);
+  (void)applyPassManagerCLOptions(laxPm); // --mlir-timing etc., where a tool registered them
+  applyDefaultTimingPassManagerCLOptions(laxPm);
   if (gpu)
     buildKilnLaxToLinalgForGpu(laxPm, gpuConfig);
   else
@@ -576,9 +590,12 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   if (failed(laxPm.run(*clone)))
     return fail("lowering @" + entry + " to linalg failed");
   addDpsWrapper(*clone, fn);
+  impl->phases.laxToLinalg = lap(phaseStart);
 
   PassManager pm(ctx);
   printing(pm);
+  (void)applyPassManagerCLOptions(pm);
+  applyDefaultTimingPassManagerCLOptions(pm);
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
   if (gpu)
@@ -596,13 +613,18 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
     clone->print(ir);
   }
 
+  impl->phases.toLLVM = lap(phaseStart);
+
   std::string object, why;
   if (!compileToHostObject(*clone, options_.optLevel, options_.fpContract, object, &why))
     return fail("code generation for @" + entry + " failed: " + why);
+  impl->phases.codegen = lap(phaseStart);
   if (cache && !cache->store(key, object, &why))
     impl->cache.notStored = why;
-  if (auto exe = link(std::move(impl), object, why))
+  if (auto exe = link(std::move(impl), object, why)) {
+    exe->impl_->phases.link = lap(phaseStart);
     return exe;
+  }
   return fail(why);
 }
 

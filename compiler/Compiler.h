@@ -127,6 +127,15 @@ struct CacheOutcome {
   std::string describe() const;
 };
 
+/// Seconds each phase of one compile took (wall clock); zero for phases a
+/// cache hit skipped.
+struct CompilePhaseTimes {
+  double laxToLinalg = 0; ///< lax -> linalg/tensor (kiln-lax-to-linalg ...)
+  double toLLVM = 0;      ///< bufferization and linalg -> LLVM dialect
+  double codegen = 0;     ///< LLVM IR, -O<n>, machine code (HostJit)
+  double link = 0;        ///< loading the object, resolving the runtime
+};
+
 class Executable {
 public:
   ~Executable();
@@ -138,6 +147,8 @@ public:
   const std::string &loweredIR() const;
   /// What the compile cache did when this executable was compiled.
   const CacheOutcome &cacheOutcome() const;
+  /// How long each phase of this executable's compile took.
+  const CompilePhaseTimes &phaseTimes() const;
   /// The target it was compiled for.
   Target target() const;
 

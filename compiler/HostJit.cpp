@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/HostJit.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -234,9 +235,21 @@ std::string hostTargetDescription() {
 static std::unique_ptr<llvm::Module> translateForHost(mlir::ModuleOp module,
                                                       llvm::LLVMContext &context,
                                                       llvm::TargetMachine &tm) {
+  // The noalias parameters kiln-outline-large-functions found for its
+  // parts (a discardable attribute, which translation drops).
+  llvm::StringMap<llvm::SmallVector<int64_t>> noaliasParams;
+  module.walk([&](mlir::LLVM::LLVMFuncOp fn) {
+    if (auto params = fn->getAttrOfType<mlir::DenseI64ArrayAttr>("kiln.noalias_params"))
+      noaliasParams[fn.getSymName()].assign(params.asArrayRef().begin(), params.asArrayRef().end());
+  });
   std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(module, context);
   if (!llvmModule)
     return nullptr;
+  for (auto &[name, params] : noaliasParams)
+    if (llvm::Function *fn = llvmModule->getFunction(name))
+      for (int64_t i : params)
+        if (i < int64_t(fn->arg_size()) && fn->getArg(i)->getType()->isPointerTy())
+          fn->addParamAttr(unsigned(i), llvm::Attribute::NoAlias);
   llvmModule->setDataLayout(tm.createDataLayout());
   llvmModule->setTargetTriple(tm.getTargetTriple());
   // Function attributes for the host CPU, so the optimiser's cost models and
@@ -256,6 +269,12 @@ static std::unique_ptr<llvm::Module> translateForHost(mlir::ModuleOp module,
     }
   lowerGlobalCtorsToFunctions(*llvmModule);
   markAllocatorsNoAlias(*llvmModule);
+  // The parts of a large function (kiln-outline-large-functions) stay
+  // functions of their own: inlined back, LLVM would optimize and compile
+  // the one large function the split exists to avoid.
+  for (llvm::Function &f : *llvmModule)
+    if (f.getName().starts_with("__kiln_outlined_"))
+      f.addFnAttr(llvm::Attribute::NoInline);
   return llvmModule;
 }
 

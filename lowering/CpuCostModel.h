@@ -91,6 +91,13 @@ struct CpuCostModel {
   /// even shares (min-parallel-iterations).
   int64_t minParallelIterations = 64;
 
+  //--- kiln-outline-large-functions (OutlineLargeFunctions.cpp) --------------
+  /// Operations (nested ones counted) per outlined part of a large function:
+  /// LLVM's optimizer and code generator take time superlinear in a
+  /// function's size, so a program of thousands of equations compiles as
+  /// parts of about this size (max-ops-per-function); 0 never splits.
+  int64_t maxOpsPerFunction = 400;
+
   //--- kiln-lax-to-linalg's dot_general (DotGeneralToRuntime.cpp) -----------
   /// Smallest contraction (multiply-adds) sent to the runtime GEMM; smaller
   /// ones stay in linalg (runtime-gemm-min-macs).

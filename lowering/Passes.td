@@ -167,6 +167,35 @@ def OneParallelDimension : Pass<"kiln-one-parallel-dimension", "mlir::func::Func
                            "mlir::scf::SCFDialect"];
 }
 
+def OutlineLargeFunctions : Pass<"kiln-outline-large-functions", "mlir::ModuleOp"> {
+  let summary = "Split large bufferized functions into parts called in sequence";
+  let description = [{
+    LLVM's optimizer and code generator take time superlinear in the size
+    of a function (scheduling, register allocation, GVN over one huge
+    block): a program of thousands of equations, lowered to one function,
+    compiled in minutes. A function body of more than twice
+    `max-ops-per-function` operations (nested ones counted) is cut, in
+    order, into runs of top-level operations of about that size; each run
+    becomes a private function `__kiln_outlined_<function>_<k>` called where
+    the run was. Values a run uses from before it are its arguments (a
+    constant is cloned into it instead), values used after it its results.
+    Sound on bufferized code: the calls run the same operations in the same
+    order on the same buffers (memrefs are passed by descriptor, so writes
+    through an argument reach the caller's buffer). Stack allocations of
+    the body (static memref.alloca) move to its start first - the body is
+    one allocation scope, so their lifetime is unchanged - and stay in the
+    caller, passed to the parts that use them. LLVM dialect operations
+    (stack save/restore pairs) are never moved. Run after bufferization,
+    before kiln-parallel-alloca-scopes; the host JIT marks the parts
+    noinline so that LLVM compiles them apart.
+  }];
+  let options = [
+    Option<"maxOpsPerFunction", "max-ops-per-function", "int64_t", /*default=*/"::kiln::lowering::defaultCpuCostModel().maxOpsPerFunction",
+           "Operations per part; 0 never splits">
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 def ParallelAllocaScopes : Pass<"kiln-parallel-alloca-scopes", "mlir::func::FuncOp"> {
   let summary = "Free each scf.parallel iteration's stack allocations at its end";
   let description = [{

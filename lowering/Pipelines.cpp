@@ -151,6 +151,10 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createOneParallelDimension(
       {options.minParallelWork, lowering::defaultCpuCostModel().minParallelIterations}));
+  // A large function is compiled as parts (LLVM's time grows faster than
+  // a function's size): kiln-outline-large-functions{max-ops-per-function}.
+  if (options.maxOpsPerFunction > 0)
+    pm.addPass(createOutlineLargeFunctions({options.maxOpsPerFunction}));
   // The vector-lane tiles of each parallel-scan iteration are freed at its
   // end, whether it runs in parallel or in sequence.
   pm.addNestedPass<func::FuncOp>(createParallelAllocaScopes());

@@ -69,6 +69,7 @@ bool runJit(ModuleOp module, const std::string &entry,
   result.compileSeconds =
       std::chrono::duration<double>(Clock::now() - start).count();
   result.cache = exe->cacheOutcome();
+  result.phases = exe->phaseTimes();
   result.outputSpecs = exe->outputs();
   result.outputs.clear();
   std::vector<BufferView> outs;
@@ -104,8 +105,15 @@ std::string formatTimings(const JitRunResult &r) {
                 r.timings.callOverheadSeconds * 1e6, r.timings.repeat,
                 r.compileSeconds * 1e3);
   std::string text = line;
-  if (r.cache.kind == CacheOutcome::Hit)
+  if (r.cache.kind == CacheOutcome::Hit) {
     text += " (cache hit)";
+  } else {
+    const CompilePhaseTimes &p = r.phases;
+    std::snprintf(line, sizeof(line),
+                  " (to linalg %.1f ms, to LLVM %.1f ms, codegen %.1f ms, link %.1f ms)",
+                  p.laxToLinalg * 1e3, p.toLLVM * 1e3, p.codegen * 1e3, p.link * 1e3);
+    text += line;
+  }
   return text;
 }
 

@@ -42,6 +42,8 @@ struct JitRunResult {
   double compileSeconds = 0;
   /// Executable::cacheOutcome() of the compiled function.
   CacheOutcome cache;
+  /// Executable::phaseTimes() of the compiled function.
+  CompilePhaseTimes phases;
   CallTimings timings; // repeat == 0: not timed
 };
 bool runJit(mlir::ModuleOp module, const std::string &entry,

@@ -26,9 +26,9 @@ func.func @float_only(%a: tensor<4xi32>) {
 
 // -----
 
-func.func @unsupported_element(%a: tensor<4xi16>) {
+func.func @unsupported_element(%a: tensor<4xi4>) {
   // expected-error @+1 {{operand #0 must be statically shaped tensor of}}
-  %0 = lax.neg %a : tensor<4xi16>
+  %0 = lax.neg %a : tensor<4xi4>
   return
 }
 

@@ -27,6 +27,8 @@
 #include "rules/ApplyRules.h"
 #include "rules/PluginLoader.h"
 
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/SymbolTable.h"
@@ -234,6 +236,10 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   if (!registerKilnTool(registry, argc, argv, "kiln-run"))
     return 1;
+  // --mlir-timing and the pass manager's other options, applied to the
+  // compiler's pass managers (Compiler.cpp): per-pass times of a compile.
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
   cl::HideUnrelatedOptions(runCategory);
   cl::ParseCommandLineOptions(argc, argv, "Kiln: run a lax program (LLVM JIT or interpreter)\n");
   // A bound that cannot test is an error: a negative k or slack made every
@@ -338,9 +344,12 @@ int main(int argc, char **argv) {
             // e6: formatv's default for doubles is two decimals, which
             // turned every sub-10 ms time into 0.00.
             "{{\"min_s\": {0:e6}, \"median_s\": {1:e6}, \"call_overhead_s\": {2:e6}, "
-            "\"repeat\": {3}, \"compile_s\": {4:e6}, \"cache\": \"{5}\"}\n",
+            "\"repeat\": {3}, \"compile_s\": {4:e6}, \"cache\": \"{5}\", "
+            "\"phases_s\": {{\"to_linalg\": {6:e6}, \"to_llvm\": {7:e6}, \"codegen\": {8:e6}, "
+            "\"link\": {9:e6}}}\n",
             jit.timings.minSeconds, jit.timings.medianSeconds, jit.timings.callOverheadSeconds,
-            jit.timings.repeat, jit.compileSeconds, jit.cache.kindName());
+            jit.timings.repeat, jit.compileSeconds, jit.cache.kindName(), jit.phases.laxToLinalg,
+            jit.phases.toLLVM, jit.phases.codegen, jit.phases.link);
       else
         llvm::outs() << formatTimings(jit) << "\n";
     }
