@@ -307,6 +307,17 @@ EmitResult emitIota(PrimitiveEmitter &e) {
       IotaOp::create(e.b, e.loc, RankedTensorType::get(*shape, *dtype), *dim));
 }
 
+/// empty2[dtype memory_space]: a rank-0 array whose contents are
+/// unspecified (JAX's zeros for an unused cotangent); JAX lowers it to a
+/// zero constant, and so does Kiln, so results agree bit for bit.
+EmitResult emitEmpty(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(0, 0);
+  FailureOr<Type> dtype = e.builder.dtypeParam(e.eqn, "dtype", /*optional=*/false);
+  if (failed(x) || failed(dtype))
+    return failure();
+  return e.finish(ConstantOp::create(e.b, e.loc, RankedTensorType::get({}, *dtype), 0.0));
+}
+
 EmitResult emitConvertElementType(PrimitiveEmitter &e) {
   EmitResult x = e.operands(1, 1);
   FailureOr<Type> dtype =
@@ -336,6 +347,7 @@ void kiln::jaxpr::registerShapePrimitives(PrimitiveTable &table) {
       {"stack", emitStack},
       {"pad", emitPad},
       {"iota", emitIota},
+      {"empty2", emitEmpty},
       {"convert_element_type", emitConvertElementType},
   });
 }

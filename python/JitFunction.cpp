@@ -55,6 +55,20 @@ bool isExactArray(PyObject *a, int typenum, llvm::ArrayRef<npy_intp> dims) {
          std::equal(dims.begin(), dims.end(), PyArray_DIMS(arr));
 }
 
+/// Whether `a.is_deleted()` is true (a JAX array; an error counts as
+/// deleted, so that the call takes the Python path and reports it).
+bool isDeletedJaxArray(PyObject *a) {
+  static PyObject *name = PyUnicode_InternFromString("is_deleted");
+  PyObject *r = PyObject_CallMethodNoArgs(a, name);
+  if (!r) {
+    PyErr_Clear();
+    return true;
+  }
+  bool deleted = r == Py_True;
+  Py_DECREF(r);
+  return deleted;
+}
+
 /// One node of a Tree argument, in the order JAX flattens it (a dict's
 /// keys sorted), with the free input each leaf fills.
 struct TreeNode {
@@ -103,7 +117,9 @@ struct TreeNode {
     case None:
       return a == Py_None;
     case HeldLeaf:
-      if (a != held.ptr())
+      // A JAX array deleted since (`.delete()`, donation) goes back to
+      // Python, which raises JAX's error; the converted copy is stale.
+      if (a != held.ptr() || isDeletedJaxArray(a))
         return false;
       free[input] = data;
       return true;

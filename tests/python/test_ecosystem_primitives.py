@@ -47,3 +47,19 @@ def test_random_seed_from_int64():
         np.testing.assert_array_equal(kiln.jit(f, cache_dir=None)(s), np.asarray(jax.jit(f)(s)))
     finally:
         jax.config.update("jax_enable_x64", False)
+
+
+def test_empty2_in_the_gradient_of_a_cond():
+    # The transpose of a cond's JVP makes the untaken branch's cotangents
+    # with empty2 (a zero scalar broadcast).
+    from jax import lax
+
+    def f(x, y):
+        return lax.cond(x.sum() > 0, lambda a, b: jnp.sin(a) * b, lambda a, b: a * 2.0, x, y).sum()
+
+    g = jax.grad(f, argnums=(0, 1))
+    assert "empty2" in str(jax.make_jaxpr(g)(jnp.ones(3), jnp.ones(3)))
+    for shift in (0.5, -2.0):  # both branches
+        x = (np.linspace(-1, 1, 3) + shift).astype(np.float32)
+        for got, want in zip(kiln.jit(g, cache_dir=None)(x, x), jax.jit(g)(x, x)):
+            np.testing.assert_allclose(got, np.asarray(want), rtol=1e-6, atol=1e-6)

@@ -223,8 +223,6 @@ def test_deleted_array_inside_a_pytree_raises_as_jax(cache_dir, wrap):
     same_error(lambda: jax.jit(fun)(tree, x), lambda: kf(tree, x))
 
 
-@pytest.mark.xfail(strict=True, reason="needs C++: JitFunction's pinned and tree signatures read "
-                   "their converted copy of a JAX array without asking whether it was deleted")
 def test_deleted_array_in_a_pytree_on_the_cpp_path(cache_dir):
     kf = kiln.jit(lambda p, x: p["w"] * x, cache_dir=cache_dir)
     params, x = {"w": jnp.ones(3)}, np.ones(3, np.float32)
