@@ -49,13 +49,6 @@ struct ThreefryBuilder {
     Value right = ShiftRightLogicalOp::create(e.b, e.loc, type, x, cst(32 - d));
     return OrOp::create(e.b, e.loc, type, left, right);
   }
-  /// A scalar ui32 broadcast to the counters' shape.
-  Value broadcast(Value scalar) {
-    if (type.getRank() == 0)
-      return scalar;
-    return BroadcastInDimOp::create(e.b, e.loc, scalar, type.getShape(), ArrayRef<int64_t>{});
-  }
-
   /// Threefry-2x32, 20 rounds, on counters (x0, x1) under key (k0, k1).
   std::pair<Value, Value> hash(Value k0, Value k1, Value x0, Value x1) {
     static constexpr uint32_t rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
@@ -74,42 +67,65 @@ struct ThreefryBuilder {
   }
 };
 
-/// The key's two words as scalars: a key<fry>[] is ui32[2].
+/// The two words of each key of a key array key<fry>[B] (ui32[B, 2]), as
+/// ui32[B] arrays (rank 0 for a single key).
 FailureOr<std::pair<Value, Value>> keyWords(PrimitiveEmitter &e, Value key) {
   auto type = cast<RankedTensorType>(key.getType());
-  if (type.getShape() != ArrayRef<int64_t>{2} || !type.getElementType().isUnsignedInteger(32))
+  if (type.getRank() < 1 || type.getShape().back() != 2 ||
+      !type.getElementType().isUnsignedInteger(32))
     return e.builder.emitError(e.eqn.primitiveLoc)
-           << "'" << e.primitive() << "' supports a single threefry key (key<fry>[]), got "
+           << "'" << e.primitive() << "' takes threefry keys (key<fry>[...], u32[..., 2]), got "
            << JaxprBuilder::formatType(type);
+  ArrayRef<int64_t> batch = type.getShape().drop_back();
+  int64_t rank = type.getRank();
   Value words[2];
-  auto scalar = RankedTensorType::get({}, type.getElementType());
+  auto wordsType = RankedTensorType::get(batch, type.getElementType());
   for (int64_t i = 0; i < 2; ++i) {
-    Operation *slice = SliceOp::create(e.b, e.loc, e.placeholder, key, SmallVector<int64_t>{i},
-                                       SmallVector<int64_t>{i + 1}, SmallVector<int64_t>{1});
+    SmallVector<int64_t> start(rank, 0), limit(type.getShape()), strides(rank, 1);
+    start.back() = i;
+    limit.back() = i + 1;
+    Operation *slice = SliceOp::create(e.b, e.loc, e.placeholder, key, start, limit, strides);
     if (failed(e.builder.finishOp(slice)))
       return failure();
-    words[i] = ReshapeOp::create(e.b, e.loc, scalar, slice->getResult(0));
+    words[i] = ReshapeOp::create(e.b, e.loc, wordsType, slice->getResult(0));
   }
   return std::make_pair(words[0], words[1]);
 }
 
-/// threefry2x32(key, iota(shape)): the two output words for each element.
+/// threefry2x32(key, iota(shape)) for each key of a key array of shape B:
+/// the two output words, of shape B + shape (jax.vmap of the single-key
+/// hash: every key hashes the same counters).
 FailureOr<std::pair<Value, Value>> hashCounters(PrimitiveEmitter &e, Value key,
                                                 ArrayRef<int64_t> shape) {
   FailureOr<std::pair<Value, Value>> k = keyWords(e, key);
   if (failed(k))
     return failure();
+  auto batch = cast<RankedTensorType>(k->first.getType()).getShape();
   auto ui32 = IntegerType::get(e.b.getContext(), 32, IntegerType::Unsigned);
-  ThreefryBuilder t{e, RankedTensorType::get(shape, ui32)};
-  int64_t count = t.type.getNumElements();
+  SmallVector<int64_t> full(batch);
+  full.append(shape.begin(), shape.end());
+  ThreefryBuilder t{e, RankedTensorType::get(full, ui32)};
+  int64_t count = RankedTensorType::get(shape, ui32).getNumElements();
   if (count > (int64_t(1) << 32))
     return e.builder.emitError(e.eqn.primitiveLoc)
-           << "'" << e.primitive() << "' of more than 2^32 values is not supported";
+           << "'" << e.primitive() << "' of more than 2^32 values per key is not supported";
   // The high words of the counters are 0 below 2^32 elements.
   Value hi = t.cst(0);
   Value lo = IotaOp::create(e.b, e.loc, RankedTensorType::get({count}, ui32), 0);
-  lo = ReshapeOp::create(e.b, e.loc, t.type, lo);
-  return t.hash(t.broadcast(k->first), t.broadcast(k->second), hi, lo);
+  lo = ReshapeOp::create(e.b, e.loc, RankedTensorType::get(shape, ui32), lo);
+  // The counters along the trailing dimensions, the key words along the
+  // leading (batch) ones.
+  auto dims = [](int64_t from, int64_t n) {
+    return llvm::to_vector(llvm::seq<int64_t>(from, from + n));
+  };
+  int64_t b = batch.size(), s = shape.size();
+  auto spread = [&](Value v, ArrayRef<int64_t> into) -> Value {
+    if (cast<RankedTensorType>(v.getType()).getShape() == ArrayRef<int64_t>(full))
+      return v;
+    return BroadcastInDimOp::create(e.b, e.loc, v, full, into);
+  };
+  return t.hash(spread(k->first, dims(0, b)), spread(k->second, dims(0, b)), hi,
+                spread(lo, dims(b, s)));
 }
 
 EmitResult emitRandomWrap(PrimitiveEmitter &e) { return e.operands(1, 1); }
@@ -140,7 +156,7 @@ EmitResult emitRandomSplit(PrimitiveEmitter &e) {
   FailureOr<std::pair<Value, Value>> words = hashCounters(e, (*x)[0], *shape);
   if (failed(words))
     return failure();
-  int64_t rank = shape->size();
+  int64_t rank = cast<RankedTensorType>(words->first.getType()).getRank();
   SmallVector<Value> halves;
   for (Value w : {words->first, words->second}) {
     Operation *expanded =
@@ -222,6 +238,9 @@ EmitResult emitRandomFoldIn(PrimitiveEmitter &e) {
   FailureOr<std::pair<Value, Value>> d = seedWords(e, (*x)[1]);
   if (failed(k) || failed(d))
     return failure();
+  if (cast<RankedTensorType>(k->first.getType()).getRank() != 0)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'random_fold_in' of a key array is not supported (a single key, key<fry>[])";
   auto ui32 = IntegerType::get(e.b.getContext(), 32, IntegerType::Unsigned);
   ThreefryBuilder t{e, RankedTensorType::get({}, ui32)};
   auto [y0, y1] = t.hash(k->first, k->second, d->first, d->second);

@@ -63,3 +63,21 @@ def test_empty2_in_the_gradient_of_a_cond():
         x = (np.linspace(-1, 1, 3) + shift).astype(np.float32)
         for got, want in zip(kiln.jit(g, cache_dir=None)(x, x), jax.jit(g)(x, x)):
             np.testing.assert_allclose(got, np.asarray(want), rtol=1e-6, atol=1e-6)
+
+
+def test_random_bits_and_split_on_key_arrays():
+    # jax.vmap over keys: random_bits / random_split on key<fry>[B] (each key
+    # hashes the same counters), bit for bit; normal draws through erf_inv.
+    def f(keys):
+        return (jax.vmap(lambda k: jax.random.split(k, 3))(keys),
+                jax.vmap(jax.vmap(lambda k: jax.random.bits(k, (3,))))(keys.reshape(2, 2, 2)),
+                jax.vmap(lambda k: jax.random.normal(k, (2, 5)))(keys))
+
+    keys = jax.random.split(jax.random.PRNGKey(0), 4)
+    text = str(jax.make_jaxpr(f)(keys))
+    assert "random_split" in text and "key<fry>[4]" in text
+    got = kiln.jit(f, cache_dir=None)(np.asarray(keys))
+    want = jax.jit(f)(keys)
+    np.testing.assert_array_equal(got[0], np.asarray(want[0]))
+    np.testing.assert_array_equal(got[1], np.asarray(want[1]))
+    np.testing.assert_allclose(got[2], np.asarray(want[2]), rtol=1e-6, atol=1e-6)
