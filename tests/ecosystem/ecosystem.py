@@ -316,10 +316,14 @@ def compare(got, want, rtol: float, atol: float) -> tuple[bool, float | None, fl
 _LOC = re.compile(r"^\S+?:\d+:\d+: error: ")
 
 
+REPO = HERE.parent.parent
+
+
 def first_line(e: BaseException) -> str:
+    """``Type: first line of the message``, paths relative to the repository."""
     text = str(e).strip()
     line = text.splitlines()[0] if text else ""
-    return f"{type(e).__name__}: {line}"[:400]
+    return f"{type(e).__name__}: {line}".replace(f"{REPO}/", "")[:400]
 
 
 # Errors that are not an unsupported primitive or dtype, by what they are due
