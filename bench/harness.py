@@ -327,12 +327,17 @@ def main():
     parser.add_argument("--build", default=str(ROOT / "build"))
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller W2")
     parser.add_argument("--only", default="",
-                        help="comma-separated workloads (W1..W4, COMPILE, RULES)")
+                        help="comma-separated workloads (W1..W4, COMPILE, COMPILE_SCALING, "
+                             "RULES)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=None,
                         help="run the workloads this many times in turn and pool each row's "
                              "samples, so that a slow stretch of a shared machine falls on "
                              "every peer alike (default 3, --quick 1)")
+    parser.add_argument("--compile-timeout", type=float, default=None,
+                        help="COMPILE_SCALING: seconds one compile may take, Kiln's or XLA's; "
+                             "the family's larger sizes are then skipped (default 300, "
+                             "--quick 120)")
     parser.add_argument("--keep-tmp", action="store_true",
                         help="keep the scratch directory (inputs as .npy, programs, outputs) "
                              "and print its path; by default it is removed at the end")
@@ -372,6 +377,8 @@ def run_all(bench, args):
             fn(bench)
     if not only or "COMPILE" in only:
         compile_times(bench)
+    if not only or "COMPILE_SCALING" in only:
+        compile_scaling(bench)
     if not only or "RULES" in only:
         rules_scale(bench)
 
@@ -445,6 +452,34 @@ def compile_times(bench):
         print(text, flush=True)
 
 
+def compile_scaling(bench):
+    """Compile time against program size (bench/compile_scaling.py): Kiln's
+    cold compile (kiln-run, process CPU and its phases) beside jax.jit's first
+    call in a fresh process, program families at growing sizes."""
+    import compile_scaling as cs
+    print("\nCompile scaling: kiln-run --no-cache (process CPU, phases) vs jax.jit's first call "
+          "(CPU, fresh process, no persistent cache), per program size", flush=True)
+    if not bench.jax_available():
+        print(f"  skipped: no python with jax at {bench.jax_python} (it writes the jaxprs)")
+        return
+    if not (bench.bin / "kiln-run").exists():
+        print(f"  skipped: no {bench.bin / 'kiln-run'}")
+        return
+    quick = bench.args.quick
+    timeout = getattr(bench.args, "compile_timeout", None) or (120.0 if quick else 300.0)
+    env = dict(os.environ, **xla_env(bench.args.threads))
+    rows = []
+    try:
+        for row in cs.measure(bench.bin / "kiln-run", bench.jax_python, env, quick=quick,
+                              timeout=timeout, log=lambda line: print(line, flush=True)):
+            rows.append(cs.flat_row(row))
+    except Exception as e:  # the rows measured so far are still reported
+        print(f"  stopped: {str(e).splitlines()[0] if str(e) else e!r}")
+    bench.scaling_rows = rows
+    for line in cs.format_growth_lines(rows):
+        print(line)
+
+
 def rules_scale(bench):
     """The rule engine at scale (bench/rules_scale.py): YAML rules compiled to
     PDL against the same rewrites as C++ patterns, growing module sizes."""
@@ -505,6 +540,9 @@ def report(bench, args, outdir=None):
              "construction (W3 large: 32 MiB); the hand-fused one keeps nothing."],
             ["workload", "peer", "peak heap"], ["workload", "peer", "bytes"], bench.memory_rows,
             lambda r: [r[0], r[1], fmt_bytes(r[2])]))
+    if getattr(bench, "scaling_rows", None):
+        import compile_scaling as cs
+        tables += cs.tables(bench.scaling_rows, args)
     if getattr(bench, "rules_rows", None):
         tables.append(Table(
             "rules_scale", "Rule engine scale: YAML rules vs C++ patterns",

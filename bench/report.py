@@ -132,6 +132,12 @@ def write_console_json_chart(groups, results, args, outdir, tables):
     for table in tables:
         payload[table.key] = [dict(zip(table.keys, row)) for row in table.rows]
     (outdir / "latest.json").write_text(json.dumps(payload, indent=1))
+    for table in tables:  # the tables with a chart of their own (compile scaling)
+        if table.chart and table.rows:
+            if table.chart(table.rows, outdir / table.chart_name):
+                print(f"wrote {outdir / table.chart_name}")
+            else:
+                print(f"no matplotlib: no {table.chart_name}")
     if not groups:  # only the tables (--only COMPILE,RULES): no chart
         print(f"wrote {outdir / 'latest.json'}")
         return
@@ -196,11 +202,15 @@ def compile_chart(ax, rows, colors):
 
 class Table:
     """Rows of raw values (`keys` name them in the JSON) and how each row
-    reads as text cells under `columns`."""
+    reads as text cells under `columns`. `chart(rows, path)`: draws the rows
+    into a PNG of their own, `chart_name` in the results directory (returns
+    False without matplotlib)."""
 
-    def __init__(self, key, title, intro, columns, keys, rows, format_row):
+    def __init__(self, key, title, intro, columns, keys, rows, format_row, chart=None,
+                 chart_name=None):
         self.key, self.title, self.intro = key, title, intro
         self.columns, self.keys, self.rows, self.format_row = columns, keys, rows, format_row
+        self.chart, self.chart_name = chart, chart_name
 
     def cells(self):
         return [self.format_row(row) for row in self.rows]

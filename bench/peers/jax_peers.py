@@ -16,7 +16,10 @@ is created, so they cannot change inside one process):
         the first jitted call, blocking on its result, after `import jax`
         and the backend's start. With --cache-dir, jax's persistent
         compilation cache in DIR (empty: cold, the entry is written; filled
-        by an earlier process: warm). Prints one JSON line.
+        by an earlier process: warm); without, no persistent cache. Prints
+        one JSON line: first_s (wall), first_cpu_s (the process's CPU time
+        during the call, every thread), steady_s. PROGRAM is a seed's name
+        or scaling:FAMILY:SIZE, a program of bench/compile_scaling.py.
 
 The programs are the seeds' own code, tests/jax/programs/seeds.py, taken from
 that file's source definition by definition (`load_seeds`): importing the
@@ -297,6 +300,13 @@ def first_call_program(name):
         shapes = [(64, 4), (64,), (64, 64), (64,), (2, 64), (2,)]
         model = eqx_model(s, *(normal(*sh) * 0.3 for sh in shapes))
         return s["f_eqx"][1], [normal(4), model]
+    if name.startswith("scaling:"):  # bench/compile_scaling.py's FAMILY:SIZE
+        import jax
+        sys.path.insert(0, str(ROOT / "bench"))
+        import compile_scaling
+        _, family, size = name.split(":")
+        fn, shapes = compile_scaling.build(family, int(size))
+        return jax.jit(fn), [rng.uniform(-1, 1, s).astype(np.float32) for s in shapes]
     raise KeyError(f"unknown program {name!r}")
 
 
@@ -317,15 +327,16 @@ def first_call(args):
     jax.devices()  # the backend's start is not the program's
     inputs = [jax.device_put(x) if isinstance(x, np.ndarray) else x for x in inputs]
     jax.block_until_ready(inputs)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     jax.block_until_ready(fn(*inputs))
-    first = time.perf_counter() - t0
+    first, first_cpu = time.perf_counter() - t0, time.process_time() - c0
     steady = []
     for _ in range(5):
         t0 = time.perf_counter()
         jax.block_until_ready(fn(*inputs))
         steady.append(time.perf_counter() - t0)
-    answers.write(json.dumps({"first_s": first, "steady_s": sorted(steady)[2],
+    answers.write(json.dumps({"first_s": first, "first_cpu_s": first_cpu,
+                              "steady_s": sorted(steady)[2],
                               "threads": xla_pool_threads()}) + "\n")
 
 
