@@ -10,6 +10,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -94,6 +95,37 @@ LogicalResult ReshapeOp::verify() {
   if (in.getNumElements() != out.getNumElements())
     return emitOpError("operand has ") << in.getNumElements()
            << " elements but the result has " << out.getNumElements();
+  return success();
+}
+
+/// Checks that `type` is a batch of square matrices.
+static LogicalResult verifySquareMatrices(Operation *op, RankedTensorType type, StringRef what) {
+  if (type.getRank() < 2 || type.getDimSize(type.getRank() - 1) != type.getDimSize(type.getRank() - 2))
+    return op->emitOpError() << "expects " << what
+                             << " to be square matrices (rank >= 2, the last two dimensions "
+                                "equal), got "
+                             << type;
+  return success();
+}
+
+LogicalResult CholeskyOp::verify() {
+  return verifySquareMatrices(*this, getType(), "the operand");
+}
+
+LogicalResult TriangularSolveOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType());
+  auto b = cast<RankedTensorType>(getB().getType());
+  if (failed(verifySquareMatrices(*this, a, "a")))
+    return failure();
+  int64_t rank = a.getRank();
+  if (b.getRank() != rank || a.getShape().drop_back(2) != b.getShape().drop_back(2))
+    return emitOpError() << "expects b to have a's rank and batch dimensions, got " << a
+                         << " and " << b;
+  int64_t m = a.getDimSize(rank - 1);
+  int64_t bm = getLeftSide() ? b.getDimSize(rank - 2) : b.getDimSize(rank - 1);
+  if (bm != m)
+    return emitOpError() << "expects b's " << (getLeftSide() ? "rows" : "columns") << " (" << bm
+                         << ") to match a's size " << m << (getLeftSide() ? " (left_side)" : "");
   return success();
 }
 

@@ -464,6 +464,48 @@ def Lax_ArgMinOp : Lax_ArgReduceOp<"argmin">;
 // slices are not forwarded values, so analyses see them as unknown inputs.
 // A scan always ends (after `length` steps), so it may be speculated when its
 // body may (RecursivelySpeculatable, as scf.if; unlike lax.while).
+//===----------------------------------------------------------------------===//
+// Linear algebra (jax.lax.linalg); CPU: runtime/cpu's loops
+//===----------------------------------------------------------------------===//
+
+def Lax_CholeskyOp : Lax_Op<"cholesky", [Pure, SameOperandsAndResultType]> {
+  let summary = "Cholesky factor of symmetric positive definite matrices (jaxpr `cholesky`)";
+  let description = [{
+    For each matrix A of the operand's two trailing dimensions (square),
+    the lower triangle and diagonal of the result are the lower-triangular
+    L with A = L L^T, computed from A's lower triangle; the strict upper
+    triangle is A's, untouched (what LAPACK's potrf leaves; `jnp.linalg.
+    cholesky` zeroes it after the primitive). Where A is not positive
+    definite (a pivot <= 0 or NaN), every element of that result is NaN,
+    as JAX returns it.
+  }];
+  let arguments = (ins Lax_FloatTensor:$operand);
+  let results = (outs Lax_FloatTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Lax_TriangularSolveOp : Lax_Op<"triangular_solve",
+    [Pure, AllTypesMatch<["b", "result"]>, AllElementTypesMatch<["a", "b"]>]> {
+  let summary = "solve a triangular system (jaxpr `triangular_solve[...]`)";
+  let description = [{
+    For each matrix a of `a`'s two trailing dimensions (square, m x m) and
+    the matching b: x with op(a) x = b (`left_side`, b is m x n) or
+    x op(a) = b (b is n x m), where op(a) is a or its transpose
+    (`transpose_a`) and only a's lower (`lower`) or upper triangle is read;
+    with `unit_diagonal` the diagonal is taken as ones. Leading (batch)
+    dimensions of a and b are equal. (`conjugate_a` has no effect on real
+    types, the only ones lax has.)
+  }];
+  let arguments = (ins Lax_FloatTensor:$a, Lax_FloatTensor:$b, BoolAttr:$left_side,
+                       BoolAttr:$lower, BoolAttr:$transpose_a, BoolAttr:$unit_diagonal);
+  let results = (outs Lax_FloatTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b attr-dict `:` type($a) `,` type($b)
+  }];
+  let hasVerifier = 1;
+}
+
 def Lax_ScanOp : Lax_Op<"scan", [RecursiveMemoryEffects, RecursivelySpeculatable,
     SingleBlockImplicitTerminator<"YieldOp">,
     DeclareOpInterfaceMethods<RegionBranchOpInterface,

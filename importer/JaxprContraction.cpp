@@ -1,6 +1,7 @@
 //===- JaxprContraction.cpp - contraction primitives ----------------------===//
 //
-// dot_general.
+// dot_general; the linear algebra of jax.lax.linalg (cholesky,
+// triangular_solve).
 //
 //===----------------------------------------------------------------------===//
 #include "importer/JaxprPrimitives.h"
@@ -53,10 +54,37 @@ EmitResult emitDotGeneral(PrimitiveEmitter &e) {
                                        d[0], d[1], d[2], d[3], preferredAttr));
 }
 
+/// cholesky x (jnp.linalg.cholesky symmetrizes before and zeroes the
+/// upper triangle after, as separate equations).
+EmitResult emitCholesky(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  if (failed(x))
+    return failure();
+  return e.finish(CholeskyOp::create(e.b, e.loc, (*x)[0].getType(), (*x)[0]));
+}
+
+/// triangular_solve[left_side lower transpose_a conjugate_a unit_diagonal] a b.
+EmitResult emitTriangularSolve(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(2, 2);
+  FailureOr<bool> leftSide = e.builder.boolParam(e.eqn, "left_side", false);
+  FailureOr<bool> lower = e.builder.boolParam(e.eqn, "lower", false);
+  FailureOr<bool> transposeA = e.builder.boolParam(e.eqn, "transpose_a", false);
+  FailureOr<bool> unitDiagonal = e.builder.boolParam(e.eqn, "unit_diagonal", false);
+  // conjugate_a: no effect on the real types lax has.
+  FailureOr<bool> conjugateA = e.builder.boolParam(e.eqn, "conjugate_a", false);
+  if (failed(x) || failed(leftSide) || failed(lower) || failed(transposeA) ||
+      failed(unitDiagonal) || failed(conjugateA))
+    return failure();
+  return e.finish(TriangularSolveOp::create(e.b, e.loc, (*x)[1].getType(), (*x)[0], (*x)[1],
+                                            *leftSide, *lower, *transposeA, *unitDiagonal));
+}
+
 } // namespace
 
 void kiln::jaxpr::registerContractionPrimitives(PrimitiveTable &table) {
   addPrimitives(table, {
       {"dot_general", emitDotGeneral},
+      {"cholesky", emitCholesky},
+      {"triangular_solve", emitTriangularSolve},
   });
 }

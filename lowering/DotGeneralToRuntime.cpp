@@ -92,19 +92,6 @@ Value gemmOperand(ConversionPatternRewriter &rewriter, Location loc, Value v,
 
 /// The 3-D operand tensor `v` as the runtime's buffer (a dynamic strided
 /// memref: the runtime reads the strides from the descriptor).
-Value gemmBuffer(ConversionPatternRewriter &rewriter, Location loc, Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  auto layout = StridedLayoutAttr::get(
-      rewriter.getContext(), ShapedType::kDynamic,
-      {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic});
-  auto mt = MemRefType::get(t.getShape(), t.getElementType(), layout);
-  Value m = bufferReadHere(rewriter, loc, mt, v);
-  auto dyn = MemRefType::get(
-      {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic},
-      t.getElementType(), layout);
-  return memref::CastOp::create(rewriter, loc, dyn, m);
-}
-
 struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
   DotGeneralRuntimePattern(MLIRContext *ctx, int64_t minMacs)
       : OpConversionPattern(ctx, /*benefit=*/2), minMacs(minMacs) {}
@@ -166,8 +153,8 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
     // tests/lowering/runtime-gemm-operands.mlir). With both to_buffer ops
     // after both writes, sharing is a read-after-write conflict and the
     // analysis keeps the buffers apart.
-    Value a = gemmBuffer(rewriter, loc, lhs3);
-    Value b = gemmBuffer(rewriter, loc, rhs3);
+    Value a = runtimeBuffer3(rewriter, loc, lhs3);
+    Value b = runtimeBuffer3(rewriter, loc, rhs3);
     auto cType = MemRefType::get({B, M, N}, elt);
     Value c = memref::AllocOp::create(rewriter, loc, cType);
 
@@ -178,13 +165,7 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
     Type i64 = rewriter.getI64Type();
     auto dyn3 = cast<MemRefType>(a.getType());
     auto fnType = rewriter.getFunctionType({dyn3, dyn3, dyn3, i64, i64}, {});
-    if (!module.lookupSymbol<func::FuncOp>(name)) {
-      OpBuilder::InsertionGuard g(rewriter);
-      rewriter.setInsertionPointToStart(module.getBody());
-      auto fn = func::FuncOp::create(rewriter, loc, name, fnType);
-      fn.setPrivate();
-      fn->setAttr("llvm.emit_c_interface", rewriter.getUnitAttr());
-    }
+    declareRuntimeFunction(rewriter, module, name, fnType);
     Value cDyn = memref::CastOp::create(rewriter, loc, dyn3, c);
     Value ta = arith::ConstantIntOp::create(rewriter, loc, i64, transA);
     Value tb = arith::ConstantIntOp::create(rewriter, loc, i64, transB);

@@ -85,6 +85,7 @@ struct LaxToLinalgPass : kiln::impl::LaxToLinalgBase<LaxToLinalgPass> {
     kiln::lowering::populateScanPatterns(patterns, converter);
     kiln::lowering::populateControlFlowPatterns(patterns, converter);
     kiln::lowering::populateIndexingPatterns(patterns);
+    kiln::lowering::populateDecompositionPatterns(patterns);
     kiln::lowering::populateDotGeneralPatterns(patterns, useRuntimeGemm,
                                                runtimeGemmMinMacs);
 

@@ -32,6 +32,10 @@ void populateScanPatterns(mlir::RewritePatternSet &patterns,
 void populateDotGeneralPatterns(mlir::RewritePatternSet &patterns,
                                 bool useRuntimeGemm, int64_t minMacs);
 
+/// lax.cholesky and lax.triangular_solve as calls of the CPU runtime's
+/// loops (f32, f64).
+void populateDecompositionPatterns(mlir::RewritePatternSet &patterns);
+
 /// The linalg.generic fallback for every dot_general (benefit 1).
 void populateDotGeneralGenericPattern(mlir::RewritePatternSet &patterns);
 
@@ -68,6 +72,15 @@ mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
 /// nothing merges it with another and its read stays here.
 mlir::Value bufferReadHere(mlir::OpBuilder &b, mlir::Location loc, mlir::MemRefType type,
                            mlir::Value tensor);
+
+/// bufferReadHere of a rank-3 tensor, as a memref of dynamic sizes and
+/// strides: the argument of the runtime's `KilnMemRef3` functions.
+mlir::Value runtimeBuffer3(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor);
+/// `name` declared private in `module` with `type`, once, with the C
+/// interface (memref descriptors passed by pointer), so that the runtime
+/// needs no MLIR headers.
+void declareRuntimeFunction(mlir::OpBuilder &b, mlir::ModuleOp module, llvm::StringRef name,
+                            mlir::FunctionType type);
 
 /// Whether the lowering handles element type `t` (ints, floats).
 bool isSupportedElement(mlir::Type t);

@@ -11,6 +11,8 @@
 #include "dialect/LaxOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -40,6 +42,29 @@ Value bufferReadHere(OpBuilder &b, Location loc, MemRefType type, Value tensor) 
   auto toBuffer = bufferization::ToBufferOp::create(b, loc, type, tensor, /*read_only=*/true);
   toBuffer->setAttr("kiln.read_point", b.getI64IntegerAttr(int64_t(nextReadPoint++)));
   return toBuffer;
+}
+
+Value runtimeBuffer3(OpBuilder &b, Location loc, Value tensor) {
+  auto t = cast<RankedTensorType>(tensor.getType());
+  auto layout = StridedLayoutAttr::get(
+      b.getContext(), ShapedType::kDynamic,
+      {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic});
+  Value m = bufferReadHere(b, loc, MemRefType::get(t.getShape(), t.getElementType(), layout),
+                           tensor);
+  auto dynamic = MemRefType::get(
+      {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic}, t.getElementType(),
+      layout);
+  return memref::CastOp::create(b, loc, dynamic, m);
+}
+
+void declareRuntimeFunction(OpBuilder &b, ModuleOp module, StringRef name, FunctionType type) {
+  if (module.lookupSymbol<func::FuncOp>(name))
+    return;
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
+  fn.setPrivate();
+  fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
 }
 
 LogicalResult replaceByEmptyResults(Operation *op, ConversionPatternRewriter &rewriter) {

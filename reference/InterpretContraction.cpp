@@ -400,6 +400,94 @@ Tensor argReduce(const Evaluator &ev, Operation *op, const Tensor &x, int64_t ax
 
 } // namespace
 
+namespace {
+
+/// lax.cholesky: per matrix of the two trailing dimensions, the
+/// Cholesky-Banachiewicz factor computed in double (the declared type's
+/// rounding happens once, on store); the strict upper triangle is the
+/// operand's; a pivot that is not positive makes the whole matrix NaN.
+Tensor cholesky(const Evaluator &ev, CholeskyOp op, const Tensor &a) {
+  Tensor r = ev.make(op.getType());
+  int64_t n = a.shape().back(), count = n == 0 ? 0 : a.size() / (n * n);
+  std::vector<double> l(n * n);
+  for (int64_t m = 0; m < count; ++m) {
+    int64_t base = m * n * n;
+    bool ok = true;
+    std::fill(l.begin(), l.end(), 0.0);
+    for (int64_t i = 0; i < n && ok; ++i)
+      for (int64_t j = 0; j <= i; ++j) {
+        double sum = a.getFloat(base + i * n + j);
+        for (int64_t k = 0; k < j; ++k)
+          sum -= l[i * n + k] * l[j * n + k];
+        if (i == j) {
+          if (!(sum > 0)) { // also NaN
+            ok = false;
+            break;
+          }
+          l[i * n + i] = std::sqrt(sum);
+        } else {
+          l[i * n + j] = sum / l[j * n + j];
+        }
+      }
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        r.setFloat(base + i * n + j,
+                   !ok ? NAN : j <= i ? l[i * n + j] : a.getFloat(base + i * n + j));
+  }
+  return r;
+}
+
+/// lax.triangular_solve by substitution in double, per matrix: op(a) x = b
+/// (left_side) or x op(a) = b, reading a's lower or upper triangle.
+Tensor triangularSolve(const Evaluator &ev, TriangularSolveOp op, const Tensor &a,
+                       const Tensor &b) {
+  Tensor r = ev.make(op.getType());
+  int64_t m = a.shape().back();
+  int64_t rows = b.shape()[b.rank() - 2], cols = b.shape().back();
+  int64_t count = m == 0 || rows * cols == 0 ? 0 : b.size() / (rows * cols);
+  bool left = op.getLeftSide(), lower = op.getLower(), trans = op.getTransposeA(),
+       unit = op.getUnitDiagonal();
+  // Element (i, j) of op(a), 0 outside the triangle read.
+  auto opA = [&](int64_t base, int64_t i, int64_t j) -> double {
+    if (trans)
+      std::swap(i, j);
+    if (lower ? j > i : j < i)
+      return 0.0;
+    if (i == j && unit)
+      return 1.0;
+    return a.getFloat(base + i * m + j);
+  };
+  // op(a) is lower triangular when exactly one of lower, transpose_a holds.
+  bool opLower = lower != trans;
+  std::vector<double> x(m);
+  for (int64_t batch = 0; batch < count; ++batch) {
+    int64_t aBase = batch * m * m, bBase = batch * rows * cols;
+    // Each right-hand side: a column of b (left) or a row (right; x op(a) = b
+    // is op(a)^T x^T = b^T).
+    int64_t systems = left ? cols : rows;
+    for (int64_t s = 0; s < systems; ++s) {
+      auto bAt = [&](int64_t k) { return left ? bBase + k * cols + s : bBase + s * cols + k; };
+      // The matrix solved: op(a) (left) or op(a)^T (right).
+      auto coef = [&](int64_t i, int64_t j) { return left ? opA(aBase, i, j) : opA(aBase, j, i); };
+      bool forward = left ? opLower : !opLower;
+      for (int64_t t = 0; t < m; ++t) {
+        int64_t i = forward ? t : m - 1 - t;
+        double sum = b.getFloat(bAt(i));
+        for (int64_t u = 0; u < t; ++u) {
+          int64_t k = forward ? u : m - 1 - u;
+          sum -= coef(i, k) * x[k];
+        }
+        x[i] = sum / coef(i, i);
+      }
+      for (int64_t k = 0; k < m; ++k)
+        r.setFloat(bAt(k), x[k]);
+    }
+  }
+  return r;
+}
+
+} // namespace
+
 std::optional<FailureOr<Tensor>> Evaluator::evalContraction(Operation *op) {
   using R = std::optional<FailureOr<Tensor>>;
   auto in = [&](unsigned i) -> const Tensor & { return lookup(op->getOperand(i)); };
@@ -411,5 +499,7 @@ std::optional<FailureOr<Tensor>> Evaluator::evalContraction(Operation *op) {
       .Case([&](ReduceProdOp r) -> R { return reduce(*this, op, in(0), r.getAxes(), Combine::Prod); })
       .Case([&](ArgMaxOp a) -> R { return argReduce(*this, op, in(0), a.getAxes()[0], true); })
       .Case([&](ArgMinOp a) -> R { return argReduce(*this, op, in(0), a.getAxes()[0], false); })
+      .Case([&](CholeskyOp c) -> R { return cholesky(*this, c, in(0)); })
+      .Case([&](TriangularSolveOp t) -> R { return triangularSolve(*this, t, in(0), in(1)); })
       .Default([](Operation *) -> R { return std::nullopt; });
 }

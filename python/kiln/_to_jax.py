@@ -142,6 +142,20 @@ class Evaluator:
             dims = ((tuple(attrs["lhs_contracting_dimensions"]), tuple(attrs["rhs_contracting_dimensions"])),
                     (tuple(attrs["lhs_batch_dimensions"]), tuple(attrs["rhs_batch_dimensions"])))
             return [lax.dot_general(xs[0], xs[1], dims, preferred_element_type=dtype)]
+        if kind == "cholesky":
+            # lax.cholesky keeps the operand's strict upper triangle and is
+            # NaN throughout for a matrix that is not positive definite;
+            # jax.lax.linalg.cholesky zeroes the upper triangle.
+            x = xs[0]
+            factor = lax.linalg.cholesky(x, symmetrize_input=False)
+            n = x.shape[-1]
+            lower = jnp.tril(jnp.ones((n, n), bool))
+            failed = jnp.isnan(factor).any(axis=(-2, -1), keepdims=True)
+            return [jnp.where(failed, jnp.nan, jnp.where(lower, factor, x)).astype(x.dtype)]
+        if kind == "triangular_solve":
+            return [lax.linalg.triangular_solve(
+                xs[0], xs[1], left_side=bool(attrs["left_side"]), lower=bool(attrs["lower"]),
+                transpose_a=bool(attrs["transpose_a"]), unit_diagonal=bool(attrs["unit_diagonal"]))]
         if kind in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod"):
             reduce = {"reduce_sum": jnp.sum, "reduce_max": jnp.max, "reduce_min": jnp.min,
                       "reduce_prod": jnp.prod}[kind]

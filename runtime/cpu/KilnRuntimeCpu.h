@@ -31,6 +31,20 @@ void _mlir_ciface_kiln_rt_dgemm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
                                 KilnMemRef3<double> *c, int64_t transA,
                                 int64_t transB);
 
+/// lax.cholesky of each [m, m] matrix of `a` ([B, m, m]) into `out`
+/// (KilnLinalg.cpp): the lower factor, a's strict upper triangle, NaN for a
+/// matrix that is not positive definite.
+void _mlir_ciface_kiln_rt_scholesky(KilnMemRef3<float> *a, KilnMemRef3<float> *out);
+void _mlir_ciface_kiln_rt_dcholesky(KilnMemRef3<double> *a, KilnMemRef3<double> *out);
+/// lax.triangular_solve of each matrix of `a` ([B, m, m]) against `b`
+/// ([B, m, n] with leftSide, [B, n, m] without) into `out` (b's shape).
+void _mlir_ciface_kiln_rt_strsm(KilnMemRef3<float> *a, KilnMemRef3<float> *b,
+                                KilnMemRef3<float> *out, int64_t leftSide, int64_t lower,
+                                int64_t transposeA, int64_t unitDiagonal);
+void _mlir_ciface_kiln_rt_dtrsm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
+                                KilnMemRef3<double> *out, int64_t leftSide, int64_t lower,
+                                int64_t transposeA, int64_t unitDiagonal);
+
 /// The GEMM backend of every later call: 0 chooses per shape by measuring
 /// both on its first call (the default), 1 Eigen, 2 OpenBLAS (where built
 /// with it; Eigen otherwise). $KILN_GEMM_BACKEND (eigen, openblas) sets the

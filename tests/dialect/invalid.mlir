@@ -595,3 +595,19 @@ func.func @dynamic_shape(%a: tensor<?xf32>) {
   %0 = lax.reshape %a : tensor<?xf32> -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @cholesky_not_square(%a: tensor<2x3x4xf32>) {
+  // expected-error @+1 {{expects the operand to be square matrices}}
+  %0 = lax.cholesky %a : tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @triangular_solve_mismatch(%a: tensor<3x3xf32>, %b: tensor<4x2xf32>) {
+  // expected-error @+1 {{expects b's rows (4) to match a's size 3 (left_side)}}
+  %0 = lax.triangular_solve %a, %b {left_side = true, lower = true, transpose_a = false, unit_diagonal = false} : tensor<3x3xf32>, tensor<4x2xf32>
+  return
+}
