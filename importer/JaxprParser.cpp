@@ -491,8 +491,11 @@ bool Parser::parseValueList(ParamValue &value, TokenKind close) {
         return false;
     }
     // Jaxprs in a tuple (cond's branches) print without commas, one per
-    // line or, named, on one line: `(jaxpr jaxpr)`.
-    bool isJaxpr = item.asJaxpr() != nullptr;
+    // line or, named, on one line: `(jaxpr jaxpr)`. A name not bound yet
+    // (`(jaxpr2 jaxpr3)` before their top-level `let`s: Program::jaxprOf
+    // resolves it) followed by another name is taken the same way.
+    bool isJaxpr = item.asJaxpr() != nullptr ||
+                   (item.kind == ParamValue::Kind::Name && cur().is(TokenKind::Identifier));
     if (cur().is(TokenKind::Comma))
       consume();
     else if (!cur().is(close) && !cur().atLineStart && !isJaxpr)

@@ -155,6 +155,36 @@ EmitResult emitSplit(PrimitiveEmitter &e) {
   return parts;
 }
 
+/// unstack[axis] x: x's slices along `axis`, each without that dimension
+/// (the inverse of stack).
+EmitResult emitUnstack(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  FailureOr<int64_t> axis = e.builder.intParam(e.eqn, "axis");
+  if (failed(x) || failed(axis))
+    return failure();
+  auto type = cast<RankedTensorType>((*x)[0].getType());
+  if (*axis < 0 || *axis >= type.getRank())
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "axis " << *axis << " of 'unstack' is out of range";
+  SmallVector<Value> parts;
+  SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()),
+      strides(type.getRank(), 1), shape(type.getShape());
+  shape.erase(shape.begin() + *axis);
+  auto partType = RankedTensorType::get(shape, type.getElementType());
+  for (int64_t i = 0; i < type.getDimSize(*axis); ++i) {
+    start[*axis] = i;
+    limit[*axis] = i + 1;
+    Operation *slice = SliceOp::create(e.b, e.loc, e.placeholder, (*x)[0], start, limit, strides);
+    if (failed(e.builder.finishOp(slice)))
+      return failure();
+    FailureOr<Value> part = e.built(ReshapeOp::create(e.b, e.loc, partType, slice->getResult(0)));
+    if (failed(part))
+      return failure();
+    parts.push_back(*part);
+  }
+  return parts;
+}
+
 /// stack[axis] xs...: each operand gets a new dimension of size 1 at `axis`,
 /// then they are concatenated along it.
 EmitResult emitStack(PrimitiveEmitter &e) {
@@ -345,6 +375,7 @@ void kiln::jaxpr::registerShapePrimitives(PrimitiveTable &table) {
       {"concatenate", emitConcatenate},
       {"split", emitSplit},
       {"stack", emitStack},
+      {"unstack", emitUnstack},
       {"pad", emitPad},
       {"iota", emitIota},
       {"empty2", emitEmpty},

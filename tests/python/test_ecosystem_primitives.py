@@ -81,3 +81,15 @@ def test_random_bits_and_split_on_key_arrays():
     np.testing.assert_array_equal(got[0], np.asarray(want[0]))
     np.testing.assert_array_equal(got[1], np.asarray(want[1]))
     np.testing.assert_allclose(got[2], np.asarray(want[2]), rtol=1e-6, atol=1e-6)
+
+
+def test_unstack():
+    # Unpacking an array (`a, b, c = x`) and jnp.unstack print `unstack`.
+    def f(x):
+        a, b, c = x
+        return a * 2 + b - c, jnp.unstack(x, axis=1)[1]
+
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert "unstack" in str(jax.make_jaxpr(f)(x))
+    for got, want in zip(kiln.jit(f, cache_dir=None)(x), jax.jit(f)(x)):
+        np.testing.assert_array_equal(got, np.asarray(want))
