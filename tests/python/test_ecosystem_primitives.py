@@ -93,3 +93,28 @@ def test_unstack():
     assert "unstack" in str(jax.make_jaxpr(f)(x))
     for got, want in zip(kiln.jit(f, cache_dir=None)(x), jax.jit(f)(x)):
         np.testing.assert_array_equal(got, np.asarray(want))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, jnp.bfloat16, np.int32])
+def test_total_order_comparisons(dtype):
+    # eq_to / lt_to / le_to (searchsorted, jnp.interp, histograms): the IEEE
+    # total order, -NaN < -inf < -0 < +0 < inf < NaN, bit for bit.
+    from jax._src.lax.lax import eq_to_p, le_to_p, lt_to_p
+    if dtype == np.int32:
+        vals = np.array([-2**31, -5, -1, 0, 1, 7, 2**31 - 1], np.int32)
+    else:
+        vals = np.array([-np.nan, -np.inf, -1.5, -0.0, 0.0, 1e-40, 2.0, np.inf, np.nan],
+                        np.float32).astype(dtype)
+    x, y = np.repeat(vals, len(vals)), np.tile(vals, len(vals))
+    f = lambda x, y: (lt_to_p.bind(x, y), le_to_p.bind(x, y), eq_to_p.bind(x, y))  # noqa: E731
+    for got, want in zip(kiln.jit(f, cache_dir=None)(x, y), jax.jit(f)(x, y)):
+        np.testing.assert_array_equal(got, np.asarray(want))
+
+
+def test_searchsorted_and_interp():
+    h = lambda s, v: (jnp.searchsorted(s, v), jnp.interp(v, s, s * 2))  # noqa: E731
+    s = np.linspace(0, 1, 11).astype(np.float32)
+    v = np.array([-1, 0, 0.05, 0.5, 0.99, 2, np.nan], np.float32)
+    assert "lt_to" in str(jax.make_jaxpr(h)(s, v))
+    for got, want in zip(kiln.jit(h, cache_dir=None)(s, v), jax.jit(h)(s, v)):
+        np.testing.assert_array_equal(got, np.asarray(want))
