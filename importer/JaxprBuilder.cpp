@@ -310,8 +310,13 @@ LogicalResult JaxprBuilder::bindBinders(ArrayRef<Binder> binders, ArrayRef<Value
                << binder.name << "' does not match " << formatType(value.getType())
                << ", the type " << producer;
     }
-    if (binder.isDropped())
+    // A dropped binder `_` is unused, except where JAX prints a jaxpr's
+    // output as `_` too (`in (_,)`, seen in jraph's programs): the latest
+    // `_` is what that output reads.
+    if (binder.isDropped()) {
+      scope.insert_or_assign(binder.name, value);
       continue;
+    }
     if (!scope.try_emplace(binder.name, value).second)
       return emitError(binder.loc) << "'" << binder.name
                                    << "' is defined twice in one jaxpr";

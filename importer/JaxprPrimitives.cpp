@@ -216,6 +216,24 @@ FailureOr<SmallVector<int64_t>> JaxprBuilder::intList(const ParamValue &value,
       ints.push_back(*i);
     return i.has_value();
   };
+  // Python's range(stop), range(start, stop[, step]) as printed inside
+  // dimension numbers (`update_window_dims=range(0, 0)`).
+  if (value.kind == ParamValue::Kind::Call && value.text == "range" &&
+      !value.items.empty() && value.items.size() <= 3) {
+    SmallVector<int64_t> args;
+    for (const ParamValue &item : value.items)
+      if (std::optional<int64_t> i = integerValue(item); i && item.key.empty())
+        args.push_back(*i);
+    if (args.size() == value.items.size()) {
+      int64_t start = args.size() > 1 ? args[0] : 0, stop = args.size() > 1 ? args[1] : args[0];
+      int64_t step = args.size() > 2 ? args[2] : 1;
+      if (step != 0 && std::abs(stop - start) / std::abs(step) <= (int64_t(1) << 20)) {
+        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+          ints.push_back(i);
+        return ints;
+      }
+    }
+  }
   bool ok = value.kind == ParamValue::Kind::List
                 ? llvm::all_of(value.items, addNumber)
                 : addNumber(value);

@@ -39,7 +39,11 @@ EmitResult emitArgReduce(PrimitiveEmitter &e) {
     if (!llvm::is_contained(*axes, i))
       shape.push_back(type.getDimSize(i));
   auto resultType = RankedTensorType::get(shape, *indexType);
-  return e.finish(OpTy::create(e.b, e.loc, resultType, (*x)[0], *axes));
+  Value operand = (*x)[0];
+  // A bool array as i8 (false < true either way): the op takes numbers.
+  if (type.getElementType().isInteger(1))
+    operand = ConvertElementTypeOp::create(e.b, e.loc, type.clone(e.b.getI8Type()), operand);
+  return e.finish(OpTy::create(e.b, e.loc, resultType, operand, *axes));
 }
 
 /// `x` (bool) reduced over `axes` by and/or: as i32, a min/max, then != 0.

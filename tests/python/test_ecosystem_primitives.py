@@ -118,3 +118,32 @@ def test_searchsorted_and_interp():
     assert "lt_to" in str(jax.make_jaxpr(h)(s, v))
     for got, want in zip(kiln.jit(h, cache_dir=None)(s, v), jax.jit(h)(s, v)):
         np.testing.assert_array_equal(got, np.asarray(want))
+
+
+def test_argmin_argmax_of_bools():
+    f = lambda x: (jnp.argmin(x > 0), jnp.argmax(x > 0, axis=1))  # noqa: E731
+    x = np.array([[1, -2, 3], [-1, -1, 2]], np.float32)
+    for got, want in zip(kiln.jit(f, cache_dir=None)(x), jax.jit(f)(x)):
+        np.testing.assert_array_equal(got, np.asarray(want))
+
+
+def test_dimension_numbers_printed_as_range(tmp_path):
+    # numpyro's transforms print `update_window_dims=range(0, 0)` inside
+    # ScatterDimensionNumbers: Python's range, read as its integers.
+    import os
+    import subprocess
+    f = lambda x, i, v: x.at[i].add(v)  # noqa: E731
+    x, i, v = np.zeros(5, np.float32), np.array([1, 3, 1], np.int32), np.ones(3, np.float32)
+    text = str(jax.make_jaxpr(f)(x, i, v))
+    assert "update_window_dims=()" in text
+    prog = tmp_path / "p.jaxpr"
+    prog.write_text(text.replace("update_window_dims=()", "update_window_dims=range(0, 0)")
+                    .replace("inserted_window_dims=(0,)", "inserted_window_dims=range(1)"))
+    names = []
+    for k, a in enumerate((x, i, v)):
+        names.append(str(tmp_path / f"in{k}.npy"))
+        np.save(names[-1], a)
+    binary = os.path.join(os.environ.get("KILN_BIN", ""), "kiln-run")
+    subprocess.run([binary, str(prog), "--interpret", "--inputs", ",".join(names),
+                    "--outputs", str(tmp_path)], check=True, capture_output=True)
+    np.testing.assert_array_equal(np.load(tmp_path / "out0.npy"), np.asarray(jax.jit(f)(x, i, v)))
