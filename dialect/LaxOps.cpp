@@ -112,6 +112,26 @@ LogicalResult CholeskyOp::verify() {
   return verifySquareMatrices(*this, getType(), "the operand");
 }
 
+LogicalResult LuOp::verify() {
+  auto a = cast<RankedTensorType>(getOperand().getType());
+  if (a.getRank() < 2)
+    return emitOpError() << "expects matrices (rank >= 2), got " << a;
+  if (getLu().getType() != a)
+    return emitOpError() << "expects lu to have the operand's type " << a;
+  int64_t m = a.getDimSize(a.getRank() - 2), n = a.getDimSize(a.getRank() - 1);
+  ArrayRef<int64_t> batch = a.getShape().drop_back(2);
+  auto vectorOf = [&](int64_t size) {
+    SmallVector<int64_t> shape(batch);
+    shape.push_back(size);
+    return shape;
+  };
+  if (cast<RankedTensorType>(getPivots().getType()).getShape() != ArrayRef(vectorOf(std::min(m, n))) ||
+      cast<RankedTensorType>(getPermutation().getType()).getShape() != ArrayRef(vectorOf(m)))
+    return emitOpError() << "expects pivots of shape [..., min(m, n)] and a permutation of "
+                            "shape [..., m] for " << a;
+  return success();
+}
+
 LogicalResult TriangularSolveOp::verify() {
   auto a = cast<RankedTensorType>(getA().getType());
   auto b = cast<RankedTensorType>(getB().getType());

@@ -485,6 +485,27 @@ def Lax_CholeskyOp : Lax_Op<"cholesky", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+def Lax_LuOp : Lax_Op<"lu", [Pure]> {
+  let summary = "LU decomposition with partial pivoting (jaxpr `lu`)";
+  let description = [{
+    For each m x n matrix A of the operand's two trailing dimensions, what
+    LAPACK's getrf computes: for each column j < min(m, n) in turn, the row
+    p >= j with the largest |A[p, j]| (the first such) is swapped with row j
+    (`pivots[j] = p`), then, unless the pivot is zero, the column below it
+    is divided by it and the trailing block updated. `lu` holds the unit
+    lower factor below the diagonal and the upper factor on and above it;
+    `permutation` is the row order the swaps produce (P A = L U with
+    P = the identity's rows in that order).
+  }];
+  let arguments = (ins Lax_FloatTensor:$operand);
+  let results = (outs Lax_FloatTensor:$lu, Lax_TensorOf<[I32]>:$pivots,
+                      Lax_TensorOf<[I32]>:$permutation);
+  let assemblyFormat = [{
+    $operand attr-dict `:` type($operand) `->` type($lu) `,` type($pivots) `,` type($permutation)
+  }];
+  let hasVerifier = 1;
+}
+
 def Lax_TriangularSolveOp : Lax_Op<"triangular_solve",
     [Pure, AllTypesMatch<["b", "result"]>, AllElementTypesMatch<["a", "b"]>]> {
   let summary = "solve a triangular system (jaxpr `triangular_solve[...]`)";

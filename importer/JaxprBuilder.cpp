@@ -466,6 +466,55 @@ FailureOr<SmallVector<Value>> JaxprBuilder::emitInlined(const Equation &eqn,
   return results;
 }
 
+FailureOr<SmallVector<Value>> JaxprBuilder::emitLinearSolve(const Equation &eqn, Scope &scope) {
+  // const_lengths=_LinearSolveTuple(matvec=1, vecmat=1, solve=2,
+  // transpose_solve=2) jaxprs=_LinearSolveTuple(matvec=..., solve=..., ...):
+  // the operands are the four const groups in that order, then b.
+  const Param *lengths = requireParam(eqn, "const_lengths");
+  const Param *jaxprs = requireParam(eqn, "jaxprs");
+  FailureOr<SmallVector<Value>> operands = allOperands(eqn, scope);
+  if (!lengths || !jaxprs || failed(operands))
+    return failure();
+  auto item = [](const ParamValue &tuple, StringRef key) -> const ParamValue * {
+    for (const ParamValue &v : tuple.items)
+      if (v.key == key)
+        return &v;
+    return nullptr;
+  };
+  int64_t before = 0, count = 0, total = 0;
+  for (StringRef key : {"matvec", "vecmat", "solve", "transpose_solve"}) {
+    const ParamValue *v = item(lengths->value, key);
+    if (!v || v->kind != ParamValue::Kind::Number)
+      return emitError(lengths->value.loc)
+             << "const_lengths of 'custom_linear_solve' must give " << key << "=<count>";
+    FailureOr<SmallVector<int64_t>> n = intList(*v, "a const_lengths entry");
+    if (failed(n) || n->size() != 1 || n->front() < 0)
+      return failure();
+    if (key == "solve") {
+      before = total;
+      count = n->front();
+    }
+    total += n->front();
+  }
+  const ParamValue *solveValue = item(jaxprs->value, "solve");
+  const Jaxpr *solve = solveValue ? program.jaxprOf(*solveValue) : nullptr;
+  if (!solve)
+    return emitError(jaxprs->value.loc)
+           << "jaxprs of 'custom_linear_solve' must give solve=<jaxpr>";
+  if (total > int64_t(operands->size()))
+    return emitError(eqn.primitiveLoc) << "'custom_linear_solve' has " << operands->size()
+                                       << " operands, fewer than its " << total << " consts";
+  SmallVector<Value> args(operands->begin() + before, operands->begin() + before + count);
+  args.append(operands->begin() + total, operands->end());
+  FailureOr<SmallVector<Value>> consts = constValues(solve->constvars);
+  if (failed(consts))
+    return failure();
+  SmallVector<Value> results;
+  if (failed(importBody(*solve, *consts, args, results)))
+    return failure();
+  return results;
+}
+
 //===----------------------------------------------------------------------===//
 // Ops
 //===----------------------------------------------------------------------===//

@@ -101,6 +101,11 @@ public:
   /// custom_jvp_call and friends: the primal body, inlined.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> emitInlined(const Equation &eqn,
                                                               Scope &scope);
+  /// custom_linear_solve: its `solve` jaxpr applied to the solve consts and
+  /// the right-hand sides (the forward value; matvec and the transposes
+  /// only define derivatives).
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> emitLinearSolve(const Equation &eqn,
+                                                                  Scope &scope);
   /// lax.scan of the body, with num_consts consts and num_carry carries.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> emitScan(const Equation &eqn,
                                                            Scope &scope);

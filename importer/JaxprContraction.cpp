@@ -1,6 +1,6 @@
 //===- JaxprContraction.cpp - contraction primitives ----------------------===//
 //
-// dot_general; the linear algebra of jax.lax.linalg (cholesky,
+// dot_general; the linear algebra of jax.lax.linalg (cholesky, lu,
 // triangular_solve).
 //
 //===----------------------------------------------------------------------===//
@@ -63,6 +63,26 @@ EmitResult emitCholesky(PrimitiveEmitter &e) {
   return e.finish(CholeskyOp::create(e.b, e.loc, (*x)[0].getType(), (*x)[0]));
 }
 
+/// lu x: the factors, the pivots and the permutation.
+EmitResult emitLu(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  if (failed(x))
+    return failure();
+  auto type = cast<RankedTensorType>((*x)[0].getType());
+  if (type.getRank() < 2)
+    return e.builder.emitError(e.eqn.primitiveLoc) << "'lu' takes matrices (rank >= 2)";
+  int64_t m = type.getDimSize(type.getRank() - 2), n = type.getDimSize(type.getRank() - 1);
+  SmallVector<int64_t> pivots(type.getShape().drop_back(2)), permutation(pivots);
+  pivots.push_back(std::min(m, n));
+  permutation.push_back(m);
+  Type i32 = e.b.getI32Type();
+  auto op = LuOp::create(e.b, e.loc, type, RankedTensorType::get(pivots, i32),
+                         RankedTensorType::get(permutation, i32), (*x)[0]);
+  if (failed(e.builder.finishOp(op)))
+    return failure();
+  return SmallVector<Value>(op->getResults());
+}
+
 /// triangular_solve[left_side lower transpose_a conjugate_a unit_diagonal] a b.
 EmitResult emitTriangularSolve(PrimitiveEmitter &e) {
   EmitResult x = e.operands(2, 2);
@@ -85,6 +105,7 @@ void kiln::jaxpr::registerContractionPrimitives(PrimitiveTable &table) {
   addPrimitives(table, {
       {"dot_general", emitDotGeneral},
       {"cholesky", emitCholesky},
+      {"lu", emitLu},
       {"triangular_solve", emitTriangularSolve},
   });
 }

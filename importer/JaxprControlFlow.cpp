@@ -345,6 +345,10 @@ EmitResult emitInlinedPrimitive(PrimitiveEmitter &e) {
   return e.builder.emitInlined(e.eqn, e.scope);
 }
 
+EmitResult emitLinearSolvePrimitive(PrimitiveEmitter &e) {
+  return e.builder.emitLinearSolve(e.eqn, e.scope);
+}
+
 EmitResult emitScanPrimitive(PrimitiveEmitter &e) {
   return e.builder.emitScan(e.eqn, e.scope);
 }
@@ -411,6 +415,7 @@ void kiln::jaxpr::registerControlFlowPrimitives(PrimitiveTable &table) {
       {"scan", emitScanPrimitive},
       {"while", emitWhilePrimitive},
       {"cond", emitCondPrimitive},
+      {"custom_linear_solve", emitLinearSolvePrimitive},
       {"copy", emitForward},
       {"copy_p", emitForward},
       {"stop_gradient", emitForward},

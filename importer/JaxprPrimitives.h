@@ -7,7 +7,7 @@
 //   registerComparisonPrimitives    eq ... ge, select_n           JaxprElementwise.cpp
 //   registerReductionPrimitives     reduce_*, argmax, argmin      JaxprReductions.cpp
 //   registerShapePrimitives         reshape, slice, iota, ...     JaxprShapeOps.cpp
-//   registerContractionPrimitives   dot_general, cholesky,        JaxprContraction.cpp
+//   registerContractionPrimitives   dot_general, cholesky, lu,    JaxprContraction.cpp
 //                                   triangular_solve
 //   registerConvolutionPrimitives   conv_general_dilated          JaxprConvolution.cpp
 //   registerWindowPrimitives        reduce_window_*,              JaxprWindows.cpp

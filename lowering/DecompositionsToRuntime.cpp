@@ -1,8 +1,8 @@
-//===- DecompositionsToRuntime.cpp - cholesky, triangular_solve -> runtime ===//
+//===- DecompositionsToRuntime.cpp - cholesky, lu, trsm -> runtime -------===//
 //
-// lax.cholesky and lax.triangular_solve become calls of the CPU runtime's
-// loops (runtime/cpu/KilnLinalg.cpp: kiln_rt_{s,d}cholesky,
-// kiln_rt_{s,d}trsm) on [batch, m, m] views of their operands: the batch
+// lax.cholesky, lax.lu and lax.triangular_solve become calls of the CPU
+// runtime's loops (runtime/cpu/KilnLinalg.cpp: kiln_rt_{s,d}cholesky,
+// kiln_rt_{s,d}lu, kiln_rt_{s,d}trsm) on [batch, m, m] views of their operands: the batch
 // dimensions collapse into one, and the call writes a fresh buffer, which
 // becomes the result tensor. f32 and f64 (JAX's CPU lowering, LAPACK, has
 // no f16/bf16 either); the GPU pipeline has no such runtime functions, so a
@@ -23,22 +23,29 @@ namespace kiln::lowering {
 
 namespace {
 
-/// `type` with its batch dimensions collapsed: [B, rows, cols].
-RankedTensorType batched3(RankedTensorType type) {
+/// `type` with its batch dimensions collapsed: [B, rows, cols] for
+/// matrices, [B, 1, size] for vectors (`matrixRank` 1: pivots).
+RankedTensorType batched3(RankedTensorType type, int64_t matrixRank = 2) {
   int64_t rank = type.getRank(), batch = 1;
-  for (int64_t d : type.getShape().drop_back(2))
+  for (int64_t d : type.getShape().drop_back(matrixRank))
     batch *= d;
-  return RankedTensorType::get({batch, type.getDimSize(rank - 2), type.getDimSize(rank - 1)},
-                               type.getElementType());
+  int64_t rows = matrixRank == 2 ? type.getDimSize(rank - 2) : 1;
+  return RankedTensorType::get({batch, rows, type.getDimSize(rank - 1)}, type.getElementType());
 }
 
-/// Calls `name` (runtime prefix s/d chosen by the element type) on the
-/// [B, ., .] views of `operands` and a fresh buffer of `resultType`'s,
-/// followed by `flags` as i64; the buffer, reshaped, replaces `op`.
+/// A result of a runtime call: its type and whether it is a batch of
+/// matrices (2) or of vectors (1).
+struct RuntimeResult {
+  RankedTensorType type;
+  int64_t matrixRank = 2;
+};
+
+/// Calls `name` (runtime prefix s/d chosen by `elt`) on the [B, ., .] views
+/// of `operands` and of a fresh buffer per result, followed by `flags` as
+/// i64; the buffers, reshaped, replace `op`'s results.
 LogicalResult callRuntime(Operation *op, ConversionPatternRewriter &rewriter, StringRef name,
-                          ValueRange operands, RankedTensorType resultType,
+                          Type elt, ValueRange operands, ArrayRef<RuntimeResult> results,
                           ArrayRef<bool> flags) {
-  Type elt = resultType.getElementType();
   if (!elt.isF32() && !elt.isF64())
     return rewriter.notifyMatchFailure(op, "the CPU runtime has f32 and f64 only");
   Location loc = op->getLoc();
@@ -48,11 +55,21 @@ LogicalResult callRuntime(Operation *op, ConversionPatternRewriter &rewriter, St
   // Every operand's tensor first, then the buffers (bufferReadHere).
   for (Value &v : args)
     v = runtimeBuffer3(rewriter, loc, v);
-  RankedTensorType out3 = batched3(resultType);
-  Value out = memref::AllocOp::create(rewriter, loc, MemRefType::get(out3.getShape(), elt));
-  auto dynamic = cast<MemRefType>(args.front().getType());
-  args.push_back(memref::CastOp::create(rewriter, loc, dynamic, out));
-  SmallVector<Type> types(args.size(), dynamic);
+  SmallVector<Value> buffers;
+  for (const RuntimeResult &r : results) {
+    RankedTensorType r3 = batched3(r.type, r.matrixRank);
+    Value buffer = memref::AllocOp::create(rewriter, loc,
+                                           MemRefType::get(r3.getShape(), r3.getElementType()));
+    buffers.push_back(buffer);
+    auto layout = StridedLayoutAttr::get(
+        rewriter.getContext(), ShapedType::kDynamic,
+        {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic});
+    auto dynamic = MemRefType::get(
+        {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic}, r3.getElementType(),
+        layout);
+    args.push_back(memref::CastOp::create(rewriter, loc, dynamic, buffer));
+  }
+  SmallVector<Type> types = llvm::to_vector(ValueRange(args).getTypes());
   for (bool f : flags) {
     args.push_back(arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), f));
     types.push_back(rewriter.getI64Type());
@@ -61,9 +78,13 @@ LogicalResult callRuntime(Operation *op, ConversionPatternRewriter &rewriter, St
   declareRuntimeFunction(rewriter, op->getParentOfType<ModuleOp>(), callee,
                          rewriter.getFunctionType(types, {}));
   func::CallOp::create(rewriter, loc, callee, TypeRange{}, args);
-  Value result = bufferization::ToTensorOp::create(rewriter, loc, out3, out, /*restrict=*/true,
-                                                   /*writable=*/true);
-  rewriter.replaceOp(op, reshapeTensor(rewriter, loc, result, resultType));
+  SmallVector<Value> replacements;
+  for (auto [r, buffer] : llvm::zip(results, buffers)) {
+    Value t = bufferization::ToTensorOp::create(rewriter, loc, batched3(r.type, r.matrixRank),
+                                                buffer, /*restrict=*/true, /*writable=*/true);
+    replacements.push_back(reshapeTensor(rewriter, loc, t, r.type));
+  }
+  rewriter.replaceOp(op, replacements);
   return success();
 }
 
@@ -71,7 +92,8 @@ struct CholeskyPattern : StaticTensorPattern<lax::CholeskyOp> {
   using StaticTensorPattern::StaticTensorPattern;
   LogicalResult rewriteStatic(lax::CholeskyOp op, OpAdaptor adaptor,
                               ConversionPatternRewriter &rewriter) const override {
-    return callRuntime(op, rewriter, "cholesky", adaptor.getOperand(), op.getType(), {});
+    return callRuntime(op, rewriter, "cholesky", op.getType().getElementType(),
+                       adaptor.getOperand(), {{op.getType()}}, {});
   }
 };
 
@@ -79,17 +101,31 @@ struct TriangularSolvePattern : StaticTensorPattern<lax::TriangularSolveOp> {
   using StaticTensorPattern::StaticTensorPattern;
   LogicalResult rewriteStatic(lax::TriangularSolveOp op, OpAdaptor adaptor,
                               ConversionPatternRewriter &rewriter) const override {
-    return callRuntime(op, rewriter, "trsm", {adaptor.getA(), adaptor.getB()},
-                       cast<RankedTensorType>(op.getType()),
+    auto type = cast<RankedTensorType>(op.getType());
+    return callRuntime(op, rewriter, "trsm", type.getElementType(),
+                       {adaptor.getA(), adaptor.getB()}, {{type}},
                        {op.getLeftSide(), op.getLower(), op.getTransposeA(),
                         op.getUnitDiagonal()});
+  }
+};
+
+struct LuPattern : StaticTensorPattern<lax::LuOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::LuOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
+    auto lu = cast<RankedTensorType>(op.getLu().getType());
+    return callRuntime(op, rewriter, "lu", lu.getElementType(), adaptor.getOperand(),
+                       {{lu},
+                        {cast<RankedTensorType>(op.getPivots().getType()), 1},
+                        {cast<RankedTensorType>(op.getPermutation().getType()), 1}},
+                       {});
   }
 };
 
 } // namespace
 
 void populateDecompositionPatterns(RewritePatternSet &patterns) {
-  patterns.add<CholeskyPattern, TriangularSolvePattern>(patterns.getContext());
+  patterns.add<CholeskyPattern, LuPattern, TriangularSolvePattern>(patterns.getContext());
 }
 
 } // namespace kiln::lowering

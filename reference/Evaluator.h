@@ -101,6 +101,8 @@ private:
   std::optional<mlir::FailureOr<Tensor>> evalElementwise(mlir::Operation *op);
   std::optional<mlir::FailureOr<Tensor>> evalStructure(mlir::Operation *op);
   std::optional<mlir::FailureOr<Tensor>> evalContraction(mlir::Operation *op);
+  /// lax.lu's three results (InterpretContraction.cpp).
+  llvm::SmallVector<Tensor> evalLu(kiln::lax::LuOp op);
   mlir::FailureOr<llvm::SmallVector<Tensor>> evalScan(lax::ScanOp scan);
   /// while and cond (InterpretControlFlow.cpp): nullopt for other ops.
   std::optional<mlir::FailureOr<llvm::SmallVector<Tensor>>>

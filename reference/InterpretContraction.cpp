@@ -437,6 +437,52 @@ Tensor cholesky(const Evaluator &ev, CholeskyOp op, const Tensor &a) {
   return r;
 }
 
+/// lax.lu: getrf's unblocked algorithm per matrix, on the result tensor
+/// itself, so that each update rounds to the element type as LAPACK's does
+/// (an a - l * u is one rounding, as the runtime's contracted FMA).
+SmallVector<Tensor> lu(const Evaluator &ev, LuOp op, const Tensor &a) {
+  Tensor r = ev.make(op.getLu().getType()), pivots = ev.make(op.getPivots().getType()),
+         perm = ev.make(op.getPermutation().getType());
+  int64_t m = a.shape()[a.rank() - 2], n = a.shape().back(), k = std::min(m, n);
+  int64_t count = m * n == 0 ? 0 : a.size() / (m * n);
+  for (int64_t i = 0; i < a.size(); ++i)
+    r.setFloat(i, a.getFloat(i));
+  for (int64_t batch = 0; batch < count; ++batch) {
+    int64_t base = batch * m * n;
+    auto at = [&](int64_t i, int64_t j) { return base + i * n + j; };
+    std::vector<int64_t> order(m);
+    for (int64_t i = 0; i < m; ++i)
+      order[i] = i;
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t p = j;
+      for (int64_t i = j + 1; i < m; ++i)
+        if (std::abs(r.getFloat(at(i, j))) > std::abs(r.getFloat(at(p, j))))
+          p = i;
+      pivots.setInt(batch * k + j, p);
+      if (p != j) {
+        std::swap(order[p], order[j]);
+        for (int64_t c = 0; c < n; ++c) {
+          double t = r.getFloat(at(j, c));
+          r.setFloat(at(j, c), r.getFloat(at(p, c)));
+          r.setFloat(at(p, c), t);
+        }
+      }
+      double pivot = r.getFloat(at(j, j));
+      if (pivot == 0)
+        continue; // a singular column: nothing below it is eliminated
+      for (int64_t i = j + 1; i < m; ++i) {
+        r.setFloat(at(i, j), r.getFloat(at(i, j)) / pivot);
+        double l = r.getFloat(at(i, j));
+        for (int64_t c = j + 1; c < n; ++c)
+          r.setFloat(at(i, c), r.getFloat(at(i, c)) - l * r.getFloat(at(j, c)));
+      }
+    }
+    for (int64_t i = 0; i < m; ++i)
+      perm.setInt(batch * m + i, order[i]);
+  }
+  return {r, pivots, perm};
+}
+
 /// lax.triangular_solve by substitution in double, per matrix: op(a) x = b
 /// (left_side) or x op(a) = b, reading a's lower or upper triangle.
 Tensor triangularSolve(const Evaluator &ev, TriangularSolveOp op, const Tensor &a,
@@ -487,6 +533,8 @@ Tensor triangularSolve(const Evaluator &ev, TriangularSolveOp op, const Tensor &
 }
 
 } // namespace
+
+SmallVector<Tensor> Evaluator::evalLu(LuOp op) { return lu(*this, op, lookup(op.getOperand())); }
 
 std::optional<FailureOr<Tensor>> Evaluator::evalContraction(Operation *op) {
   using R = std::optional<FailureOr<Tensor>>;

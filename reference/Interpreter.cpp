@@ -91,6 +91,11 @@ LogicalResult Evaluator::evalOp(Operation *op) {
       bind(r, std::move(t));
     return success();
   }
+  if (auto luOp = dyn_cast<lax::LuOp>(op)) {
+    for (auto [r, t] : llvm::zip(op->getResults(), evalLu(luOp)))
+      bind(r, std::move(t));
+    return success();
+  }
   if (auto callOp = dyn_cast<func::CallOp>(op)) {
     Operation *callee = SymbolTable::lookupNearestSymbolFrom(op, callOp.getCalleeAttr());
     if (!callee)

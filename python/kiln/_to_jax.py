@@ -152,6 +152,8 @@ class Evaluator:
             lower = jnp.tril(jnp.ones((n, n), bool))
             failed = jnp.isnan(factor).any(axis=(-2, -1), keepdims=True)
             return [jnp.where(failed, jnp.nan, jnp.where(lower, factor, x)).astype(x.dtype)]
+        if kind == "lu":
+            return list(lax.linalg.lu(xs[0]))
         if kind == "triangular_solve":
             return [lax.linalg.triangular_solve(
                 xs[0], xs[1], left_side=bool(attrs["left_side"]), lower=bool(attrs["lower"]),

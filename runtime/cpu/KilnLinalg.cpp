@@ -1,6 +1,6 @@
 //===- KilnLinalg.cpp - Cholesky and triangular solves --------------------===//
 //
-// lax.cholesky and lax.triangular_solve on the CPU: the reference
+// lax.cholesky, lax.lu and lax.triangular_solve on the CPU: the reference
 // interpreter's algorithms (reference/InterpretContraction.cpp), per matrix
 // of a [batch, m, m] memref, with sums in double and one rounding to the
 // element type on store, so the compiled code and the interpreter agree to
@@ -11,7 +11,9 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/KilnRuntimeCpu.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -90,9 +92,55 @@ void triangularSolve(KilnMemRef3<T> *a, KilnMemRef3<T> *bm, KilnMemRef3<T> *out,
   }
 }
 
+/// getrf's unblocked algorithm (the interpreter's lu): rows swapped to the
+/// largest pivot of each column, the column below it scaled, the trailing
+/// block updated; in the element type, as LAPACK computes.
+template <typename T>
+void lu(KilnMemRef3<T> *a, KilnMemRef3<T> *out, KilnMemRef3<int32_t> *pivots,
+        KilnMemRef3<int32_t> *permutation) {
+  int64_t batch = a->sizes[0], m = a->sizes[1], n = a->sizes[2], k = std::min(m, n);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j)
+        at(out, b, i, j) = at(a, b, i, j);
+      at(permutation, b, 0, i) = int32_t(i);
+    }
+    for (int64_t j = 0; j < k; ++j) {
+      int64_t p = j;
+      for (int64_t i = j + 1; i < m; ++i)
+        if (std::abs(at(out, b, i, j)) > std::abs(at(out, b, p, j)))
+          p = i;
+      at(pivots, b, 0, j) = int32_t(p);
+      if (p != j) {
+        std::swap(at(permutation, b, 0, p), at(permutation, b, 0, j));
+        for (int64_t c = 0; c < n; ++c)
+          std::swap(at(out, b, j, c), at(out, b, p, c));
+      }
+      T pivot = at(out, b, j, j);
+      if (pivot == T(0))
+        continue; // a singular column: nothing below it is eliminated
+      for (int64_t i = j + 1; i < m; ++i) {
+        T l = at(out, b, i, j) / pivot;
+        at(out, b, i, j) = l;
+        for (int64_t c = j + 1; c < n; ++c)
+          at(out, b, i, c) -= l * at(out, b, j, c);
+      }
+    }
+  }
+}
+
 } // namespace
 
 extern "C" {
+
+void _mlir_ciface_kiln_rt_slu(KilnMemRef3<float> *a, KilnMemRef3<float> *out,
+                              KilnMemRef3<int32_t> *pivots, KilnMemRef3<int32_t> *permutation) {
+  lu(a, out, pivots, permutation);
+}
+void _mlir_ciface_kiln_rt_dlu(KilnMemRef3<double> *a, KilnMemRef3<double> *out,
+                              KilnMemRef3<int32_t> *pivots, KilnMemRef3<int32_t> *permutation) {
+  lu(a, out, pivots, permutation);
+}
 
 void _mlir_ciface_kiln_rt_scholesky(KilnMemRef3<float> *a, KilnMemRef3<float> *out) {
   cholesky(a, out);

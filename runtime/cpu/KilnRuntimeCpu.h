@@ -36,6 +36,13 @@ void _mlir_ciface_kiln_rt_dgemm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
 /// matrix that is not positive definite.
 void _mlir_ciface_kiln_rt_scholesky(KilnMemRef3<float> *a, KilnMemRef3<float> *out);
 void _mlir_ciface_kiln_rt_dcholesky(KilnMemRef3<double> *a, KilnMemRef3<double> *out);
+/// lax.lu of each [m, n] matrix of `a`: the factors into `out`, the pivots
+/// into `pivots` ([B, 1, min(m, n)]), the row order into `permutation`
+/// ([B, 1, m]).
+void _mlir_ciface_kiln_rt_slu(KilnMemRef3<float> *a, KilnMemRef3<float> *out,
+                              KilnMemRef3<int32_t> *pivots, KilnMemRef3<int32_t> *permutation);
+void _mlir_ciface_kiln_rt_dlu(KilnMemRef3<double> *a, KilnMemRef3<double> *out,
+                              KilnMemRef3<int32_t> *pivots, KilnMemRef3<int32_t> *permutation);
 /// lax.triangular_solve of each matrix of `a` ([B, m, m]) against `b`
 /// ([B, m, n] with leftSide, [B, n, m] without) into `out` (b's shape).
 void _mlir_ciface_kiln_rt_strsm(KilnMemRef3<float> *a, KilnMemRef3<float> *b,

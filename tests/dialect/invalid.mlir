@@ -611,3 +611,11 @@ func.func @triangular_solve_mismatch(%a: tensor<3x3xf32>, %b: tensor<4x2xf32>) {
   %0 = lax.triangular_solve %a, %b {left_side = true, lower = true, transpose_a = false, unit_diagonal = false} : tensor<3x3xf32>, tensor<4x2xf32>
   return
 }
+
+// -----
+
+func.func @lu_pivots_shape(%a: tensor<4x3xf32>) {
+  // expected-error @+1 {{expects pivots of shape [..., min(m, n)]}}
+  %0:3 = lax.lu %a : tensor<4x3xf32> -> tensor<4x3xf32>, tensor<4xi32>, tensor<4xi32>
+  return
+}

@@ -119,3 +119,53 @@ def test_kiln_rewrite_round_trips_through_jax():
     got, want = jax.jit(kiln.rewrite(f))(a, b), jax.jit(f)(a, b)
     for g, w in zip(got, want):
         _close(g, w)
+
+
+@pytest.mark.parametrize("shape", [(6, 6), (3, 5, 5), (7, 4), (4, 7), (1, 1)])
+def test_lu_matches_lapack(shape):
+    # Pivots and permutation bit for bit (the same pivot rule as getrf);
+    # the factors within rounding.
+    rng = np.random.default_rng(len(shape) * 10 + shape[-1])
+    a = rng.normal(size=shape).astype(np.float32)
+    got, want = kiln.jit(lax.linalg.lu, cache_dir=None)(a), jax.jit(lax.linalg.lu)(a)
+    _close(got[0], want[0])
+    np.testing.assert_array_equal(got[1], np.asarray(want[1]))
+    np.testing.assert_array_equal(got[2], np.asarray(want[2]))
+
+
+def test_lu_of_a_singular_matrix():
+    a = np.array([[1, 2, 3], [2, 4, 6], [1, 0, 1]], np.float32)
+    got, want = kiln.jit(lax.linalg.lu, cache_dir=None)(a), jax.jit(lax.linalg.lu)(a)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, np.asarray(w), rtol=1e-6, atol=1e-6)
+
+
+def test_solve_det_inv_slogdet_and_their_gradients():
+    # jnp.linalg.solve and inv are lu + custom_linear_solve (its solve
+    # jaxpr: the pivots gathered, two triangular solves).
+    rng = np.random.default_rng(11)
+    a = (rng.normal(size=(3, 8, 8)) + 3 * np.eye(8)).astype(np.float32)
+    b = rng.normal(size=(3, 8)).astype(np.float32)
+
+    def f(a, b):
+        sign, logdet = jnp.linalg.slogdet(a)
+        return (jnp.linalg.solve(a, b[..., None])[..., 0], jnp.linalg.det(a), jnp.linalg.inv(a),
+                sign, logdet)
+
+    got, want = kiln.jit(f, cache_dir=None)(a, b), jax.jit(f)(a, b)
+    for g, w in zip(got, want):
+        _close(g, w, tol=1e-4)
+    x64 = np.linalg.solve(a.astype(np.float64), b.astype(np.float64)[..., None])[..., 0]
+    _close(got[0], want[0], x64, tol=1e-4)
+
+    loss = lambda a, b: (jnp.linalg.solve(a, b[..., None]) ** 2).sum()  # noqa: E731
+    g = jax.grad(loss, argnums=(0, 1))
+    for gk, gj in zip(kiln.jit(g, cache_dir=None)(a, b), jax.jit(g)(a, b)):
+        _close(gk, gj, tol=1e-3)
+
+
+def test_kiln_rewrite_round_trips_lu():
+    a = np.random.default_rng(4).normal(size=(5, 5)).astype(np.float32)
+    got, want = jax.jit(kiln.rewrite(lax.linalg.lu))(a), jax.jit(lax.linalg.lu)(a)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
