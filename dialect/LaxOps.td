@@ -161,6 +161,20 @@ def Lax_ErfInvOp : Lax_UnaryOp<"erf_inv", Lax_FloatTensor, "erf_inv", [Lax_Libra
     The inverse of erf on (-1, 1); -inf and +inf at -1 and 1, NaN outside.
   }];
 }
+def Lax_LgammaOp : Lax_UnaryOp<"lgamma", Lax_FloatTensor, "lgamma", [Lax_LibraryMath]> {
+  let description = [{
+    log |Gamma(x)|: +inf at the poles (0, -1, -2, ...) and at +-inf. Compiled
+    as XLA computes it (a Lanczos approximation, g = 7, with the reflection
+    formula below 1/2), in f32 for the narrow floats.
+  }];
+}
+def Lax_DigammaOp : Lax_UnaryOp<"digamma", Lax_FloatTensor, "digamma", [Lax_LibraryMath]> {
+  let description = [{
+    The derivative of lgamma: NaN at the poles (0, -1, -2, ...). Compiled as
+    XLA computes it (the Lanczos approximation's derivative, with the
+    reflection formula below 1/2).
+  }];
+}
 def Lax_FloorOp : Lax_UnaryOp<"floor", Lax_FloatTensor, "floor">;
 def Lax_CeilOp : Lax_UnaryOp<"ceil", Lax_FloatTensor, "ceil">;
 def Lax_PopulationCountOp : Lax_UnaryOp<"population_count", Lax_IntOrPredTensor,

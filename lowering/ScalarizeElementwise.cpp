@@ -190,6 +190,96 @@ struct ScalarEmitter {
     return select(nan, cst(t, NAN), r);
   }
 
+  //===--- lgamma and digamma, as XLA computes them --------------------------===//
+
+  /// Lanczos' approximation, g = 7 and 9 terms (XLA's kLanczosGamma,
+  /// kBaseLanczosCoeff and kLanczosCoefficients, math.cc).
+  static constexpr double kLanczosGamma = 7;
+  static constexpr double kBaseLanczosCoeff = 0.99999999999980993227684700473478;
+  static constexpr double kLanczosCoefficients[8] = {
+      676.520368121885098567009190444019, -1259.13921672240287047156078755283,
+      771.3234287776530788486528258894,   -176.61502916214059906584551354,
+      12.507343278686904814458936853,     -0.13857109526572011689554707,
+      9.984369578019570859563e-6,         1.50563273514931155834e-7};
+
+  Value add(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value less(Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, y);
+  }
+
+  /// z (x - 1, or -x where the reflection formula applies), and log(t) for
+  /// t = g + 1/2 + z, as log(g + 1/2) + log1p(z / (g + 1/2)).
+  std::pair<Value, Value> lanczosZ(Value x, Value &reflect) {
+    Type t = x.getType();
+    reflect = less(x, cst(t, 0.5));
+    Value z = select(reflect, arith::NegFOp::create(b, loc, x), sub(x, cst(t, 1)));
+    Value logT = add(cst(t, std::log(kLanczosGamma + 0.5)),
+                     math::Log1pOp::create(b, loc, div(z, cst(t, kLanczosGamma + 0.5))));
+    return {z, logT};
+  }
+
+  /// XLA's Lgamma (math.cc): log_y = log(sqrt(2 pi)) + (z + 1/2 - t / log t)
+  /// log t + log(sum); below 1/2, log(pi) - log|sin(pi frac|x|)| - log_y;
+  /// +inf at +-inf.
+  Value lgamma(Value input) {
+    return inF32(input, [&](Value x) -> Value {
+      Type t = x.getType();
+      Value reflect;
+      auto [z, logT] = lanczosZ(x, reflect);
+      Value sum = cst(t, kBaseLanczosCoeff);
+      for (int i = 0; i < 8; ++i)
+        sum = add(sum, div(cst(t, kLanczosCoefficients[i]), add(z, cst(t, i + 1))));
+      Value tt = add(cst(t, kLanczosGamma + 0.5), z);
+      Value logY = add(add(cst(t, (std::log(2.0) + std::log(M_PI)) / 2),
+                           mul(sub(add(z, cst(t, 0.5)), div(tt, logT)), logT)),
+                       math::LogOp::create(b, loc, sum));
+      Value absX = math::AbsFOp::create(b, loc, x);
+      Value frac = sub(absX, math::FloorOp::create(b, loc, absX));
+      Value reduced = select(less(cst(t, 0.5), frac), sub(cst(t, 1), frac), frac);
+      Value denom = math::LogOp::create(
+          b, loc, math::SinOp::create(b, loc, mul(cst(t, M_PI), reduced)));
+      Value finite = less(math::AbsFOp::create(b, loc, denom), cst(t, INFINITY));
+      Value reflection = select(finite, sub(sub(cst(t, std::log(M_PI)), denom), logY),
+                                arith::NegFOp::create(b, loc, denom));
+      Value result = select(reflect, reflection, logY);
+      Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, absX, cst(t, INFINITY));
+      return select(isInf, cst(t, INFINITY), result);
+    });
+  }
+
+  /// XLA's Digamma (math.cc): log t + num / denom - g / t; below 1/2,
+  /// minus pi cot(pi x) with x reduced to [-1/2, 1/2]; NaN at the poles.
+  Value digamma(Value input) {
+    return inF32(input, [&](Value x) -> Value {
+      Type t = x.getType();
+      Value reflect;
+      auto [z, logT] = lanczosZ(x, reflect);
+      Value num = cst(t, 0), denom = cst(t, kBaseLanczosCoeff);
+      for (int i = 0; i < 8; ++i) {
+        Value zi = add(z, cst(t, i + 1));
+        Value c = cst(t, kLanczosCoefficients[i]);
+        num = sub(num, div(c, mul(zi, zi)));
+        denom = add(denom, div(c, zi));
+      }
+      Value tt = add(cst(t, kLanczosGamma + 0.5), z);
+      Value y = sub(add(logT, div(num, denom)), div(cst(t, kLanczosGamma), tt));
+      Value reduced = add(x, math::AbsFOp::create(
+                                 b, loc, math::FloorOp::create(b, loc, add(x, cst(t, 0.5)))));
+      Value angle = mul(cst(t, M_PI), reduced);
+      Value reflection = sub(y, div(mul(cst(t, M_PI), math::CosOp::create(b, loc, angle)),
+                                    math::SinOp::create(b, loc, angle)));
+      Value result = select(reflect, reflection, y);
+      Value pole = arith::AndIOp::create(
+          b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, x, cst(t, 0)),
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
+                                math::FloorOp::create(b, loc, x)));
+      return select(pole, cst(t, NAN), result);
+    });
+  }
+
   /// erf^-1 by Giles' approximation ("Approximating the erfinv function",
   /// 2010) in f32, as XLA's ErfInv32; for f64 refined by two Newton steps on
   /// erf(x) - y. |y| = 1 gives +-inf and |y| > 1 NaN, through the log.
@@ -523,6 +613,8 @@ Value ScalarEmitter::emit(Operation *op, ValueRange s) {
       .Case([&](ErfOp) { return libmUnary<math::ErfOp>(s[0]); })
       .Case([&](ErfcOp) { return libmUnary<math::ErfcOp>(s[0]); })
       .Case([&](ErfInvOp) { return erfInv(s[0]); })
+      .Case([&](LgammaOp) { return lgamma(s[0]); })
+      .Case([&](DigammaOp) { return digamma(s[0]); })
       .Case([&](LogisticOp) { return inF32(s[0], [&](Value v) { return logistic(v); }); })
       // Rounding and classification.
       .Case([&](FloorOp) { return math::FloorOp::create(b, loc, s[0]); })

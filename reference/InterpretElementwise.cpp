@@ -33,6 +33,26 @@ double roundToNearestEven(double x) { return std::nearbyint(x); } // default mod
 
 /// erf^-1 on [-1, 1]: a rational first guess (|error| < 1e-3) refined by
 /// Newton steps on erf(x) - y, to double precision.
+/// digamma in double: the recurrence psi(x) = psi(x + 1) - 1/x up to
+/// x >= 6, then the asymptotic series; the reflection formula below 1/2;
+/// NaN at the poles (non-positive integers).
+double digamma(double x) {
+  if (std::isnan(x) || (x <= 0 && x == std::floor(x)))
+    return NAN;
+  if (x == INFINITY)
+    return INFINITY;
+  if (x < 0.5)
+    return digamma(1 - x) - M_PI / std::tan(M_PI * x);
+  double acc = 0;
+  while (x < 6) {
+    acc -= 1 / x;
+    x += 1;
+  }
+  double f = 1 / (x * x);
+  double series = f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
+  return acc + std::log(x) - 0.5 / x - series;
+}
+
 double erfInv(double y) {
   if (std::isnan(y) || y < -1 || y > 1)
     return NAN;
@@ -372,6 +392,8 @@ std::optional<FailureOr<Tensor>> Evaluator::evalElementwise(Operation *op) {
       .Case([&](ErfOp) { return unaryFloatOp(std::erf); })
       .Case([&](ErfcOp) { return unaryFloatOp(std::erfc); })
       .Case([&](ErfInvOp) { return unaryFloatOp(erfInv); })
+      .Case([&](LgammaOp) { return unaryFloatOp([](double x) { return std::lgamma(x); }); })
+      .Case([&](DigammaOp) { return unaryFloatOp(digamma); })
       .Case([&](FloorOp) { return unaryFloatOp(std::floor); })
       .Case([&](CeilOp) { return unaryFloatOp(std::ceil); })
       .Case([&](RoundOp r) {
