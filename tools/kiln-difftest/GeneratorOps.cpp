@@ -38,13 +38,21 @@ static const StringRef kIntBinaryOrder[] = {
 // every integer op).
 static const StringRef kBoolBinary[] = {"and", "or", "xor"};
 
+/// Primitives compiled as XLA's approximation formulas, whose error against
+/// the interpreter's exact value (about 1e-12 relative in f64 for digamma's
+/// Lanczos sum) is beyond the error model's per-operation bound, and whose
+/// magnitudes are unknown: checked against jax.jit and float64 in
+/// tests/python/test_ecosystem_primitives.py instead of drawn here.
+static const StringRef kNotDrawn[] = {"lgamma", "digamma"};
+
 /// `order`, then the other elementwise primitives of `arity` whose operands
 /// may be of `kind` (dialect/LaxInterfaces.h).
 static std::vector<StringRef> drawable(llvm::ArrayRef<StringRef> order, unsigned arity,
                                        bool kiln::lax::ElementKinds::*kind) {
   std::vector<StringRef> ops(order.begin(), order.end());
   for (const kiln::lax::ElementwisePrimitive &p : kiln::lax::elementwisePrimitives())
-    if (p.arity == arity && p.operands.*kind && !llvm::is_contained(ops, p.jaxName))
+    if (p.arity == arity && p.operands.*kind && !llvm::is_contained(ops, p.jaxName) &&
+        !llvm::is_contained(kNotDrawn, p.jaxName))
       ops.push_back(p.jaxName);
   return ops;
 }
