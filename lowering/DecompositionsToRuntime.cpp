@@ -61,13 +61,8 @@ LogicalResult callRuntime(Operation *op, ConversionPatternRewriter &rewriter, St
     Value buffer = memref::AllocOp::create(rewriter, loc,
                                            MemRefType::get(r3.getShape(), r3.getElementType()));
     buffers.push_back(buffer);
-    auto layout = StridedLayoutAttr::get(
-        rewriter.getContext(), ShapedType::kDynamic,
-        {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic});
-    auto dynamic = MemRefType::get(
-        {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic}, r3.getElementType(),
-        layout);
-    args.push_back(memref::CastOp::create(rewriter, loc, dynamic, buffer));
+    args.push_back(
+        memref::CastOp::create(rewriter, loc, dynamicMemRef3(r3.getElementType()), buffer));
   }
   SmallVector<Type> types = llvm::to_vector(ValueRange(args).getTypes());
   for (bool f : flags) {

@@ -73,8 +73,10 @@ mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value bufferReadHere(mlir::OpBuilder &b, mlir::Location loc, mlir::MemRefType type,
                            mlir::Value tensor);
 
-/// bufferReadHere of a rank-3 tensor, as a memref of dynamic sizes and
-/// strides: the argument of the runtime's `KilnMemRef3` functions.
+/// A rank-3 memref of `element` with dynamic sizes, strides and offset: the
+/// type of the runtime's `KilnMemRef3` arguments.
+mlir::MemRefType dynamicMemRef3(mlir::Type element);
+/// bufferReadHere of a rank-3 tensor, as a dynamicMemRef3.
 mlir::Value runtimeBuffer3(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor);
 /// `name` declared private in `module` with `type`, once, with the C
 /// interface (memref descriptors passed by pointer), so that the runtime

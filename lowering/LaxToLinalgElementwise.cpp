@@ -44,16 +44,17 @@ Value bufferReadHere(OpBuilder &b, Location loc, MemRefType type, Value tensor) 
   return toBuffer;
 }
 
+MemRefType dynamicMemRef3(Type element) {
+  int64_t d = ShapedType::kDynamic;
+  return MemRefType::get({d, d, d}, element,
+                         StridedLayoutAttr::get(element.getContext(), d, {d, d, d}));
+}
+
 Value runtimeBuffer3(OpBuilder &b, Location loc, Value tensor) {
   auto t = cast<RankedTensorType>(tensor.getType());
-  auto layout = StridedLayoutAttr::get(
-      b.getContext(), ShapedType::kDynamic,
-      {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic});
-  Value m = bufferReadHere(b, loc, MemRefType::get(t.getShape(), t.getElementType(), layout),
-                           tensor);
-  auto dynamic = MemRefType::get(
-      {ShapedType::kDynamic, ShapedType::kDynamic, ShapedType::kDynamic}, t.getElementType(),
-      layout);
+  MemRefType dynamic = dynamicMemRef3(t.getElementType());
+  Value m = bufferReadHere(
+      b, loc, MemRefType::get(t.getShape(), t.getElementType(), dynamic.getLayout()), tensor);
   return memref::CastOp::create(b, loc, dynamic, m);
 }
 
