@@ -45,22 +45,24 @@ static size_t lexNumber(StringRef s) {
 std::vector<Token> kiln::jaxpr::tokenizeJaxpr(StringRef text) {
   std::vector<Token> tokens;
   bool atLineStart = true;
-  size_t pos = 0;
+  size_t pos = 0, lineStart = 0;
   auto push = [&](TokenKind kind, size_t length) {
-    tokens.push_back({kind, text.substr(pos, length), atLineStart});
+    tokens.push_back({kind, text.substr(pos, length), atLineStart, unsigned(pos - lineStart)});
     atLineStart = false;
     pos += length;
   };
   while (true) {
     // Whitespace, and `#` comments (JAX never prints '#'; tests use them).
     while (pos < text.size() && (llvm::isSpace(text[pos]) || text[pos] == '#')) {
-      if (text[pos] == '#')
+      if (text[pos] == '#') {
         pos = std::min(text.find('\n', pos), text.size());
-      else if (text[pos++] == '\n')
+      } else if (text[pos++] == '\n') {
         atLineStart = true;
+        lineStart = pos;
+      }
     }
     if (pos >= text.size()) {
-      tokens.push_back({TokenKind::EndOfFile, text.substr(text.size()), atLineStart});
+      tokens.push_back({TokenKind::EndOfFile, text.substr(text.size()), atLineStart, 0});
       return tokens;
     }
     StringRef rest = text.substr(pos);

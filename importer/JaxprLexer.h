@@ -33,6 +33,8 @@ struct Token {
   llvm::StringRef spelling;
   /// First token on its line: equations start on a new line.
   bool atLineStart = false;
+  /// Characters before it on its line (its indentation, for the first).
+  unsigned column = 0;
 
   llvm::SMLoc loc() const { return llvm::SMLoc::getFromPointer(spelling.data()); }
   bool is(TokenKind k) const { return kind == k; }

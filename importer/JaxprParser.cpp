@@ -309,6 +309,12 @@ bool Parser::startsEquation(size_t index) const {
   bool anyTyped = false, anyUntyped = false, crossesLine = false;
   size_t i = index;
   while (tokens[i].is(TokenKind::Identifier)) {
+    // JAX indents a wrapped list of binders deeper than its first line; a
+    // line at the same or a lower indentation starts something else. So
+    // `inf:f32[] inf:f32[]` (typed literals ending a wrapped operand list)
+    // followed by the next equation's line is not one equation's binders.
+    if (i > index && tokens[i].atLineStart && tokens[i].column <= tokens[index].column)
+      return false;
     crossesLine |= i > index && tokens[i].atLineStart;
     ++i;
     if (!tokens[i].is(TokenKind::Colon)) {
