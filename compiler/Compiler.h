@@ -127,8 +127,8 @@ struct CacheOutcome {
   std::string describe() const;
 };
 
-/// Seconds each phase of one compile took (wall clock); zero for phases a
-/// cache hit skipped.
+/// Seconds each phase of one compile took (wall clock); a cache hit skips
+/// all but the link.
 struct CompilePhaseTimes {
   double laxToLinalg = 0; ///< lax -> linalg/tensor (kiln-lax-to-linalg ...)
   double toLLVM = 0;      ///< bufferization and linalg -> LLVM dialect

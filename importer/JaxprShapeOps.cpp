@@ -129,6 +129,28 @@ EmitResult emitConcatenate(PrimitiveEmitter &e) {
   return e.finish(ConcatenateOp::create(e.b, e.loc, e.placeholder, *x, *dim));
 }
 
+/// Consecutive slices of `x` along `axis`, of `sizes` each (split,
+/// unstack); an axis out of range is `primitive`'s located error.
+FailureOr<SmallVector<Value>> slicesAlong(PrimitiveEmitter &e, Value x, int64_t axis,
+                                          ArrayRef<int64_t> sizes) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (axis < 0 || axis >= type.getRank())
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "axis " << axis << " of '" << e.primitive() << "' is out of range";
+  SmallVector<Value> parts;
+  SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()),
+      strides(type.getRank(), 1);
+  for (int64_t size : sizes) {
+    limit[axis] = start[axis] + size;
+    Operation *slice = SliceOp::create(e.b, e.loc, e.placeholder, x, start, limit, strides);
+    if (failed(e.builder.finishOp(slice)))
+      return failure();
+    parts.push_back(slice->getResult(0));
+    start[axis] = limit[axis];
+  }
+  return parts;
+}
+
 /// split[sizes axis] x: consecutive slices along `axis`.
 EmitResult emitSplit(PrimitiveEmitter &e) {
   EmitResult x = e.operands(1, 1);
@@ -136,53 +158,32 @@ EmitResult emitSplit(PrimitiveEmitter &e) {
   FailureOr<int64_t> axis = e.builder.intParam(e.eqn, "axis");
   if (failed(x) || failed(sizes) || failed(axis))
     return failure();
-  auto type = cast<RankedTensorType>((*x)[0].getType());
-  if (*axis < 0 || *axis >= type.getRank())
-    return e.builder.emitError(e.eqn.primitiveLoc)
-           << "axis " << *axis << " of 'split' is out of range";
-  SmallVector<Value> parts;
-  SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()),
-      strides(type.getRank(), 1);
-  for (int64_t size : *sizes) {
-    limit[*axis] = start[*axis] + size;
-    Operation *slice =
-        SliceOp::create(e.b, e.loc, e.placeholder, (*x)[0], start, limit, strides);
-    if (failed(e.builder.finishOp(slice)))
-      return failure();
-    parts.push_back(slice->getResult(0));
-    start[*axis] = limit[*axis];
-  }
-  return parts;
+  return slicesAlong(e, (*x)[0], *axis, *sizes);
 }
 
-/// unstack[axis] x: x's slices along `axis`, each without that dimension
-/// (the inverse of stack).
+/// unstack[axis] x: x's slices of size 1 along `axis`, each reshaped without
+/// that dimension (the inverse of stack).
 EmitResult emitUnstack(PrimitiveEmitter &e) {
   EmitResult x = e.operands(1, 1);
   FailureOr<int64_t> axis = e.builder.intParam(e.eqn, "axis");
   if (failed(x) || failed(axis))
     return failure();
   auto type = cast<RankedTensorType>((*x)[0].getType());
-  if (*axis < 0 || *axis >= type.getRank())
-    return e.builder.emitError(e.eqn.primitiveLoc)
-           << "axis " << *axis << " of 'unstack' is out of range";
-  SmallVector<Value> parts;
-  SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()),
-      strides(type.getRank(), 1), shape(type.getShape());
+  int64_t count = *axis >= 0 && *axis < type.getRank() ? type.getDimSize(*axis) : 0;
+  FailureOr<SmallVector<Value>> parts =
+      slicesAlong(e, (*x)[0], *axis, SmallVector<int64_t>(count, 1));
+  if (failed(parts))
+    return failure();
+  SmallVector<int64_t> shape(type.getShape());
   shape.erase(shape.begin() + *axis);
   auto partType = RankedTensorType::get(shape, type.getElementType());
-  for (int64_t i = 0; i < type.getDimSize(*axis); ++i) {
-    start[*axis] = i;
-    limit[*axis] = i + 1;
-    Operation *slice = SliceOp::create(e.b, e.loc, e.placeholder, (*x)[0], start, limit, strides);
-    if (failed(e.builder.finishOp(slice)))
+  for (Value &part : *parts) {
+    FailureOr<Value> reshaped = e.built(ReshapeOp::create(e.b, e.loc, partType, part));
+    if (failed(reshaped))
       return failure();
-    FailureOr<Value> part = e.built(ReshapeOp::create(e.b, e.loc, partType, slice->getResult(0)));
-    if (failed(part))
-      return failure();
-    parts.push_back(*part);
+    part = *reshaped;
   }
-  return parts;
+  return *parts;
 }
 
 /// stack[axis] xs...: each operand gets a new dimension of size 1 at `axis`,
