@@ -52,12 +52,11 @@ bool isRematerializable(Operation &op) {
              memref::CastOp, memref::ReinterpretCastOp>(op);
 }
 
-/// Whether `op` may go into a part: not what is cloned where used, a stack
-/// allocation (kept in the caller) or an LLVM dialect operation (a stack
-/// save/restore must stay with its partner).
+/// Whether `op` may go into a part: not a stack allocation (kept in the
+/// caller) or an LLVM dialect operation (a stack save/restore must stay
+/// with its partner).
 bool isMovable(Operation &op) {
-  if (op.hasTrait<OpTrait::IsTerminator>() || isa<memref::AllocaOp>(op) ||
-      isRematerializable(op))
+  if (op.hasTrait<OpTrait::IsTerminator>() || isa<memref::AllocaOp>(op))
     return false;
   return !isa<LLVM::LLVMDialect>(op.getDialect());
 }
@@ -237,7 +236,7 @@ struct Outliner {
       });
       if (isStaticAlloca(op) || (isRematerializable(op) && !readsRun))
         continue;
-      if (!isMovable(op) && !isRematerializable(op)) {
+      if (!isMovable(op)) {
         flush(); // a barrier: nothing moves across it
         continue;
       }
