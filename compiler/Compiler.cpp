@@ -189,13 +189,19 @@ std::string llvmOptionsThatChangeCode() {
   return names;
 }
 
-std::string runtimePath(const CompileOptions &options) {
+} // namespace
+
+std::string runtimeLibraryPath(const CompileOptions &options) {
+  if (options.target == Target::Gpu)
+    return gpuRuntimePath(options.gpuRuntimeLibrary);
   if (!options.runtimeLibrary.empty())
     return options.runtimeLibrary;
   if (const char *env = std::getenv("KILN_RUNTIME_CPU"))
     return env;
   return KILN_RUNTIME_CPU_PATH;
 }
+
+namespace {
 
 /// Step 1: the destination-passing wrapper around `entry`.
 void addDpsWrapper(ModuleOp module, func::FuncOp entry) {
@@ -455,6 +461,71 @@ CompileOptions withMinimumThresholds(CompileOptions options) {
   return options;
 }
 
+namespace {
+/// Function `entry` of `module` with the specs of its arguments and
+/// results; null with `why` when it is missing or not compilable.
+func::FuncOp entryWithSpecs(ModuleOp module, const std::string &entry,
+                            std::vector<TensorSpec> &inputs, std::vector<TensorSpec> &outputs,
+                            std::string &why) {
+  auto fn = module.lookupSymbol<func::FuncOp>(entry);
+  if (!fn || fn.isExternal()) {
+    why = "no function @" + entry + " with a body";
+    return nullptr;
+  }
+  for (Type t : fn.getFunctionType().getInputs()) {
+    auto s = specOf(t);
+    if (!s) {
+      why = "@" + entry + ": arguments must be statically shaped tensors of at most 2^62 bytes";
+      return nullptr;
+    }
+    inputs.push_back(*s);
+  }
+  for (Type t : fn.getFunctionType().getResults()) {
+    auto s = specOf(t);
+    if (!s) {
+      why = "@" + entry + ": results must be statically shaped tensors of at most 2^62 bytes";
+      return nullptr;
+    }
+    outputs.push_back(*s);
+  }
+  return fn;
+}
+} // namespace
+
+std::optional<CompiledObject> Compiler::compileObject(ModuleOp module, const std::string &entry,
+                                                      const ObjectTarget &target,
+                                                      std::string *error) const {
+  MLIRContext *ctx = module.getContext();
+  prepareContext(*ctx);
+  std::string diags;
+  llvm::raw_string_ostream os(diags);
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+    os << d.getLocation() << ": " << d << "\n";
+    return success();
+  });
+  auto fail = [&](const std::string &msg) -> std::optional<CompiledObject> {
+    if (error)
+      *error = msg + (diags.empty() ? "" : "\n" + diags);
+    return std::nullopt;
+  };
+  OwningOpRef<ModuleOp> clone(module.clone());
+  CompiledObject result;
+  std::string why;
+  func::FuncOp fn = entryWithSpecs(*clone, entry, result.inputs, result.outputs, why);
+  if (!fn)
+    return fail(why);
+  result.target = options_.target;
+  if (result.target == Target::Gpu) {
+    // No device is asked: the object may be built where none is.
+    result.gpuChip = options_.gpuChip.empty() ? "sm_80" : options_.gpuChip;
+  }
+  CompilePhaseTimes phases;
+  if (!lowerToObject(*clone, fn, result.inputs, result.outputs, result.gpuChip, target, phases,
+                     nullptr, result.object, why))
+    return fail(why);
+  return result;
+}
+
 std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
                                               const std::string &entry,
                                               std::string *error) const {
@@ -473,24 +544,11 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
   };
 
   OwningOpRef<ModuleOp> clone(module.clone());
-  auto fn = clone->lookupSymbol<func::FuncOp>(entry);
-  if (!fn || fn.isExternal())
-    return fail("no function @" + entry + " with a body");
   auto impl = std::make_unique<Executable::Impl>();
-  for (Type t : fn.getFunctionType().getInputs()) {
-    auto s = specOf(t);
-    if (!s)
-      return fail("@" + entry +
-                  ": arguments must be statically shaped tensors of at most 2^62 bytes");
-    impl->inputs.push_back(*s);
-  }
-  for (Type t : fn.getFunctionType().getResults()) {
-    auto s = specOf(t);
-    if (!s)
-      return fail("@" + entry +
-                  ": results must be statically shaped tensors of at most 2^62 bytes");
-    impl->outputs.push_back(*s);
-  }
+  std::string why;
+  func::FuncOp fn = entryWithSpecs(*clone, entry, impl->inputs, impl->outputs, why);
+  if (!fn)
+    return fail(why);
   const bool gpu = options_.target == Target::Gpu;
   std::string gpuChip;
   if (gpu) {
@@ -552,11 +610,36 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
     }
   }
 
+  std::string object;
+  if (!lowerToObject(*clone, fn, impl->inputs, impl->outputs, gpuChip, ObjectTarget{},
+                     impl->phases, options_.keepLoweredIR ? &impl->loweredIR : nullptr,
+                     object, why))
+    return fail(why);
+  if (cache && !cache->store(key, object, &why))
+    impl->cache.notStored = why;
+  if (auto exe = link(std::move(impl), object, why))
+    return exe;
+  return fail(why);
+}
+
+bool Compiler::lowerToObject(ModuleOp module, func::FuncOp fn,
+                             const std::vector<TensorSpec> &inputs,
+                             const std::vector<TensorSpec> &outputs, const std::string &gpuChip,
+                             const ObjectTarget &target, CompilePhaseTimes &phases,
+                             std::string *loweredIR, std::string &object,
+                             std::string &error) const {
+  auto fail = [&](const std::string &msg) {
+    error = msg;
+    return false;
+  };
   // lax -> linalg first: unsigned types become signless in every
   // signature, so the wrapper is built on the lowered entry's types.
   // The same two halves as --kiln-lower-cpu, split so the wrapper can be
   // added in between.
   const CpuPipelineOptions &pipeline = options_;
+  MLIRContext *ctx = module.getContext();
+  const bool gpu = options_.target == Target::Gpu;
+  const std::string entry = fn.getSymName().str();
   GpuPipelineConfig gpuConfig;
   gpuConfig.chip = gpuChip;
   gpuConfig.runtimeGemmMinMacs =
@@ -587,10 +670,10 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
     buildKilnLaxToLinalgForGpu(laxPm, gpuConfig);
   else
     buildKilnLaxToLinalgPipeline(laxPm, pipeline);
-  if (failed(laxPm.run(*clone)))
+  if (failed(laxPm.run(module)))
     return fail("lowering @" + entry + " to linalg failed");
-  addDpsWrapper(*clone, fn);
-  impl->phases.laxToLinalg = lap(phaseStart);
+  addDpsWrapper(module, fn);
+  phases.laxToLinalg = lap(phaseStart);
 
   PassManager pm(ctx);
   printing(pm);
@@ -602,28 +685,24 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
     buildKilnLinalgToGpuPipeline(pm, gpuConfig);
   else
     buildKilnLinalgToLLVMPipeline(pm, pipeline);
-  if (failed(pm.run(*clone)))
+  if (failed(pm.run(module)))
     return fail("lowering @" + entry + " failed");
-  std::vector<TensorSpec> all(impl->inputs);
-  all.insert(all.end(), impl->outputs.begin(), impl->outputs.end());
-  if (failed(addRawEntry(*clone, all)))
+  std::vector<TensorSpec> all(inputs);
+  all.insert(all.end(), outputs.begin(), outputs.end());
+  if (failed(addRawEntry(module, all)))
     return fail("cannot build the raw entry");
-  if (options_.keepLoweredIR) {
-    llvm::raw_string_ostream ir(impl->loweredIR);
-    clone->print(ir);
+  if (loweredIR) {
+    llvm::raw_string_ostream ir(*loweredIR);
+    module.print(ir);
   }
 
-  impl->phases.toLLVM = lap(phaseStart);
+  phases.toLLVM = lap(phaseStart);
 
-  std::string object, why;
-  if (!compileToHostObject(*clone, options_.optLevel, options_.fpContract, object, &why))
+  std::string why;
+  if (!compileToHostObject(module, options_.optLevel, options_.fpContract, object, &why, target))
     return fail("code generation for @" + entry + " failed: " + why);
-  impl->phases.codegen = lap(phaseStart);
-  if (cache && !cache->store(key, object, &why))
-    impl->cache.notStored = why;
-  if (auto exe = link(std::move(impl), object, why))
-    return exe;
-  return fail(why);
+  phases.codegen = lap(phaseStart);
+  return true;
 }
 
 std::unique_ptr<Executable>
@@ -641,7 +720,7 @@ Compiler::link(std::unique_ptr<Executable::Impl> impl,
     impl->gpu->takeError(); // start clean
     libs.push_back(impl->gpu->path);
   } else {
-    if (std::string rt = runtimePath(options_); !rt.empty())
+    if (std::string rt = runtimeLibraryPath(options_); !rt.empty())
       libs.push_back(rt);
 #ifdef KILN_ASYNC_RUNTIME_PATH
     // Parallel loops (batch-parallel scans) call MLIR's async runtime.

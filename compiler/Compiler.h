@@ -28,6 +28,9 @@ namespace mlir {
 class ModuleOp;
 class MLIRContext;
 class Type;
+namespace func {
+class FuncOp;
+} // namespace func
 } // namespace mlir
 
 namespace kiln {
@@ -79,6 +82,15 @@ struct TensorSpec {
 };
 
 enum class Target { Cpu, Gpu };
+
+/// The machine an object is compiled for. By default the host, as the JIT
+/// links it; ahead-of-time objects (kiln-compile) name a CPU of the host's
+/// architecture ("x86-64-v3") so that they run on other machines, and are
+/// position independent, to go into a shared library.
+struct ObjectTarget {
+  std::string cpu = "host"; ///< "host" or an LLVM CPU name of the host's triple
+  bool positionIndependent = false;
+};
 
 /// What kiln::Compiler compiles with: the CPU pipeline's options
 /// (lowering/CpuPipelineOptions.def) and its own (compiler/CompileOptions.def),
@@ -172,12 +184,34 @@ private:
   void (*fn_)(void *const *) = nullptr;
 };
 
+/// The runtime library that code compiled with `options` calls
+/// (libKilnRuntimeCpu.so or, for Target::Gpu, libKilnRuntimeGpu.so): the
+/// configured path, else $KILN_RUNTIME_CPU / $KILN_RUNTIME_GPU, else the one
+/// built beside Kiln; empty when there is none (the GPU runtime without
+/// CUDA's headers).
+std::string runtimeLibraryPath(const CompileOptions &options);
+
 /// Kiln's build as the compile cache's key names it: the real path (no
 /// links, no `..`), size, inode and modification time of the libraries that
 /// hold the compiler and the lowering, so that another build (a rebuilt
 /// Kiln, an ASan build) never reuses this one's entries. Empty when those
 /// files cannot be found; nothing is cached then.
 std::string compileCacheBuildIdentity();
+
+/// A function compiled ahead of time (kiln-compile): a relocatable object
+/// that defines `__kiln_call(void *const *buffers)` (the destination-passing
+/// entry of Executable::callRaw: inputs then outputs; device pointers for the
+/// GPU) and, where the code has global constructors (a GPU object's kernel
+/// module load), `__kiln_init` and `__kiln_fini`, which must be called
+/// before the first call and after the last. Its undefined symbols resolve
+/// against the runtime library of its target and libc/libm only: a CPU
+/// object runs its loops on the calling thread (no async runtime).
+struct CompiledObject {
+  std::string object;
+  std::vector<TensorSpec> inputs, outputs;
+  Target target = Target::Cpu;
+  std::string gpuChip; ///< Target::Gpu: the kernels' architecture
+};
 
 class Compiler {
 public:
@@ -195,11 +229,28 @@ public:
                                             const std::string &entry,
                                             std::string *error = nullptr) const;
 
+  /// Compiles function `entry` of `module` to an object for `target`
+  /// (ahead of time: no JIT, no cache, no device asked for a GPU object,
+  /// whose chip is gpuChip, else sm_80). With Target::Cpu the options should
+  /// keep every loop on the calling thread (minParallelWork at its maximum):
+  /// nothing provides MLIR's async runtime to the object.
+  std::optional<CompiledObject> compileObject(mlir::ModuleOp module, const std::string &entry,
+                                              const ObjectTarget &target,
+                                              std::string *error = nullptr) const;
+
   /// Registers what compile() needs (lax and upstream dialects, the
   /// translations to LLVM IR) in `context`.
   static void prepareContext(mlir::MLIRContext &context);
 
 private:
+  /// The lowering of `fn` (the entry of `module`, a private clone, with the
+  /// given specs) to an object: the back half of compile() and
+  /// compileObject(). False with `error` on failure.
+  bool lowerToObject(mlir::ModuleOp module, mlir::func::FuncOp fn,
+                     const std::vector<TensorSpec> &inputs,
+                     const std::vector<TensorSpec> &outputs, const std::string &gpuChip,
+                     const ObjectTarget &target, CompilePhaseTimes &phases,
+                     std::string *loweredIR, std::string &object, std::string &error) const;
   /// Links `object` into a new Executable; null with `why` on failure.
   std::unique_ptr<Executable> link(std::unique_ptr<Executable::Impl> impl,
                                    const std::string &object,

@@ -1,8 +1,6 @@
 //===- GpuCall.cpp - host buffers in and out of a GPU Executable ----------===//
 #include "compiler/GpuCall.h"
 
-#include "llvm/ADT/SmallVector.h"
-
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -55,12 +53,9 @@ const GpuRuntimeApi *loadGpuRuntime(const std::string &path, std::string &why) {
   get(api->status, "kiln_gpu_status");
   get(api->takeError, "kiln_gpu_take_error");
   get(api->chip, "kiln_gpu_chip");
-  get(api->streamCreate, "mgpuStreamCreate");
-  get(api->streamSynchronize, "mgpuStreamSynchronize");
-  get(api->streamDestroy, "mgpuStreamDestroy");
-  get(api->memAlloc, "mgpuMemAlloc");
-  get(api->memFree, "mgpuMemFree");
-  get(api->memcpy, "mgpuMemcpy");
+  get(api->buffersToDevice, "kiln_gpu_buffers_to_device");
+  get(api->buffersFromDevice, "kiln_gpu_buffers_from_device");
+  get(api->callHost, "kiln_gpu_call_host");
   if (!complete)
     return nullptr;
   return (loaded[path] = std::move(api)).get();
@@ -68,41 +63,19 @@ const GpuRuntimeApi *loadGpuRuntime(const std::string &path, std::string &why) {
 
 void buffersToDevice(const GpuRuntimeApi &rt, void *const *hostBuffers, const size_t *bytes,
                      size_t numInputs, size_t numBuffers, void **device, void *stream) {
-  for (size_t i = 0; i < numBuffers; ++i) {
-    device[i] = rt.memAlloc(bytes[i], stream, /*isHostShared=*/false);
-    if (i < numInputs && bytes[i])
-      rt.memcpy(device[i], hostBuffers[i], bytes[i], stream);
-  }
-  rt.streamSynchronize(stream);
+  rt.buffersToDevice(hostBuffers, bytes, numInputs, numBuffers, device, stream);
 }
 
 void buffersFromDevice(const GpuRuntimeApi &rt, void *const *hostBuffers, const size_t *bytes,
                        size_t numInputs, size_t numBuffers, void *const *device, void *stream,
                        bool copyOutputs) {
-  if (copyOutputs)
-    for (size_t i = numInputs; i < numBuffers; ++i)
-      if (bytes[i])
-        rt.memcpy(hostBuffers[i], device[i], bytes[i], stream);
-  for (size_t i = 0; i < numBuffers; ++i)
-    rt.memFree(device[i], stream);
-  rt.streamSynchronize(stream);
+  rt.buffersFromDevice(hostBuffers, bytes, numInputs, numBuffers, device, stream,
+                       copyOutputs ? 1 : 0);
 }
 
 bool callOnGpu(const GpuRuntimeApi &rt, void (*fn)(void *const *), void *const *hostBuffers,
                const size_t *bytes, size_t numInputs, size_t numBuffers, std::string *error) {
-  void *stream = rt.streamCreate();
-  llvm::SmallVector<void *, 32> device(numBuffers, nullptr);
-  buffersToDevice(rt, hostBuffers, bytes, numInputs, numBuffers, device.data(), stream);
-  const char *failure = rt.takeError();
-  if (!failure) {
-    fn(device.data()); // returns once its work is done (it waits at its end)
-    failure = rt.takeError();
-  }
-  buffersFromDevice(rt, hostBuffers, bytes, numInputs, numBuffers, device.data(), stream,
-                    /*copyOutputs=*/!failure);
-  rt.streamDestroy(stream);
-  if (!failure)
-    failure = rt.takeError();
+  const char *failure = rt.callHost(fn, hostBuffers, bytes, numInputs, numBuffers);
   if (failure && error)
     *error = std::string("GPU: ") + failure;
   return !failure;

@@ -21,12 +21,12 @@ struct GpuRuntimeApi {
   const char *(*status)() = nullptr;
   const char *(*takeError)() = nullptr;
   const char *(*chip)() = nullptr;
-  void *(*streamCreate)() = nullptr;
-  void (*streamSynchronize)(void *) = nullptr;
-  void (*streamDestroy)(void *) = nullptr;
-  void *(*memAlloc)(uint64_t, void *, bool) = nullptr;
-  void (*memFree)(void *, void *) = nullptr;
-  void (*memcpy)(void *, void *, size_t, void *) = nullptr;
+  void (*buffersToDevice)(void *const *, const size_t *, size_t, size_t, void **,
+                          void *) = nullptr;
+  void (*buffersFromDevice)(void *const *, const size_t *, size_t, size_t, void *const *,
+                            void *, int) = nullptr;
+  const char *(*callHost)(void (*)(void *const *), void *const *, const size_t *, size_t,
+                          size_t) = nullptr;
 };
 
 /// Path of the GPU runtime: `configured` if set, else $KILN_RUNTIME_GPU, else

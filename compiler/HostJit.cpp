@@ -26,6 +26,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -61,11 +62,20 @@ bool take(llvm::Expected<T> &value, const char *what, std::string *error) {
 }
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-hostTargetMachine(unsigned optLevel, bool fpContract = false) {
+hostTargetMachine(unsigned optLevel, bool fpContract = false, const ObjectTarget &target = {}) {
   initLLVMOnce();
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
     return jtmb.takeError();
+  if (target.cpu != "host") {
+    // Another CPU of the host's architecture: its own features, not the host's.
+    llvm::orc::JITTargetMachineBuilder named(jtmb->getTargetTriple());
+    named.setCPU(target.cpu);
+    named.addFeatures(std::vector<std::string>{});
+    *jtmb = std::move(named);
+  }
+  if (target.positionIndependent)
+    jtmb->setRelocationModel(llvm::Reloc::PIC_);
   // No AVX512-BF16 (nor AVX-NE-CONVERT): LLVM turns every fptrunc to
   // bfloat into VCVTNEPS2BF16, which treats subnormal inputs as zero and
   // flushes subnormal results, where a narrowing convert_element_type (and
@@ -257,7 +267,7 @@ static std::unique_ptr<llvm::Module> translateForHost(mlir::ModuleOp module,
   // AVX-512 the loop vectoriser may use all 512 bits (LLVM prefers 256 on
   // these CPUs by default, against clock throttling that recent cores no
   // longer have; Kiln's own vector code is 512 bits wide already).
-  std::string cpu = llvm::sys::getHostCPUName().str();
+  std::string cpu = tm.getTargetCPU().str();
   std::string features = tm.getTargetFeatureString().str();
   bool avx512 = llvm::StringRef(features).contains("+avx512f");
   for (llvm::Function &f : *llvmModule)
@@ -366,10 +376,26 @@ static llvm::Expected<llvm::TargetMachine *> threadHostTargetMachine(unsigned op
 }
 
 bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel, bool fpContract,
-                         std::string &object, std::string *error) {
-  auto tm = threadHostTargetMachine(optLevel, fpContract);
-  if (!take(tm, "no host target machine", error))
+                         std::string &object, std::string *error, const ObjectTarget &target) {
+  // An ahead-of-time target is used once: its machine is not kept.
+  std::unique_ptr<llvm::TargetMachine> ownMachine;
+  llvm::Expected<llvm::TargetMachine *> tm = nullptr;
+  if (target.cpu == "host" && !target.positionIndependent) {
+    tm = threadHostTargetMachine(optLevel, fpContract);
+  } else if (auto made = hostTargetMachine(optLevel, fpContract, target)) {
+    ownMachine = std::move(*made);
+    tm = ownMachine.get();
+  } else {
+    tm = made.takeError();
+  }
+  if (!take(tm, "no target machine", error))
     return false;
+  if (target.cpu != "host" && !(*tm)->getMCSubtargetInfo()->isCPUStringValid(target.cpu)) {
+    if (error)
+      *error = "unknown CPU '" + target.cpu + "' for " + (*tm)->getTargetTriple().str() +
+               " (e.g. x86-64, x86-64-v3, x86-64-v4, znver4, sapphirerapids, host)";
+    return false;
+  }
   // Without LLVM's SLP vectorizer: on AVX-512 hosts LLVM 22 miscompiled
   // what it made of fully unrolled elementwise code (a vector `or` with a
   // constant lane, whose lane the x86 code generator dropped), and it had

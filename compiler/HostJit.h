@@ -13,6 +13,8 @@
 #ifndef KILN_COMPILER_HOSTJIT_H
 #define KILN_COMPILER_HOSTJIT_H
 
+#include "compiler/Compiler.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,11 +32,12 @@ namespace kiln {
 std::string hostTargetDescription();
 
 /// Translates `llvmDialectModule` to LLVM IR, optimises it at `optLevel` for
-/// the host CPU and emits a relocatable object into `object`; `fpContract`:
+/// `target` and emits a relocatable object into `object`; `fpContract`:
 /// multiplies and adds may become FMAs (CompileOptions::fpContract). Returns
 /// false and sets `error` on failure.
 bool compileToHostObject(mlir::ModuleOp llvmDialectModule, unsigned optLevel, bool fpContract,
-                         std::string &object, std::string *error);
+                         std::string &object, std::string *error,
+                         const ObjectTarget &target = {});
 
 /// Object code linked into this process. Keeps the JIT (and the code) alive.
 class LoadedObject {

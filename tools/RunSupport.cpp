@@ -6,6 +6,10 @@
 
 #include "importer/JaxprImporter.h"
 #include "reference/Npy.h"
+#include "rules/ApplyRules.h"
+#include "rules/PluginLoader.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -148,14 +152,14 @@ void run::printSummary(llvm::raw_ostream &os, ArrayRef<Tensor> outputs) {
   }
 }
 
-LogicalResult run::writeOutputs(StringRef dir, ArrayRef<Tensor> outputs) {
+LogicalResult run::writeOutputs(StringRef dir, ArrayRef<Tensor> outputs, StringRef stem) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
     llvm::errs() << "kiln-run: error: cannot create " << dir << ": " << ec.message() << "\n";
     return failure();
   }
   for (auto [i, t] : llvm::enumerate(outputs)) {
     llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path, "out" + std::to_string(i) + ".npy");
+    llvm::sys::path::append(path, stem + std::to_string(i) + ".npy");
     std::string error;
     if (failed(writeNpy(path, t, error))) {
       llvm::errs() << "kiln-run: error: " << error << "\n";
@@ -164,3 +168,33 @@ LogicalResult run::writeOutputs(StringRef dir, ArrayRef<Tensor> outputs) {
   }
   return success();
 }
+
+namespace kiln::run {
+mlir::LogicalResult applyRewrites(mlir::ModuleOp module, mlir::MLIRContext &context,
+                                  const RewriteFlags &flags, llvm::StringRef tool) {
+  // The rule flags become options of the --kiln-apply-rules passes.
+  ApplyRulesOptions ruleFlags;
+  ruleFlags.ruleFiles.assign(flags.ruleFiles.begin(), flags.ruleFiles.end());
+  ruleFlags.tags = llvm::join(flags.ruleTags, ",");
+  mlir::PassManager pm(&context);
+  if (flags.printIR) {
+    context.disableMultithreading();
+    pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
+                        [](mlir::Pass *, mlir::Operation *) { return true; },
+                        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+  }
+  if (!flags.passes.empty() && failed(addPassPipeline(pm, flags.passes, llvm::errs()))) {
+    llvm::errs() << tool << ": error: invalid --passes pipeline '" << flags.passes << "'\n";
+    return mlir::failure();
+  }
+  if (!flags.ruleFiles.empty() || !rules::PluginRules::global().empty())
+    pm.addPass(createApplyRules());
+  // Tags without rules would select nothing, silently (a misspelt tag too).
+  if (rules::addRuleFlags(pm, ruleFlags) == 0 && !flags.ruleTags.empty()) {
+    llvm::errs() << tool << ": error: --rule-tags without rules: give --rules or a plugin "
+                            "with rules\n";
+    return mlir::failure();
+  }
+  return pm.run(module);
+}
+} // namespace kiln::run

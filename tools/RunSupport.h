@@ -8,6 +8,7 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <string>
+#include <vector>
 
 namespace llvm {
 class SourceMgr;
@@ -20,6 +21,18 @@ namespace kiln::run {
 mlir::OwningOpRef<mlir::ModuleOp> loadProgram(llvm::StringRef path, llvm::SourceMgr &sourceMgr,
                                               mlir::MLIRContext *context,
                                               llvm::StringRef jaxprInputTypes);
+
+/// What --passes, --rules, --rule-tags and --print-ir-after-all ask for.
+struct RewriteFlags {
+  std::string passes;
+  std::vector<std::string> ruleFiles;
+  std::vector<std::string> ruleTags;
+  bool printIR = false;
+};
+/// Runs the --passes pipeline, then the rules (when rule files or plugin
+/// patterns ask for them), on `module`; errors name `tool`.
+mlir::LogicalResult applyRewrites(mlir::ModuleOp module, mlir::MLIRContext &context,
+                                  const RewriteFlags &flags, llvm::StringRef tool);
 
 /// The function to run: `requested`, or the module's only public function.
 mlir::FailureOr<std::string> chooseEntry(mlir::ModuleOp module, llvm::StringRef requested);
@@ -36,8 +49,9 @@ readExpected(mlir::ModuleOp module, llvm::StringRef entry, llvm::StringRef paths
 /// One line per output: index, type, min, max, mean, first values.
 void printSummary(llvm::raw_ostream &os, llvm::ArrayRef<interp::Tensor> outputs);
 
-/// Writes DIR/out<i>.npy for every output.
-mlir::LogicalResult writeOutputs(llvm::StringRef dir, llvm::ArrayRef<interp::Tensor> outputs);
+/// Writes DIR/<stem><i>.npy (out0.npy, ...) for every tensor of `outputs`.
+mlir::LogicalResult writeOutputs(llvm::StringRef dir, llvm::ArrayRef<interp::Tensor> outputs,
+                                 llvm::StringRef stem = "out");
 
 } // namespace kiln::run
 

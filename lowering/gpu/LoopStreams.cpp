@@ -9,15 +9,20 @@
 //     scf.yield ...
 //   }
 // and becomes
-//   %r = scf.for ... iter_args(%s = %t0) {
-//     %t = gpu.launch_func async [%s] ...
-//     scf.yield ..., %t
+//   scf.for ... {
+//     %t = gpu.launch_func async [%t0] ...
+//     scf.yield ...
 //   }
-//   gpu.wait [%r]
-// Exact: everything the iterations launch is queued on one stream in issue
-// order, which is the order the per-iteration waits enforced, and the body
-// has no other synchronisation (so the host reads nothing the GPU writes
-// inside the loop); the wait after the loop keeps what follows ordered.
+//   gpu.wait [%t0]
+// Exact: everything the iterations launch is queued on %t0's stream in
+// issue order, which is the order the per-iteration waits enforced, and the
+// body has no other synchronisation (so the host reads nothing the GPU
+// writes inside the loop); the wait after the loop keeps what follows
+// ordered. The token is used from above rather than carried through
+// iter_args: gpu-to-llvm lowers a `gpu.wait` on a token that is not the
+// result of a stream creation (a loop result) as an *event* synchronise and
+// destroy, which on a stream handle corrupted the driver's state
+// (CUDA_ERROR_CONTEXT_IS_DESTROYED, then host heap corruption, on an H200).
 //
 //===----------------------------------------------------------------------===//
 #include "lowering/gpu/Passes.h"
@@ -79,17 +84,11 @@ struct LoopStreamsPass : kiln::impl::GpuLoopStreamsBase<LoopStreamsPass> {
       return;
     IRRewriter rewriter(loop.getContext());
     Value incoming = cast<gpu::WaitOp>(before).getAsyncDependencies().front();
-    Value outgoing = cast<gpu::WaitOp>(last).getAsyncDependencies().front();
     rewriter.eraseOp(before);
-    auto grown = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
-        rewriter, ValueRange{incoming}, /*replaceInitOperandUsesInLoop=*/false,
-        [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
-          return SmallVector<Value>{outgoing};
-        }));
-    rewriter.replaceOp(newStream, grown.getRegionIterArgs().back());
+    rewriter.replaceOp(newStream, incoming);
     rewriter.eraseOp(last);
-    rewriter.setInsertionPointAfter(grown);
-    gpu::WaitOp::create(rewriter, grown.getLoc(), Type(), ValueRange{grown.getResults().back()});
+    rewriter.setInsertionPointAfter(loop);
+    gpu::WaitOp::create(rewriter, loop.getLoc(), Type(), ValueRange{incoming});
   }
 };
 

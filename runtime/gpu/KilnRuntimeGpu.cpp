@@ -9,6 +9,8 @@
 #include "runtime/gpu/KilnRuntimeGpu.h"
 #include "runtime/cpu/KilnRuntimeCpu.h"
 
+#include <vector>
+
 #include <cublas_v2.h>
 #include <cuda.h>
 
@@ -259,6 +261,42 @@ void gemm(KilnMemRef3<T> *a, KilnMemRef3<T> *b, KilnMemRef3<T> *c,
   check(d->ctxSynchronize(), "cuCtxSynchronize");
 }
 
+/// Streams given back by mgpuStreamDestroy, handed out again by
+/// mgpuStreamCreate: generated host code makes a stream for each run of
+/// queued work and destroys it after waiting for it, several times a call,
+/// and creating and destroying CUDA streams cost most of a small program's
+/// call (seed 004's MLP on an H200). A stream is reusable once given back:
+/// work still queued on it would only order before later work, and the
+/// code waits for its work before destroying it anyway.
+class StreamPool {
+public:
+  static StreamPool &get() {
+    static StreamPool *pool = new StreamPool(); // never destroyed: exit order
+    return *pool;
+  }
+  void *take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.empty())
+      return nullptr;
+    void *s = free_.back();
+    free_.pop_back();
+    return s;
+  }
+  /// False when the pool is full (the caller destroys the stream).
+  bool give(void *stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.size() >= kMaxPooled)
+      return false;
+    free_.push_back(stream);
+    return true;
+  }
+
+private:
+  static constexpr size_t kMaxPooled = 64;
+  std::mutex mutex_;
+  std::vector<void *> free_;
+};
+
 } // namespace
 
 extern "C" {
@@ -329,15 +367,19 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t g
 
 void *mgpuStreamCreate() {
   CUstream stream = nullptr;
-  if (Driver *d = ready("mgpuStreamCreate"))
+  if (Driver *d = ready("mgpuStreamCreate")) {
+    if (void *pooled = StreamPool::get().take())
+      return pooled;
     check(d->streamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  }
   return stream;
 }
 
 void mgpuStreamDestroy(void *stream) {
-  if (stream)
-    if (Driver *d = ready("mgpuStreamDestroy"))
-      check(d->streamDestroy(static_cast<CUstream>(stream)), "cuStreamDestroy");
+  if (!stream || StreamPool::get().give(stream))
+    return;
+  if (Driver *d = ready("mgpuStreamDestroy"))
+    check(d->streamDestroy(static_cast<CUstream>(stream)), "cuStreamDestroy");
 }
 
 void mgpuStreamSynchronize(void *stream) {
@@ -436,6 +478,51 @@ void _mlir_ciface_kiln_rt_sgemm(KilnMemRef3<float> *a, KilnMemRef3<float> *b,
 void _mlir_ciface_kiln_rt_dgemm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
                                 KilnMemRef3<double> *c, int64_t transA, int64_t transB) {
   gemm(a, b, c, transA, transB);
+}
+
+void kiln_gpu_buffers_to_device(void *const *hostBuffers, const size_t *bytes, size_t numInputs,
+                                size_t numBuffers, void **device, void *stream) {
+  for (size_t i = 0; i < numBuffers; ++i) {
+    device[i] = mgpuMemAlloc(bytes[i], stream, /*isHostShared=*/false);
+    if (i < numInputs && bytes[i])
+      mgpuMemcpy(device[i], hostBuffers[i], bytes[i], stream);
+  }
+  mgpuStreamSynchronize(stream);
+}
+
+void kiln_gpu_buffers_from_device(void *const *hostBuffers, const size_t *bytes,
+                                  size_t numInputs, size_t numBuffers, void *const *device,
+                                  void *stream, int copyOutputs) {
+  if (copyOutputs)
+    for (size_t i = numInputs; i < numBuffers; ++i)
+      if (bytes[i])
+        mgpuMemcpy(hostBuffers[i], device[i], bytes[i], stream);
+  for (size_t i = 0; i < numBuffers; ++i)
+    mgpuMemFree(device[i], stream);
+  mgpuStreamSynchronize(stream);
+}
+
+const char *kiln_gpu_call_host(void (*fn)(void *const *), void *const *hostBuffers,
+                               const size_t *bytes, size_t numInputs, size_t numBuffers) {
+  void *stream = mgpuStreamCreate();
+  std::vector<void *> device(numBuffers, nullptr);
+  kiln_gpu_buffers_to_device(hostBuffers, bytes, numInputs, numBuffers, device.data(), stream);
+  const char *failure = kiln_gpu_take_error();
+  if (!failure) {
+    fn(device.data()); // returns once its work is done (it waits at its end)
+    failure = kiln_gpu_take_error();
+  }
+  // A failure's text lives in the error record until the next take: keep it.
+  std::string kept = failure ? failure : "";
+  kiln_gpu_buffers_from_device(hostBuffers, bytes, numInputs, numBuffers, device.data(), stream,
+                               /*copyOutputs=*/!failure);
+  mgpuStreamDestroy(stream);
+  if (!failure)
+    return kiln_gpu_take_error();
+  (void)kiln_gpu_take_error();
+  std::lock_guard<std::mutex> lock(errorMutex);
+  takenError = kept;
+  return takenError.c_str();
 }
 
 } // extern "C"

@@ -39,6 +39,22 @@ const char *kiln_gpu_chip();
 /// launches per call).
 uint64_t kiln_gpu_launch_count();
 
+/// Device copies of `numBuffers` host buffers (`bytes` each), the first
+/// `numInputs` filled from the host, in `device`; waits until they are there.
+void kiln_gpu_buffers_to_device(void *const *hostBuffers, const size_t *bytes, size_t numInputs,
+                                size_t numBuffers, void **device, void *stream);
+/// Copies buffers [numInputs, numBuffers) back to the host (if
+/// `copyOutputs`) and frees every device copy; waits for both.
+void kiln_gpu_buffers_from_device(void *const *hostBuffers, const size_t *bytes,
+                                  size_t numInputs, size_t numBuffers, void *const *device,
+                                  void *stream, int copyOutputs);
+/// Calls `fn` (a compiled GPU entry taking device buffers: the inputs, then
+/// the outputs) on device copies of `hostBuffers` (`bytes` each): copies the
+/// inputs in, runs, copies the outputs back, frees the copies. Null on
+/// success, else the first error (valid until the next error is taken).
+const char *kiln_gpu_call_host(void (*fn)(void *const *), void *const *hostBuffers,
+                               const size_t *bytes, size_t numInputs, size_t numBuffers);
+
 // --- MLIR's mgpu ABI (LLVM 22) ----------------------------------------------
 void *mgpuModuleLoad(void *data, size_t size);
 void *mgpuModuleLoadJIT(void *data, int optLevel);

@@ -5,6 +5,9 @@
 // once, after the loop), and the pipeline finishes with one gpu.binary.
 // RUN: kiln-opt --kiln-lower-gpu=runtime-gemm-min-macs=1000 --mlir-disable-threading --mlir-print-ir-after=kiln-gpu-loop-streams %s 2>&1 >/dev/null | FileCheck %s
 // RUN: kiln-opt --kiln-lower-gpu=runtime-gemm-min-macs=1000 %s | FileCheck %s --check-prefix=FINAL
+// No event is synchronised or destroyed: every wait is on a stream.
+// RUN: kiln-opt --kiln-lower-gpu=runtime-gemm-min-macs=1000 %s | FileCheck %s --check-prefix=NOEVENT
+// NOEVENT-NOT: mgpuEvent
 
 // CHECK-LABEL: func.func @mix
 func.func @mix(%a: tensor<64x32xf32>, %w: tensor<32x16xf32>, %i: tensor<i32>)
@@ -37,16 +40,19 @@ func.func @mix(%a: tensor<64x32xf32>, %w: tensor<32x16xf32>, %i: tensor<i32>)
 
 // A scan that is not batch-parallel (a matrix-vector product mixes the
 // carry) whose new carry is made while the old one is still read: the carry
-// alternates between two device buffers, and the stream's token is a loop
-// iter_arg (no wait inside the loop, one after it).
+// alternates between two device buffers, and every iteration queues on the
+// stream of the token from before the loop (no wait inside the loop, one
+// on that same token after it; a loop-carried token would be lowered as an
+// event, FINAL-NOT below).
 // CHECK-LABEL: func.func @carry
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (memref<4xf32>, memref<4xf32>, !gpu.async.token)
+// CHECK: %[[STREAM:.*]] = gpu.launch_func async
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (memref<4xf32>, memref<4xf32>) {
 // CHECK-NOT: gpu.wait
-// CHECK: gpu.launch_func async
+// CHECK: gpu.launch_func async [%[[STREAM]]]
 // CHECK-NOT: gpu.wait
-// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}} : memref<4xf32>, memref<4xf32>, !gpu.async.token
+// CHECK: scf.yield %{{.*}}, %{{.*}} : memref<4xf32>, memref<4xf32>
 // CHECK-NEXT: }
-// CHECK-NEXT: gpu.wait [%{{.*}}#2]
+// CHECK-NEXT: gpu.wait [%[[STREAM]]]
 func.func @carry(%c0: tensor<4xf32>, %w: tensor<4x4xf32>, %xs: tensor<8x4xf32>)
     -> (tensor<4xf32>, tensor<8xf32>) {
   %c, %ys = lax.scan length = 8 consts(%w) carry(%c0) xs(%xs)

@@ -84,6 +84,9 @@ static cl::opt<int> repeat("repeat", cl::cat(runCategory), cl::desc("JIT: time t
 static cl::opt<int> warmup("warmup", cl::cat(runCategory), cl::desc("JIT: untimed calls before timing"), cl::init(1));
 static cl::opt<bool> timeJson("time-json", cl::cat(runCategory), cl::desc("Print the timings as one JSON line"));
 static cl::opt<std::string> outputsDir("outputs", cl::cat(runCategory), cl::desc("Write out<i>.npy into this directory"));
+static cl::opt<std::string> inputsOutDir("save-inputs", cl::cat(runCategory),
+                                         cl::desc("Write the inputs (e.g. --random-inputs') as "
+                                                  "in<i>.npy into this directory"));
 static cl::opt<std::string> passes("passes", cl::cat(runCategory), cl::desc("Pass pipeline to run first, e.g. "
                                                       "'builtin.module(kiln-optimize)'"));
 static cl::list<std::string> rulePaths("rules", cl::cat(runCategory), cl::desc("YAML rule file or directory (repeatable)"));
@@ -120,32 +123,14 @@ static cl::opt<std::string> jaxprInputTypes("jaxpr-input-types",
 
 namespace {
 
-/// --passes, then the rules (when --rules or plugin patterns ask for them).
+/// --passes, then the rules.
 LogicalResult rewrite(ModuleOp module, MLIRContext &context) {
-  // --rules and --rule-tags become options of the --kiln-apply-rules passes.
-  ApplyRulesOptions ruleFlags;
-  ruleFlags.ruleFiles.assign(rulePaths.begin(), rulePaths.end());
-  ruleFlags.tags = llvm::join(ruleTags, ",");
-  PassManager pm(&context);
-  if (printIR) {
-    context.disableMultithreading();
-    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
-                         [](Pass *, Operation *) { return true; }, /*printModuleScope=*/true,
-                         /*printAfterOnlyOnChange=*/false);
-  }
-  if (!passes.empty() && failed(addPassPipeline(pm, passes, llvm::errs()))) {
-    llvm::errs() << "kiln-run: error: invalid --passes pipeline '" << passes << "'\n";
-    return failure();
-  }
-  if (!rulePaths.empty() || !rules::PluginRules::global().empty())
-    pm.addPass(createApplyRules());
-  // Tags without rules would select nothing, silently (a misspelt tag too).
-  if (rules::addRuleFlags(pm, ruleFlags) == 0 && !ruleTags.empty()) {
-    llvm::errs() << "kiln-run: error: --rule-tags without rules: give --rules or a plugin "
-                    "with rules\n";
-    return failure();
-  }
-  return pm.run(module);
+  run::RewriteFlags flags;
+  flags.passes = passes;
+  flags.ruleFiles.assign(rulePaths.begin(), rulePaths.end());
+  flags.ruleTags.assign(ruleTags.begin(), ruleTags.end());
+  flags.printIR = printIR;
+  return run::applyRewrites(module, context, flags, "kiln-run");
 }
 
 /// The error model of --check and --expect, as the header of their reports.
@@ -295,6 +280,8 @@ int main(int argc, char **argv) {
       randomInputsFlag ? interp::randomInputs(*module, *entry, seed, positiveInputs)
                        : run::readInputs(*module, *entry, inputs);
   if (failed(args))
+    return 1;
+  if (!inputsOutDir.empty() && failed(run::writeOutputs(inputsOutDir, *args, "in")))
     return 1;
   FailureOr<SmallVector<Tensor>> expected = failure(); // --expect
   if (!expect.empty() && failed(expected = run::readExpected(*module, *entry, expect)))

@@ -18,6 +18,7 @@
 #include "mlir/Parser/Parser.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -32,6 +33,23 @@ namespace {
 void compareWithInterpreter(const std::string &src, const std::string &entry,
                             bool positive = false, uint64_t seed = 7, int64_t laneGroups = 0) {
   SCOPED_TRACE(src);
+  // scripts/gpu-bundle.sh collects the suite's programs this way, to run
+  // them on a GPU machine without Kiln's compiler: PROGRAM.mlir and
+  // PROGRAM.json (entry, seed, positive inputs).
+  if (const char *dir = std::getenv("KILN_DUMP_PROGRAMS")) {
+    static int counter = 0;
+    const auto *test = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string stem = std::string(dir) + "/" + test->name() + "_" + std::to_string(counter++);
+    if (FILE *f = std::fopen((stem + ".mlir").c_str(), "w")) {
+      std::fputs(src.c_str(), f);
+      std::fclose(f);
+    }
+    if (FILE *f = std::fopen((stem + ".json").c_str(), "w")) {
+      std::fprintf(f, "{\"entry\": \"%s\", \"seed\": %llu, \"positive\": %s}\n",
+                   entry.c_str(), (unsigned long long)seed, positive ? "true" : "false");
+      std::fclose(f);
+    }
+  }
   mlir::MLIRContext ctx;
   Compiler::prepareContext(ctx);
   auto module = mlir::parseSourceString<mlir::ModuleOp>(src, &ctx);
