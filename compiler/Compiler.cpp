@@ -645,6 +645,7 @@ bool Compiler::lowerToObject(ModuleOp module, func::FuncOp fn,
   gpuConfig.runtimeGemmMinMacs =
       options_.useRuntimeGemm ? options_.runtimeGemmMinMacs : INT64_MAX;
   gpuConfig.approximateMath = options_.approximateMath;
+  gpuConfig.foldScanLayout = options_.foldScanLayout;
   // Printing the lowering's IR needs the passes to run one at a time.
   auto printing = [&](PassManager &pm) {
     if (options_.printIRAfterAll) {

@@ -103,8 +103,9 @@ static SmallVector<Value> stackedIndices(ValueRange p, Value step, int64_t axis)
 }
 
 SmallVector<Value> ElementAccess::indices(ValueRange p, Value step) const {
-  // A scalar scratch is [batch..., step]; vector lanes use tiles instead.
-  return stackedIndices(p, step, scratch ? p.size() : axis);
+  // A scalar scratch's step axis is `axis` too (scratchFor); vector lanes
+  // use tiles instead.
+  return stackedIndices(p, step, axis);
 }
 
 ElementAccess globalAccess(Value buffer, int64_t axis) {
@@ -142,7 +143,8 @@ ElementAccess ParallelScanEmitter::scratchFor(Type elementType, int64_t length) 
     return access;
   }
   SmallVector<int64_t> shape(batch);
-  shape.push_back(length);
+  access.axis = stepMajorScratch ? 0 : int64_t(batch.size());
+  shape.insert(shape.begin() + access.axis, length);
   access.buffer = memref::AllocOp::create(rewriter, loc, MemRefType::get(shape, elementType));
   return access;
 }

@@ -124,13 +124,18 @@ public:
         groupCount(lanes > 1 ? std::max<int64_t>(1, laneGroups) : 1),
         prefetchDistance(prefetchDistance), registerBits(registerBits), costModel(costModel) {}
 
+  /// Scalar scratch laid out [step, batch...]: a GPU thread per element reads
+  /// and writes neighbouring addresses (coalesced).
+  bool stepMajorScratch = false;
+
   /// A read-only buffer of `tensor` (shared by all its readers).
   Value bufferOf(Value tensor);
   Value allocFor(Type tensorType);
 
   /// A scratch buffer [batch..., step] for one ys of `length` steps that
-  /// only the fused consumer reads, so each element's steps are contiguous.
-  /// With vector lanes the scratch is a per-iteration tile instead (`tile`).
+  /// only the fused consumer reads, so each element's steps are contiguous
+  /// ([step, batch...] with stepMajorScratch). With vector lanes the scratch
+  /// is a per-iteration tile instead (`tile`).
   ElementAccess scratchFor(Type elementType, int64_t length);
 
   /// The scratch tiles of one iteration, filled into the scratch accesses.

@@ -256,7 +256,11 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
     Option<"registerBits", "register-bits", "int64_t", /*default=*/"0",
            "Bits of the target's vector registers: at twice a block row's bits or more (and "
            "CpuCostModel::pairedTransposeMinLanes lanes), block transposes keep two rows to a "
-           "register (0: one)">
+           "register (0: one)">,
+    Option<"stepMajorScratch", "step-major-scratch", "bool", /*default=*/"false",
+           "Without vector lanes, lay out a fused pair's scratch [step, batch...] (neighbouring "
+           "elements adjacent: a GPU's threads coalesce) instead of [batch..., step] (each "
+           "element's steps adjacent: a CPU core's cache)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",

@@ -60,10 +60,12 @@ void kiln::buildKilnLaxToLinalgPipeline(OpPassManager &pm,
   // jax-ml/jax#19327's f1 compiles to f2's single GEMM and jax-ml/jax#2491's scans as
   // written to the folded form, without the user asking for kiln-optimize.
   funcPm.addPass(createCanonicalizeDotGeneral());
-  funcPm.addPass(createFoldScanLayout());
+  if (options.foldScanLayout)
+    funcPm.addPass(createFoldScanLayout());
   funcPm.addPass(createCanonicalizerPass());
   if (options.parallelScans) {
     ScanToParallelLoopsOptions scanOptions;
+    scanOptions.stepMajorScratch = options.scanScratchStepMajor;
     scanOptions.vectorBits = options.scanVectorBits;
     scanOptions.laneGroups = options.scanLaneGroups;
     scanOptions.registerBits = options.scanRegisterBits;

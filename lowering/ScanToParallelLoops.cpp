@@ -270,6 +270,7 @@ struct BatchParallelScanToLoops : OpRewritePattern<ScanOp> {
     Location loc = scan.getLoc();
     ParallelScanEmitter emitter(rewriter, loc, *batch, lanes, groups, prefetchDistance,
                                 registerBits, model);
+    emitter.stepMajorScratch = stepMajorScratch;
     for (ScanOp s : group)
       emitter.prepareInputs(s);
 
@@ -357,6 +358,9 @@ private:
   int64_t prefetchDistance;
   int64_t registerBits;
   const CpuCostModel &model;
+
+public:
+  bool stepMajorScratch = false;
 };
 
 struct ScanToParallelLoopsPass
@@ -364,9 +368,11 @@ struct ScanToParallelLoopsPass
   using ScanToParallelLoopsBase::ScanToParallelLoopsBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<BatchParallelScanToLoops>(&getContext(), vectorBits, laneGroups,
-                                           prefetchDistance, registerBits,
-                                           defaultCpuCostModel());
+    auto pattern = std::make_unique<BatchParallelScanToLoops>(
+        &getContext(), vectorBits, laneGroups, prefetchDistance, registerBits,
+        defaultCpuCostModel());
+    pattern->stepMajorScratch = stepMajorScratch;
+    patterns.add(std::move(pattern));
     GreedyRewriteConfig config;
     config.setUseTopDownTraversal(true);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))

@@ -92,6 +92,8 @@ kiln::CpuPipelineOptions sharedOptions(const kiln::GpuPipelineConfig &config) {
   shared.promoteToStack = false;
   shared.parallelScans = true;
   shared.scanVectorBits = 0;
+  shared.scanScratchStepMajor = true;
+  shared.foldScanLayout = config.foldScanLayout;
   shared.approximateMath = config.approximateMath;
   return shared;
 }

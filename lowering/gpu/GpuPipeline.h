@@ -28,6 +28,8 @@ struct GpuPipelineConfig {
   int64_t runtimeGemmMinMacs = 0;
   /// f32 sin/cos/exp/log/tanh as polynomials (as the CPU pipeline does).
   bool approximateMath = true;
+  /// Transposes around scans folded into their axes (kiln-fold-scan-layout).
+  bool foldScanLayout = true;
 };
 
 /// The front half, shared with the CPU pipeline: batch-parallel scans as one

@@ -9,6 +9,8 @@
 #include "runtime/gpu/KilnRuntimeGpu.h"
 #include "runtime/cpu/KilnRuntimeCpu.h"
 
+#include <atomic>
+#include <chrono>
 #include <vector>
 
 #include <cublas_v2.h>
@@ -82,6 +84,39 @@ void recordError(const std::string &message) {
   if (firstError.empty())
     firstError = message;
 }
+
+/// Where a call's host time goes (kiln_gpu_profile): calls and wall time
+/// of the runtime entries generated code calls, counted while enabled.
+enum Entry { GetFunction, Launch, StreamCreate, StreamDestroy, StreamSync, MemAlloc, MemFree,
+             Memcpy, Gemm, NumEntries };
+const char *const kEntryNames[NumEntries] = {
+    "mgpuModuleGetFunction", "mgpuLaunchKernel", "mgpuStreamCreate", "mgpuStreamDestroy",
+    "mgpuStreamSynchronize", "mgpuMemAlloc",     "mgpuMemFree",      "mgpuMemcpy",
+    "kiln_rt_gemm"};
+std::atomic<bool> profiling{false};
+std::atomic<uint64_t> entryNanos[NumEntries], entryCalls[NumEntries];
+
+class EntryTimer {
+public:
+  explicit EntryTimer(Entry entry)
+      : entry_(entry), on_(profiling.load(std::memory_order_relaxed)) {
+    if (on_)
+      start_ = std::chrono::steady_clock::now();
+  }
+  ~EntryTimer() {
+    if (!on_)
+      return;
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now() - start_).count();
+    entryNanos[entry_].fetch_add(uint64_t(ns), std::memory_order_relaxed);
+    entryCalls[entry_].fetch_add(1, std::memory_order_relaxed);
+  }
+
+private:
+  Entry entry_;
+  bool on_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 template <typename F> bool resolve(void *lib, const char *name, F &fn, std::string &missing) {
   fn = reinterpret_cast<F>(dlsym(lib, name));
@@ -225,6 +260,7 @@ Blas *blas(CUstream stream) {
 template <typename T>
 void gemm(KilnMemRef3<T> *a, KilnMemRef3<T> *b, KilnMemRef3<T> *c,
           int64_t transA, int64_t transB) {
+  EntryTimer timer(Gemm);
   Driver *d = ready("kiln_rt_gemm");
   if (!d)
     return;
@@ -319,6 +355,27 @@ const char *kiln_gpu_device_name() { return driver().name.c_str(); }
 const char *kiln_gpu_chip() { return driver().chip.c_str(); }
 uint64_t kiln_gpu_launch_count() { return launches.load(); }
 
+void kiln_gpu_profile(int enable) {
+  for (int i = 0; i < NumEntries; ++i) {
+    entryNanos[i] = 0;
+    entryCalls[i] = 0;
+  }
+  profiling = enable != 0;
+}
+
+const char *kiln_gpu_profile_report() {
+  static std::mutex mutex;
+  static std::string report;
+  std::lock_guard<std::mutex> lock(mutex);
+  report.clear();
+  for (int i = 0; i < NumEntries; ++i)
+    if (uint64_t calls = entryCalls[i].load())
+      report += std::string(report.empty() ? "" : "\n") + kEntryNames[i] + " " +
+                std::to_string(calls) + " calls " +
+                std::to_string(entryNanos[i].load() / 1000) + " us";
+  return report.c_str();
+}
+
 void *mgpuModuleLoad(void *data, size_t) {
   CUmodule module = nullptr;
   if (Driver *d = ready("mgpuModuleLoad"))
@@ -343,6 +400,7 @@ void mgpuModuleUnload(void *module) {
 }
 
 void *mgpuModuleGetFunction(void *module, const char *name) {
+  EntryTimer timer(GetFunction);
   CUfunction function = nullptr;
   if (!module)
     return nullptr; // the load failed and said so
@@ -355,6 +413,7 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
 void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
                       intptr_t blockX, intptr_t blockY, intptr_t blockZ, int32_t smem,
                       void *stream, void **params, void **extra, size_t) {
+  EntryTimer timer(Launch);
   if (!function)
     return;
   if (Driver *d = ready("mgpuLaunchKernel")) {
@@ -366,6 +425,7 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t g
 }
 
 void *mgpuStreamCreate() {
+  EntryTimer timer(StreamCreate);
   CUstream stream = nullptr;
   if (Driver *d = ready("mgpuStreamCreate")) {
     if (void *pooled = StreamPool::get().take())
@@ -376,6 +436,7 @@ void *mgpuStreamCreate() {
 }
 
 void mgpuStreamDestroy(void *stream) {
+  EntryTimer timer(StreamDestroy);
   if (!stream || StreamPool::get().give(stream))
     return;
   if (Driver *d = ready("mgpuStreamDestroy"))
@@ -383,6 +444,7 @@ void mgpuStreamDestroy(void *stream) {
 }
 
 void mgpuStreamSynchronize(void *stream) {
+  EntryTimer timer(StreamSync);
   if (Driver *d = ready("mgpuStreamSynchronize"))
     check(d->streamSynchronize(static_cast<CUstream>(stream)), "cuStreamSynchronize");
 }
@@ -421,6 +483,7 @@ void mgpuEventRecord(void *event, void *stream) {
 // (the driver's memory pool): no device-wide synchronisation per buffer, and
 // a free is ordered after the kernels queued before it on the stream.
 void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
+  EntryTimer timer(MemAlloc);
   CUdeviceptr ptr = 0;
   if (Driver *d = ready("mgpuMemAlloc")) {
     if (sizeBytes == 0)
@@ -436,6 +499,7 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
 }
 
 void mgpuMemFree(void *ptr, void *stream) {
+  EntryTimer timer(MemFree);
   if (!ptr)
     return;
   if (Driver *d = ready("mgpuMemFree")) {
@@ -448,6 +512,7 @@ void mgpuMemFree(void *ptr, void *stream) {
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t sizeBytes, void *stream) {
+  EntryTimer timer(Memcpy);
   if (!dst || !src)
     return;
   if (Driver *d = ready("mgpuMemcpy"))

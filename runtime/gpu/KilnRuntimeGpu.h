@@ -39,6 +39,14 @@ const char *kiln_gpu_chip();
 /// launches per call).
 uint64_t kiln_gpu_launch_count();
 
+/// Profiling of the host side of calls: with enable != 0 (counters reset),
+/// each runtime entry that generated code calls (kernel lookup and launch,
+/// streams, device memory, copies, the GEMM) counts its calls and wall time;
+/// kiln_gpu_profile_report() gives one line per entry called,
+/// "NAME CALLS calls MICROSECONDS us" (valid until the next report).
+void kiln_gpu_profile(int enable);
+const char *kiln_gpu_profile_report();
+
 /// Device copies of `numBuffers` host buffers (`bytes` each), the first
 /// `numInputs` filled from the host, in `device`; waits until they are there.
 void kiln_gpu_buffers_to_device(void *const *hostBuffers, const size_t *bytes, size_t numInputs,

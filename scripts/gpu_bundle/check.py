@@ -1,5 +1,5 @@
 """Judges a GPU bundle run's results exactly, on a machine with Kiln: each
-check's outputs (RUN_OUT/results/NAME/out<i>.npy, brought back from the GPU
+check's outputs (RUN_OUT/results.npz, NAME.out<i>, brought back from the GPU
 machine) against the reference interpreter on the bundled inputs, under
 Kiln's error model (kiln-run --interpret --expect; docs/interpreter.md).
 
@@ -8,10 +8,14 @@ Kiln's error model (kiln-run --interpret --expect; docs/interpreter.md).
 Prints one line per check and exits 1 if any differs or is missing.
 """
 import argparse
+import shutil
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,10 +30,16 @@ def main():
     kiln_run = Path(args.build) / "bin" / "kiln-run"
     manifest = json.loads((bundle / "manifest.json").read_text())
     bad = 0
+    results = np.load(out / "results.npz")
+    tmp = Path(tempfile.mkdtemp(prefix="kiln-gpu-check-"))
     for c in manifest["checks"]:
-        d, res = bundle / c["dir"], out / "results" / c["name"]
+        d = bundle / c["dir"]
         ins = sorted(d.glob("in*.npy"), key=lambda p: int(p.stem[2:]))
-        outs = sorted(res.glob("out*.npy"), key=lambda p: int(p.stem[3:]))
+        outs = []
+        while f"{c['name']}.out{len(outs)}" in results:
+            path = tmp / f"{c['name']}.out{len(outs)}.npy"
+            np.save(path, results[f"{c['name']}.out{len(outs)}"])
+            outs.append(path)
         if not outs:
             print(f"{c['name']}: MISSING (no results)")
             bad += 1
@@ -45,6 +55,7 @@ def main():
         print(f"{c['name']}: {status} {worst[-1].strip() if worst else ''}")
         if p.returncode != 0:
             print(p.stdout + p.stderr)
+    shutil.rmtree(tmp, ignore_errors=True)
     print(f"{len(manifest['checks']) - bad} of {len(manifest['checks'])} checks within the bound")
     return 1 if bad else 0
 

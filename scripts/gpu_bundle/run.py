@@ -6,7 +6,7 @@ timings, optional).
 
 1. Every check (the interpreter-comparison suite, the seeds, cuBLAS GEMMs):
    its ahead-of-time library is called on the bundled inputs (host buffers,
-   copied in and out), its outputs are saved under DIR/results/NAME/ and
+   copied in and out), its outputs are saved in DIR/results.npz (NAME.out<i>) and
    compared with the reference interpreter's (a first look: the exact
    comparison is check.py's, on the machine with Kiln), and its kernel
    launches per call are counted.
@@ -52,6 +52,7 @@ class Runtime:
                      "kiln_gpu_chip"):
             getattr(L, name).restype = ctypes.c_char_p
         L.kiln_gpu_launch_count.restype = ctypes.c_uint64
+        L.kiln_gpu_profile_report.restype = ctypes.c_char_p
         L.mgpuMemAlloc.restype = ctypes.c_void_p
         L.mgpuMemAlloc.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_bool]
         L.mgpuMemFree.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
@@ -66,6 +67,19 @@ class Runtime:
 
     def launches(self):
         return int(self.lib.kiln_gpu_launch_count())
+
+    def profile(self, call, calls=100):
+        """Host time per runtime entry over `calls` calls (microseconds per
+        call), for the small programs whose time is mostly host side."""
+        self.lib.kiln_gpu_profile(1)
+        for _ in range(calls):
+            call()
+        self.lib.kiln_gpu_profile(0)
+        rows = {}
+        for line in self.lib.kiln_gpu_profile_report().decode().splitlines():
+            name, n, _, us, _ = line.split()
+            rows[name] = {"calls_per_call": int(n) / calls, "us_per_call": int(us) / calls}
+        return rows
 
     def take_error(self):
         e = self.lib.kiln_gpu_take_error()
@@ -112,6 +126,9 @@ class HostRuntime:
 
     def launches(self):
         return 0
+
+    def profile(self, call, calls=100):
+        return None
 
     def to_device(self, array, stream):
         copy = np.array(array, copy=True)
@@ -180,6 +197,10 @@ def as_float(x, dtype):
     return x.astype(np.float64)
 
 
+# Outputs of the checks by run folder, saved as one results.npz (NAME.out<i>).
+RESULTS = {}
+
+
 def first_look(got, want, dtype):
     """(ok, note): exact for integers and bools; floats within a loose
     scaled bound (check.py applies Kiln's error model exactly)."""
@@ -246,12 +267,11 @@ def run_check(rt, c, row, out, gpu):
         if err:
             row["status"] = f"FAILED: {err}"
             return
-        res = out / "results" / c["name"]
-        res.mkdir(parents=True, exist_ok=True)
+        results = RESULTS.setdefault(out, {})
         looks = []
         ok = True
         for i, (o, (shape, dt)) in enumerate(zip(outs, lib.outputs)):
-            np.save(res / f"out{i}.npy", o)
+            results[f"{c['name']}.out{i}"] = o
             want = np.load(d / f"expected{i}.npy")
             want = want.view(np.uint16) if want.dtype.kind == "V" else want
             good, note = first_look(o, want, dt)
@@ -448,6 +468,8 @@ def time_one(rt, t, row, rng, jax):
         secs, n = median_seconds(lambda: lib.call(dev, host=False), 2000 if small else 30, 20)
         row["kiln_seconds"] = secs
         row["kiln_samples"] = n
+        if secs < 5e-3:  # mostly host side: where it goes
+            row["kiln_host_profile"] = rt.profile(lambda: lib.call(dev, host=False))
         for p, a in zip(dev[len(kiln_ins):], outs):
             rt.to_host(p, a, stream)
         for p in dev:
@@ -544,6 +566,8 @@ def main():
     run_checks(rt, manifest, report, out, start + args.budget * 0.5, gpu)
     report.data["checks_seconds"] = time.time() - start
     report.save()
+    if RESULTS.get(out):
+        np.savez(out / "results.npz", **RESULTS[out])
     if gpu and not args.checks_only:
         run_timing(rt, manifest, report, start + args.budget * 0.85, not args.no_jax)
         if not args.no_jax and not args.no_xla_kernel_count:
