@@ -60,6 +60,9 @@ struct Driver {
   decltype(&::cuMemcpyAsync) memcpyAsync = nullptr;
   decltype(&::cuMemsetD32Async) memsetD32Async = nullptr;
   decltype(&::cuMemsetD16Async) memsetD16Async = nullptr;
+  // Optional (the pool's release threshold; see driver()).
+  decltype(&::cuDeviceGetDefaultMemPool) defaultMemPool = nullptr;
+  decltype(&::cuMemPoolSetAttribute) memPoolSetAttribute = nullptr;
 
   CUcontext context = nullptr;
   std::string status; // empty: usable
@@ -172,6 +175,9 @@ Driver &driver() {
       d.status = "the CUDA driver lacks " + missing;
       return;
     }
+    std::string optional;
+    resolve(lib, "cuDeviceGetDefaultMemPool", d.defaultMemPool, optional);
+    resolve(lib, "cuMemPoolSetAttribute", d.memPoolSetAttribute, optional);
     auto failed = [&](CUresult r, const char *what) {
       if (r == CUDA_SUCCESS)
         return false;
@@ -198,6 +204,17 @@ Driver &driver() {
     d.deviceAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
     d.deviceAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
     d.chip = "sm_" + std::to_string(major) + std::to_string(minor);
+    // cuMemFreeAsync returns memory to the device's default pool, which by
+    // default gives it back to the system at every synchronisation (release
+    // threshold 0), so each call of a compiled function mapped its buffers
+    // afresh. Keeping what was freed makes the next call's allocations
+    // cheap; the memory stays reserved for this process.
+    CUmemoryPool pool = nullptr;
+    if (d.defaultMemPool && d.memPoolSetAttribute &&
+        d.defaultMemPool(&pool, device) == CUDA_SUCCESS) {
+      cuuint64_t keep = ~cuuint64_t(0);
+      d.memPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
+    }
   });
   return d;
 }
@@ -356,10 +373,11 @@ const char *kiln_gpu_chip() { return driver().chip.c_str(); }
 uint64_t kiln_gpu_launch_count() { return launches.load(); }
 
 void kiln_gpu_profile(int enable) {
-  for (int i = 0; i < NumEntries; ++i) {
-    entryNanos[i] = 0;
-    entryCalls[i] = 0;
-  }
+  if (enable)
+    for (int i = 0; i < NumEntries; ++i) {
+      entryNanos[i] = 0;
+      entryCalls[i] = 0;
+    }
   profiling = enable != 0;
 }
 

@@ -519,6 +519,14 @@ def markdown(data):
                      f"{t.get('xla_kernels_per_call', '')} | "
                      f"{f('max_scaled_difference_vs_xla', 1)} {t.get('status', '')} "
                      f"{t.get('xla_status', '')} |")
+    profiled = [t for t in data["timing"] if t.get("kiln_host_profile")]
+    if profiled:
+        lines += ["", "## Host time of Kiln's small programs per call (runtime entries)", ""]
+        for t in profiled:
+            parts = [f"{k} {v['calls_per_call']:g}x {v['us_per_call']:.1f} us"
+                     for k, v in sorted(t["kiln_host_profile"].items(),
+                                        key=lambda kv: -kv[1]["us_per_call"])]
+            lines.append(f"- {t['name']}: " + "; ".join(parts))
     lines += [""] + [f"- {n}" for n in data["notes"]]
     return "\n".join(lines) + "\n"
 
