@@ -12,6 +12,9 @@
 #include <atomic>
 #include <chrono>
 #include <vector>
+#include <algorithm>
+#include <unordered_map>
+#include <map>
 
 #include <cublas_v2.h>
 #include <cuda.h>
@@ -60,9 +63,6 @@ struct Driver {
   decltype(&::cuMemcpyAsync) memcpyAsync = nullptr;
   decltype(&::cuMemsetD32Async) memsetD32Async = nullptr;
   decltype(&::cuMemsetD16Async) memsetD16Async = nullptr;
-  // Optional (the pool's release threshold; see driver()).
-  decltype(&::cuDeviceGetDefaultMemPool) defaultMemPool = nullptr;
-  decltype(&::cuMemPoolSetAttribute) memPoolSetAttribute = nullptr;
 
   CUcontext context = nullptr;
   std::string status; // empty: usable
@@ -175,9 +175,7 @@ Driver &driver() {
       d.status = "the CUDA driver lacks " + missing;
       return;
     }
-    std::string optional;
-    resolve(lib, "cuDeviceGetDefaultMemPool", d.defaultMemPool, optional);
-    resolve(lib, "cuMemPoolSetAttribute", d.memPoolSetAttribute, optional);
+
     auto failed = [&](CUresult r, const char *what) {
       if (r == CUDA_SUCCESS)
         return false;
@@ -204,17 +202,6 @@ Driver &driver() {
     d.deviceAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
     d.deviceAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
     d.chip = "sm_" + std::to_string(major) + std::to_string(minor);
-    // cuMemFreeAsync returns memory to the device's default pool, which by
-    // default gives it back to the system at every synchronisation (release
-    // threshold 0), so each call of a compiled function mapped its buffers
-    // afresh. Keeping what was freed makes the next call's allocations
-    // cheap; the memory stays reserved for this process.
-    CUmemoryPool pool = nullptr;
-    if (d.defaultMemPool && d.memPoolSetAttribute &&
-        d.defaultMemPool(&pool, device) == CUDA_SUCCESS) {
-      cuuint64_t keep = ~cuuint64_t(0);
-      d.memPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
-    }
   });
   return d;
 }
@@ -348,6 +335,113 @@ private:
   static constexpr size_t kMaxPooled = 64;
   std::mutex mutex_;
   std::vector<void *> free_;
+};
+
+/// Device buffers freed by generated code, kept for the next allocation of
+/// about their size (the runtime's caching allocator, as the CPU runtime's
+/// for host memory). On an H200 each cuMemAllocAsync of a call took about
+/// 250 us, most of a small program's call (seed 004's MLP: 4 of them, 1 ms).
+/// A block freed on a stream is reused only after that stream's work up to
+/// the free: its event is recorded at the free, and the allocating stream
+/// waits for it (the host, for an allocation without a stream).
+class DeviceBlockCache {
+public:
+  static DeviceBlockCache &get() {
+    static DeviceBlockCache *cache = new DeviceBlockCache(); // never destroyed
+    return *cache;
+  }
+
+  /// A block of at least `bytes`, or 0 (error recorded).
+  CUdeviceptr allocate(Driver &d, uint64_t bytes, CUstream stream) {
+    uint64_t size = roundedSize(bytes);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = free_.lower_bound(size);
+      if (it != free_.end() && it->first <= 2 * size) {
+        Block block = it->second;
+        free_.erase(it);
+        cachedBytes_ -= block.bytes;
+        live_[block.ptr] = block.bytes;
+        if (stream)
+          check(d.streamWaitEvent(stream, block.freed, 0), "cuStreamWaitEvent");
+        else
+          check(d.eventSynchronize(block.freed), "cuEventSynchronize");
+        events_.push_back(block.freed);
+        return block.ptr;
+      }
+    }
+    CUdeviceptr ptr = 0;
+    if (d.memAlloc(&ptr, size) != CUDA_SUCCESS) {
+      trim(d); // out of memory, perhaps for want of what the cache holds
+      if (!check(d.memAlloc(&ptr, size), "cuMemAlloc"))
+        return 0;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    live_[ptr] = size;
+    return ptr;
+  }
+
+  /// Takes back `ptr` if it came from allocate(); false otherwise.
+  bool release(Driver &d, CUdeviceptr ptr, CUstream stream) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto it = live_.find(ptr);
+    if (it == live_.end())
+      return false;
+    Block block{ptr, it->second, nullptr};
+    live_.erase(it);
+    if (cachedBytes_ + block.bytes > kMaxCachedBytes) {
+      lock.unlock();
+      // Freed at once: cuMemFree waits for the work that may still use it.
+      check(d.memFree(ptr), "cuMemFree");
+      return true;
+    }
+    if (!events_.empty()) {
+      block.freed = events_.back();
+      events_.pop_back();
+    } else if (!check(d.eventCreate(&block.freed, CU_EVENT_DISABLE_TIMING), "cuEventCreate")) {
+      return true; // leaked rather than reused unsafely
+    }
+    check(d.eventRecord(block.freed, stream), "cuEventRecord");
+    cachedBytes_ += block.bytes;
+    free_.emplace(block.bytes, block);
+    return true;
+  }
+
+private:
+  struct Block {
+    CUdeviceptr ptr;
+    uint64_t bytes;
+    CUevent freed;
+  };
+  static constexpr uint64_t kMaxCachedBytes = uint64_t(8) << 30;
+
+  /// At least `bytes`, in steps of an eighth of its power of two (at most
+  /// 12.5 % unused), 512 bytes at least.
+  static uint64_t roundedSize(uint64_t bytes) {
+    uint64_t p = 512;
+    while (p < bytes)
+      p <<= 1;
+    uint64_t step = std::max<uint64_t>(512, p / 8);
+    return (std::max<uint64_t>(bytes, 1) + step - 1) / step * step;
+  }
+
+  /// Frees every cached block.
+  void trim(Driver &d) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto &[bytes, block] : free_) {
+      d.eventSynchronize(block.freed);
+      d.memFree(block.ptr);
+      events_.push_back(block.freed);
+    }
+    free_.clear();
+    cachedBytes_ = 0;
+  }
+
+  std::mutex mutex_;
+  std::multimap<uint64_t, Block> free_;
+  std::unordered_map<CUdeviceptr, uint64_t> live_;
+  std::vector<CUevent> events_;
+  uint64_t cachedBytes_ = 0;
 };
 
 } // namespace
@@ -508,10 +602,8 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
       sizeBytes = 1;
     if (isHostShared)
       check(d->memAllocManaged(&ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL), "cuMemAllocManaged");
-    else if (stream)
-      check(d->memAllocAsync(&ptr, sizeBytes, static_cast<CUstream>(stream)), "cuMemAllocAsync");
     else
-      check(d->memAlloc(&ptr, sizeBytes), "cuMemAlloc");
+      ptr = DeviceBlockCache::get().allocate(*d, sizeBytes, static_cast<CUstream>(stream));
   }
   return reinterpret_cast<void *>(ptr);
 }
@@ -521,6 +613,9 @@ void mgpuMemFree(void *ptr, void *stream) {
   if (!ptr)
     return;
   if (Driver *d = ready("mgpuMemFree")) {
+    if (DeviceBlockCache::get().release(*d, reinterpret_cast<CUdeviceptr>(ptr),
+                                        static_cast<CUstream>(stream)))
+      return;
     if (stream)
       check(d->memFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), static_cast<CUstream>(stream)),
             "cuMemFreeAsync");
