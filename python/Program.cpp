@@ -13,6 +13,7 @@
 
 #include "compiler/CompileCache.h"
 #include "dialect/LaxInterfaces.h"
+#include "dialect/LaxOps.h"
 #include "importer/JaxprImporter.h"
 #include "reference/Interpreter.h"
 #include "rules/ApplyRules.h"
@@ -28,6 +29,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -422,30 +424,10 @@ public:
       throw KilnError(KilnError::General, "'" + entry + "' takes " +
                                               std::to_string(func.getNumArguments()) +
                                               " arguments, got " + std::to_string(args.size()));
-    nb::module_ np = nb::module_::import_("numpy");
     llvm::SmallVector<interp::Tensor> tensors;
-    for (auto [arg, type] : llvm::zip(args, func.getArgumentTypes())) {
-      auto tensorType = cast<RankedTensorType>(type);
-      std::optional<ElementKind> kind = elementKindOf(tensorType.getElementType());
-      if (!kind)
-        throw KilnError(KilnError::General, "unsupported argument type");
-      nb::object array = np.attr("ascontiguousarray")(
-          arg, nb::arg("dtype") = dtypeOf(*kind));
-      // The shape must be the argument's: a shorter array's bytes had been
-      // read past their end.
-      std::vector<int64_t> shape = nb::cast<std::vector<int64_t>>(array.attr("shape"));
-      if (llvm::ArrayRef<int64_t>(shape) != tensorType.getShape()) {
-        auto join = [](llvm::ArrayRef<int64_t> dims) {
-          return llvm::join(llvm::map_range(dims, [](int64_t d) { return std::to_string(d); }),
-                            ", ");
-        };
-        std::string got = join(shape), want = join(tensorType.getShape());
-        throw KilnError(KilnError::General,
-                        "argument " + std::to_string(tensors.size()) + " of '" + entry +
-                            "' must have shape [" + want + "], got [" + got + "]");
-      }
-      nb::bytes raw = nb::cast<nb::bytes>(array.attr("tobytes")());
-      std::vector<char> bytes(raw.c_str(), raw.c_str() + raw.size());
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      auto tensorType = cast<RankedTensorType>(func.getArgumentTypes()[i]);
+      std::vector<char> bytes = argumentBytes(arg, tensorType, i, entry);
       if (bytes.empty())
         bytes.push_back(0);
       tensors.push_back(tensorOf(tensorType, bytes));
@@ -455,6 +437,7 @@ public:
         interp::interpret(mod(), entry, tensors);
     if (failed(out))
       diagnostics.fail(KilnError::General, "the interpreter failed");
+    nb::module_ np = nb::module_::import_("numpy");
     nb::list results;
     for (const interp::Tensor &t : *out) {
       std::vector<char> bytes = bytesOf(t);
@@ -495,6 +478,76 @@ public:
       if (func.isPublic())
         out.push_back(func.getSymName().str());
     return out;
+  }
+
+private:
+  /// The row-major bytes of numpy-convertible `arg` as argument `index` of
+  /// `entry`, of type `type` (converted to its dtype; the shape must match:
+  /// a shorter array's bytes had been read past their end).
+  static std::vector<char> argumentBytes(nb::handle arg, RankedTensorType type, size_t index,
+                                         const std::string &entry) {
+    std::optional<ElementKind> kind = elementKindOf(type.getElementType());
+    if (!kind)
+      throw KilnError(KilnError::General, "unsupported argument type");
+    nb::module_ np = nb::module_::import_("numpy");
+    nb::object array = np.attr("ascontiguousarray")(arg, nb::arg("dtype") = dtypeOf(*kind));
+    std::vector<int64_t> shape = nb::cast<std::vector<int64_t>>(array.attr("shape"));
+    if (llvm::ArrayRef<int64_t>(shape) != type.getShape()) {
+      auto join = [](llvm::ArrayRef<int64_t> dims) {
+        return llvm::join(llvm::map_range(dims, [](int64_t d) { return std::to_string(d); }),
+                          ", ");
+      };
+      throw KilnError(KilnError::General,
+                      "argument " + std::to_string(index) + " of '" + entry +
+                          "' must have shape [" + join(type.getShape()) + "], got [" +
+                          join(shape) + "]");
+    }
+    nb::bytes raw = nb::cast<nb::bytes>(array.attr("tobytes")());
+    return std::vector<char>(raw.c_str(), raw.c_str() + raw.size());
+  }
+
+public:
+  /// A copy whose `entry` takes neither its first len(leading) nor its last
+  /// len(trailing) arguments: each becomes a lax.constant of the given array
+  /// (the constants a jitted function closes over, for an exported library
+  /// that takes only the caller's arrays).
+  std::shared_ptr<Program> bindArguments(const std::string &entry,
+                                         const std::vector<nb::object> &leading,
+                                         const std::vector<nb::object> &trailing) const {
+    OwningOpRef<ModuleOp> copy(cast<ModuleOp>(mod()->clone()));
+    auto func = copy->lookupSymbol<func::FuncOp>(entry);
+    if (!func || func.isExternal())
+      throw KilnError(KilnError::General, "no function '" + entry + "' with a body");
+    size_t n = func.getNumArguments();
+    if (leading.size() + trailing.size() > n)
+      throw KilnError(KilnError::General, "'" + entry + "' takes " + std::to_string(n) +
+                                              " arguments, fewer than the " +
+                                              std::to_string(leading.size() + trailing.size()) +
+                                              " to bind");
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    llvm::BitVector erase(n);
+    auto bindOne = [&](nb::handle value, size_t i) {
+      auto type = cast<RankedTensorType>(func.getArgumentTypes()[i]);
+      std::vector<char> bytes = argumentBytes(value, type, i, entry);
+      DenseElementsAttr attr;
+      if (type.getElementType().isInteger(1)) {
+        llvm::SmallVector<bool> bits(bytes.begin(), bytes.end());
+        attr = DenseElementsAttr::get(type, llvm::ArrayRef<bool>(bits));
+      } else {
+        // A raw buffer is read with the signless storage type of its width.
+        attr = DenseElementsAttr::getFromRawBuffer(type, bytes);
+      }
+      Value constant = kiln::lax::ConstantOp::create(b, func.getLoc(), attr);
+      func.getArgument(i).replaceAllUsesWith(constant);
+      erase.set(i);
+    };
+    for (size_t i = 0; i < leading.size(); ++i)
+      bindOne(leading[i], i);
+    for (size_t i = 0; i < trailing.size(); ++i)
+      bindOne(trailing[i], n - trailing.size() + i);
+    if (failed(func.eraseArguments(erase)))
+      throw KilnError(KilnError::General, "cannot drop the bound arguments");
+    return std::make_shared<Program>(context_, std::move(copy));
   }
 
 private:
@@ -539,7 +592,9 @@ void bindProgram(nb::module_ &m) {
            "(lowering/CpuPipelineOptions.def, '_' for '-')")
       .def("interpret", &Program::interpret, nb::arg("entry"), nb::arg("args"))
       .def("export", &Program::exportToPython)
-      .def("entries", &Program::entries);
+      .def("entries", &Program::entries)
+      .def("bind_arguments", &Program::bindArguments, nb::arg("entry"), nb::arg("leading"),
+           nb::arg("trailing"));
 
   m.def(
       "load_plugin",
