@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import shutil
 import sys
 
 import lit.formats
@@ -23,8 +24,12 @@ llvm_config.use_default_substitutions()
 # kiln-run caches compiled code; tests keep theirs inside the build tree.
 config.environment["KILN_CACHE_DIR"] = os.path.join(config.kiln_obj_root, "tests", "compile-cache")
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
-tools = ["kiln-opt", "kiln-translate", "kiln-run", "kiln-verify-rules", "kiln-difftest", "mlir-opt", "FileCheck", "not", "split-file"]
+tools = ["kiln-opt", "kiln-translate", "kiln-run", "kiln-compile", "kiln-verify-rules", "kiln-difftest", "mlir-opt", "FileCheck", "not", "split-file"]
 llvm_config.add_tool_substitutions([t for t in tools], tool_dirs)
+
+# A C compiler, for the tests that link what kiln-compile makes.
+if shutil.which("cc"):
+    config.available_features.add("cc")
 
 # The host CPU has FMA instructions (what --fp-contract fuses into).
 try:

@@ -268,9 +268,9 @@ bool writeAtomically(llvm::StringRef path, llvm::StringRef text, std::string &wh
 
 /// Links `objectPath` and the wrapper into the shared library `output`
 /// (through a temporary name, renamed into place) with the C compiler.
-bool linkLibrary(const std::string &prefix, const std::string &objectPath,
-                 const std::string &wrapperPath, const std::string &runtime,
-                 const std::string &output, std::string &why) {
+/// The C compiler that links libraries: --cc, else $CC, else cc on PATH;
+/// empty with `why` when there is none.
+std::string findCompilerDriver(std::string &why) {
   std::string cc = compilerDriver;
   if (cc.empty())
     if (const char *env = std::getenv("CC"); env && *env)
@@ -278,10 +278,19 @@ bool linkLibrary(const std::string &prefix, const std::string &objectPath,
   if (cc.empty())
     cc = "cc";
   auto program = llvm::sys::findProgramByName(cc);
-  if (!program) {
+  if (!program || !llvm::sys::fs::can_execute(*program)) {
     why = "no C compiler '" + cc + "' to link the library (--cc or $CC)";
-    return false;
+    return "";
   }
+  return *program;
+}
+
+bool linkLibrary(const std::string &prefix, const std::string &objectPath,
+                 const std::string &wrapperPath, const std::string &runtime,
+                 const std::string &output, std::string &why) {
+  std::string program = findCompilerDriver(why);
+  if (program.empty())
+    return false;
   llvm::SmallString<256> scriptPath;
   if (llvm::sys::fs::createTemporaryFile("kiln-compile", "map", scriptPath)) {
     why = "cannot create a temporary file";
@@ -297,7 +306,7 @@ bool linkLibrary(const std::string &prefix, const std::string &objectPath,
   llvm::StringRef runtimeName = llvm::sys::path::stem(runtime); // libKilnRuntimeCpu
   runtimeName.consume_front("lib");
   std::vector<std::string> args = {
-      *program, "-shared", "-fPIC", "-O2", "-o", tmpOutput, objectPath, wrapperPath,
+      program, "-shared", "-fPIC", "-O2", "-o", tmpOutput, objectPath, wrapperPath,
       "-L" + runtimeDir.str(), "-l" + runtimeName.str(),
       // Beside the library first (a deployment copies the runtime there),
       // then where it was built.
@@ -308,7 +317,7 @@ bool linkLibrary(const std::string &prefix, const std::string &objectPath,
   llvm::SmallString<256> logPath;
   llvm::sys::fs::createTemporaryFile("kiln-compile", "log", logPath);
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(), logPath.str()};
-  int rc = llvm::sys::ExecuteAndWait(*program, argRefs, std::nullopt, redirects, 0, 0, &message);
+  int rc = llvm::sys::ExecuteAndWait(program, argRefs, std::nullopt, redirects, 0, 0, &message);
   llvm::sys::fs::remove(scriptPath);
   std::string log;
   if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
@@ -316,7 +325,7 @@ bool linkLibrary(const std::string &prefix, const std::string &objectPath,
   llvm::sys::fs::remove(logPath);
   if (rc != 0) {
     llvm::sys::fs::remove(tmpOutput);
-    why = "linking with " + *program + " failed" + (message.empty() ? "" : ": " + message) +
+    why = "linking with " + program + " failed" + (message.empty() ? "" : ": " + message) +
           (log.empty() ? "" : "\n" + log);
     return false;
   }
@@ -370,6 +379,9 @@ int main(int argc, char **argv) {
   std::string runtime = runtimeLibraryPath(options);
   if (ext == ".so" && runtime.empty())
     return fail("Kiln was built without the GPU runtime (no CUDA headers at configure time)");
+  std::string why;
+  if (ext == ".so" && findCompilerDriver(why).empty())
+    return fail(why); // before the compile, which would be wasted
 
   MLIRContext context(registry);
   Compiler::prepareContext(context);
@@ -397,7 +409,6 @@ int main(int argc, char **argv) {
   if (!compiled)
     return fail(error);
 
-  std::string why;
   if (ext == ".o") {
     if (!writeAtomically(outputFile, compiled->object, why))
       return fail(why);
