@@ -13,6 +13,9 @@
   jax.checkpoint is one JAX primitive whose evaluation, derivatives and
   batched form are Kiln's compilations of JAX's (``kiln.FallbackWarning``
   names a derived function JAX evaluates instead).
+- ``kiln.jit(f).lower(*args).compile().export("libf.so", header="f.h")``:
+  ahead of time, a shared library with a C entry point (``f_call``) that
+  takes the call's array leaves (``kiln.Exported``; ``.load()`` calls it).
 - ``kiln.Rules``: rule files, rule text and plugins; ``Rules.verify()``.
 - ``kiln.Error`` and its subclasses carry the diagnostics as Kiln's tools
   print them (``file:line:col: error: ...``).
@@ -21,6 +24,7 @@ See docs/python.md.
 """
 
 from ._kiln import CompileError, Error, JaxprImportError, Program, RuleError
+from ._export import Exported
 from ._jit import Compiled, Jitted, Lowered, jit
 from ._kernel import Kernel, kernel
 from ._rewrite import rewrite
@@ -31,6 +35,7 @@ __all__ = [
     "CompileError",
     "Compiled",
     "Error",
+    "Exported",
     "FallbackWarning",
     "JaxprImportError",
     "Kernel",

@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import inspect
 import operator
+import os
 import threading
 import warnings
 import weakref
@@ -26,6 +27,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from . import _kiln
+from ._export import Exported, export as export_library
 from ._jaxpr import hoisted_consts, normalize_jaxpr_text
 from ._rules import Rules, as_rules, tag_spec
 
@@ -597,6 +599,27 @@ class Compiled:
     def as_text(self) -> str:
         """The lax program compiled: after the rules and Kiln's rewrites."""
         return self.program.text(False)
+
+    def export(self, path: str | os.PathLike, *, header: str | os.PathLike | None = None,
+               name: str | None = None, target: str = "cpu", cpu: str = "host",
+               gpu_chip: str | None = None) -> Exported:
+        """Writes this signature ahead of time as a shared library (`path`
+        ending in .so; .o: the object alone) with the C entry point
+        ``NAME_call(buffers)`` (NAME: `name`, default the file name without
+        "lib"), and its C header at `header` if given, with kiln-compile
+        (_export.py, docs/aot.md). The library takes exactly the flattened
+        array leaves of the call (the constants the function closes over
+        are compiled in) and writes the flattened output leaves. `target`:
+        "cpu" or "gpu" (`gpu_chip`: its architecture); `cpu`: "host" or an
+        LLVM CPU name. Returns a kiln.Exported (``.load()`` calls it)."""
+        traced, options = self.lowered._traced, self.lowered._options
+        return export_library(
+            self.program, traced.closed.consts, hoisted_consts(traced.closed), path,
+            inputs=self.function.input_types, outputs=self.function.output_types,
+            out_tree=self.out_tree, header=header, name=name, target=target, cpu=cpu,
+            gpu_chip=gpu_chip, fp_contract=options.fp_contract,
+            compiler_options=dict(options.compiler_options),
+            plugins=options.rules.plugins if options.rules is not None else ())
 
     def rule_stats(self) -> dict[str, int]:
         """How often each rule applied (Lowered.rule_stats)."""
