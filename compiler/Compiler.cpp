@@ -397,22 +397,43 @@ void Compiler::prepareContext(MLIRContext &context) {
                       memref::MemRefDialect>();
 }
 
+namespace {
+/// Collects the diagnostics of a compile as "LOCATION: MESSAGE" lines, for
+/// the error a failed compile returns.
+class DiagnosticsToText {
+public:
+  explicit DiagnosticsToText(MLIRContext *ctx)
+      : os_(text_), handler_(ctx, [this](Diagnostic &d) {
+          os_ << d.getLocation() << ": " << d << "\n";
+          return success();
+        }) {}
+  /// `*error` = `message`, then the diagnostics (when `error` is given).
+  void setError(std::string *error, const std::string &message) const {
+    if (error)
+      *error = message + (text_.empty() ? "" : "\n" + text_);
+  }
+
+private:
+  std::string text_;
+  llvm::raw_string_ostream os_;
+  ScopedDiagnosticHandler handler_;
+};
+
+} // namespace
+
 std::unique_ptr<Executable> Compiler::compileSource(const std::string &source,
                                                     const std::string &entry,
                                                     std::string *error) const {
   MLIRContext context;
   prepareContext(context);
-  std::string diags;
-  llvm::raw_string_ostream os(diags);
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-    os << d.getLocation() << ": " << d << "\n";
-    return success();
-  });
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
-  if (!module) {
-    if (error)
-      *error = "parse error: " + diags;
-    return nullptr;
+  OwningOpRef<ModuleOp> module;
+  {
+    DiagnosticsToText diags(&context);
+    module = parseSourceString<ModuleOp>(source, &context);
+    if (!module) {
+      diags.setError(error, "parse error");
+      return nullptr;
+    }
   }
   return compile(*module, entry, error);
 }
@@ -495,17 +516,10 @@ func::FuncOp entryWithSpecs(ModuleOp module, const std::string &entry,
 std::optional<CompiledObject> Compiler::compileObject(ModuleOp module, const std::string &entry,
                                                       const ObjectTarget &target,
                                                       std::string *error) const {
-  MLIRContext *ctx = module.getContext();
-  prepareContext(*ctx);
-  std::string diags;
-  llvm::raw_string_ostream os(diags);
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
-    os << d.getLocation() << ": " << d << "\n";
-    return success();
-  });
+  prepareContext(*module.getContext());
+  DiagnosticsToText diags(module.getContext());
   auto fail = [&](const std::string &msg) -> std::optional<CompiledObject> {
-    if (error)
-      *error = msg + (diags.empty() ? "" : "\n" + diags);
+    diags.setError(error, msg);
     return std::nullopt;
   };
   OwningOpRef<ModuleOp> clone(module.clone());
@@ -531,15 +545,9 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
                                               std::string *error) const {
   MLIRContext *ctx = module.getContext();
   prepareContext(*ctx);
-  std::string diags;
-  llvm::raw_string_ostream os(diags);
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
-    os << d.getLocation() << ": " << d << "\n";
-    return success();
-  });
+  DiagnosticsToText diags(ctx);
   auto fail = [&](const std::string &msg) -> std::unique_ptr<Executable> {
-    if (error)
-      *error = msg + (diags.empty() ? "" : "\n" + diags);
+    diags.setError(error, msg);
     return nullptr;
   };
 

@@ -160,6 +160,7 @@ def main():
     shutil.copy(runtime, staging / "lib")
     for f in ("run.py", "run.sh"):
         shutil.copy(Path(__file__).parent / f, staging / f)
+    shutil.copy(ROOT / "bench" / "peers" / "python_peers.py", staging)
 
     checks = []
     # 1. The interpreter-comparison suite's programs, as the test runs them.

@@ -33,6 +33,7 @@ os.environ.setdefault("JAX_ENABLE_X64", "1")  # W2's f64 TDMA in f64, as Kiln ru
 import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # python_peers.py, bench/'s JAX peers
 DTYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": np.uint16,
           "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
           "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "bool": np.bool_}
@@ -332,28 +333,13 @@ def jax_function(t):
     name = t["name"]
     if name == "W1_f1":  # seed 000 f1: w @ a under a double vmap
         return jax.jit(jax.vmap(jax.vmap(lambda w, a: w @ a, (None, 0)), (None, 0)))
+    # W1 f2 and W2 as bench/ times them (bench/peers/python_peers.py, copied
+    # into the bundle).
+    import python_peers
     if name == "W1_f2":
-        return jax.jit(lambda w, a: jnp.einsum("ab,...b->...a", w, a))
+        return python_peers.w1_jax()
     if t["workload"] == "W2":  # seed 003 as the seed writes it
-        def tdma(a, b, c, d):
-            at, bt, ct, dt = (x.T for x in (a, b, c, d))
-            zero = jnp.zeros(a.shape[0], a.dtype)
-
-            def forward(carry, x):
-                cp, dp = carry
-                ai, bi, ci, di = x
-                den = bi - ai * cp
-                cn, dn = ci / den, (di - ai * dp) / den
-                return (cn, dn), (cn, dn)
-            _, (cps, dps) = jax.lax.scan(forward, (zero, zero), (at, bt, ct, dt))
-
-            def backward(x, y):
-                cpi, dpi = y
-                xn = dpi - cpi * x
-                return xn, xn
-            _, xs = jax.lax.scan(backward, zero, (cps[::-1], dps[::-1]))
-            return xs[::-1].T
-        return jax.jit(tdma)
+        return python_peers.w2_jax()
     if t["workload"] == "W3":  # seed 002 before: mean((y - scan(...).ys) ** 2)
         def mse(c0, xs, y):
             _, ys = jax.lax.scan(lambda c, x: (jnp.sin(c), jnp.cos(x)), c0, xs)
