@@ -57,9 +57,6 @@ static cl::opt<std::string> headerFile("header", cl::cat(compileCategory),
 static cl::opt<std::string> prefixName("name", cl::cat(compileCategory),
                                        cl::desc("Prefix of the C entry points (default: the "
                                                 "output's name without lib and extension)"));
-static cl::opt<std::string> entryName("entry", cl::cat(compileCategory),
-                                      cl::desc("Function to compile (default: the only public "
-                                               "one)"));
 static cl::opt<std::string> target("target", cl::cat(compileCategory),
                                    cl::desc("cpu (default) or gpu (CUDA kernels, buffers in "
                                             "device memory)"),
@@ -75,20 +72,12 @@ static cl::opt<std::string> cpuName("cpu", cl::cat(compileCategory),
 static cl::opt<std::string> compilerDriver("cc", cl::cat(compileCategory),
                                            cl::desc("C compiler that links the library "
                                                     "(default: $CC, else cc)"));
-static cl::opt<std::string> passes("passes", cl::cat(compileCategory),
-                                   cl::desc("Pass pipeline to run first"));
-static cl::list<std::string> rulePaths("rules", cl::cat(compileCategory),
-                                       cl::desc("YAML rule file or directory (repeatable)"));
-static cl::list<std::string> ruleTags("rule-tags", cl::cat(compileCategory),
-                                      cl::desc("Enable/disable rule tags: +tag,-tag"),
-                                      cl::CommaSeparated);
-static cl::list<std::string> plugins("plugin", cl::cat(compileCategory),
-                                     cl::desc("Load a Kiln plugin (repeatable)"));
 static cl::opt<bool> fpContract("fp-contract", cl::cat(compileCategory),
                                 cl::desc("Let the CPU code fuse a multiply and an add into "
                                          "one FMA"));
-static cl::opt<std::string> jaxprInputTypes("jaxpr-input-types", cl::cat(compileCategory),
-                                            cl::desc("Input types of an untyped .jaxpr"));
+// --entry, --jaxpr-input-types, --passes, --rules, --rule-tags, --plugin.
+static kiln::ProgramFlags programFlags(compileCategory,
+                                       "Function to compile (default: the only public one)");
 static kiln::CpuPipelineFlags pipelineFlags(compileCategory);
 
 namespace {
@@ -387,16 +376,13 @@ int main(int argc, char **argv) {
   Compiler::prepareContext(context);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = run::loadProgram(inputFile, sourceMgr, &context, jaxprInputTypes);
+  OwningOpRef<ModuleOp> module = run::loadProgram(inputFile, sourceMgr, &context,
+                                                    programFlags.jaxprInputTypes());
   if (!module)
     return 1;
-  run::RewriteFlags rewrites;
-  rewrites.passes = passes;
-  rewrites.ruleFiles.assign(rulePaths.begin(), rulePaths.end());
-  rewrites.ruleTags.assign(ruleTags.begin(), ruleTags.end());
-  if (failed(run::applyRewrites(*module, context, rewrites, "kiln-compile")))
+  if (failed(run::applyRewrites(*module, context, programFlags.rewrites(), "kiln-compile")))
     return 1;
-  FailureOr<std::string> entry = run::chooseEntry(*module, entryName);
+  FailureOr<std::string> entry = run::chooseEntry(*module, programFlags.entry());
   if (failed(entry))
     return 1;
 

@@ -55,7 +55,6 @@ static cl::OptionCategory runCategory("kiln-run options");
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::cat(runCategory), cl::desc("<file.mlir|file.jaxpr>"),
                                       cl::Required);
-static cl::opt<std::string> entryName("entry", cl::cat(runCategory), cl::desc("Function to run (default: the only public one)"));
 static cl::opt<std::string> inputs("inputs", cl::cat(runCategory), cl::desc("Comma-separated .npy files, one per argument"));
 static cl::opt<bool> randomInputsFlag("random-inputs", cl::cat(runCategory), cl::desc("Run on deterministic random inputs"));
 static cl::opt<unsigned> seed("seed", cl::cat(runCategory), cl::desc("Seed of --random-inputs"), cl::init(0));
@@ -87,12 +86,6 @@ static cl::opt<std::string> outputsDir("outputs", cl::cat(runCategory), cl::desc
 static cl::opt<std::string> inputsOutDir("save-inputs", cl::cat(runCategory),
                                          cl::desc("Write the inputs (e.g. --random-inputs') as "
                                                   "in<i>.npy into this directory"));
-static cl::opt<std::string> passes("passes", cl::cat(runCategory), cl::desc("Pass pipeline to run first, e.g. "
-                                                      "'builtin.module(kiln-optimize)'"));
-static cl::list<std::string> rulePaths("rules", cl::cat(runCategory), cl::desc("YAML rule file or directory (repeatable)"));
-static cl::list<std::string> ruleTags("rule-tags", cl::cat(runCategory), cl::desc("Enable/disable rule tags: +tag,-tag"),
-                                      cl::CommaSeparated);
-static cl::list<std::string> plugins("plugin", cl::cat(runCategory), cl::desc("Load a Kiln plugin (repeatable)"));
 static cl::opt<bool> printIR("print-ir-after-all", cl::cat(runCategory), cl::desc("Print the IR after every pass (the rewrites, then the lowering)"));
 static cl::opt<std::string> cacheDir("cache-dir", cl::cat(runCategory),
                                      cl::desc("Compile cache directory (default: $KILN_CACHE_DIR, "
@@ -118,17 +111,15 @@ static cl::opt<bool> minThresholds(
 static cl::opt<bool> noCache("no-cache", cl::cat(runCategory), cl::desc("Do not use the compile cache"));
 static cl::opt<bool> cacheStats("cache-stats", cl::cat(runCategory),
                                 cl::desc("Print what the compile cache did (hit, miss, rebuilt)"));
-static cl::opt<std::string> jaxprInputTypes("jaxpr-input-types",
-                                            cl::cat(runCategory), cl::desc("Input types of an untyped .jaxpr"));
+// --entry, --jaxpr-input-types, --passes, --rules, --rule-tags, --plugin.
+static kiln::ProgramFlags programFlags(runCategory,
+                                       "Function to run (default: the only public one)");
 
 namespace {
 
 /// --passes, then the rules.
 LogicalResult rewrite(ModuleOp module, MLIRContext &context) {
-  run::RewriteFlags flags;
-  flags.passes = passes;
-  flags.ruleFiles.assign(rulePaths.begin(), rulePaths.end());
-  flags.ruleTags.assign(ruleTags.begin(), ruleTags.end());
+  run::RewriteFlags flags = programFlags.rewrites();
   flags.printIR = printIR;
   return run::applyRewrites(module, context, flags, "kiln-run");
 }
@@ -257,17 +248,18 @@ int main(int argc, char **argv) {
   Compiler::prepareContext(context);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = run::loadProgram(inputFile, sourceMgr, &context, jaxprInputTypes);
+  OwningOpRef<ModuleOp> module = run::loadProgram(inputFile, sourceMgr, &context,
+                                                    programFlags.jaxprInputTypes());
   if (!module)
     return 1;
   // --check compares with the program as it was read: the rules and passes
   // are checked too (comparing the rewritten program with itself would not).
   OwningOpRef<ModuleOp> original;
-  if (check && (!rulePaths.empty() || !passes.empty() || !rules::PluginRules::global().empty()))
+  if (check && (programFlags.rewritesGiven() || !rules::PluginRules::global().empty()))
     original = module->clone();
   if (failed(rewrite(*module, context)))
     return 1;
-  FailureOr<std::string> entry = run::chooseEntry(*module, entryName);
+  FailureOr<std::string> entry = run::chooseEntry(*module, programFlags.entry());
   if (failed(entry))
     return 1;
   auto entryArgs = cast<func::FuncOp>(SymbolTable::lookupSymbolIn(*module, *entry)).getNumArguments();
