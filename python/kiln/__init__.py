@@ -3,6 +3,8 @@
 - ``kiln.jit(f, rules=..., tags=...)``: like ``jax.jit``, but traced once per
   signature, rewritten by Kiln's rules and optimizations, compiled by LLVM for
   the CPU and called from C++ (``.lower(*args)`` shows the lax program).
+- ``kiln.filter_jit(f)``: ``equinox.filter_jit``'s rules (array leaves traced,
+  every other leaf static, non-array outputs returned) compiled as kiln.jit.
 - ``kiln.rewrite(f, rules=...)``: ``f`` with the rules applied, evaluated by
   JAX's own primitives: it composes with jax.jit, jax.grad, jax.vmap,
   shardings, on every backend JAX has.
@@ -26,6 +28,7 @@ See docs/python.md.
 from ._kiln import CompileError, Error, JaxprImportError, Program, RuleError
 from ._export import Exported
 from ._jit import Compiled, Jitted, Lowered, jit
+from ._filter_jit import FilterJitted, filter_jit
 from ._kernel import Kernel, kernel
 from ._rewrite import rewrite
 from ._rules import Rules
@@ -37,6 +40,7 @@ __all__ = [
     "Error",
     "Exported",
     "FallbackWarning",
+    "FilterJitted",
     "JaxprImportError",
     "Kernel",
     "Jitted",
@@ -44,6 +48,7 @@ __all__ = [
     "Program",
     "RuleError",
     "Rules",
+    "filter_jit",
     "jit",
     "kernel",
     "rewrite",

@@ -154,6 +154,12 @@ def _is_array_leaf(x) -> bool:
     return isinstance(x, (_jax_array_type(), np.ndarray, np.generic) + _SCALARS)
 
 
+def _is_filter_array(x) -> bool:
+    """Leaves traced by kiln.filter_jit (equinox's ``eqx.is_array``): arrays
+    only; Python numbers are static there."""
+    return isinstance(x, (_jax_array_type(), np.ndarray, np.generic))
+
+
 class _Static:
     """A static argument in a cache key: equal to another when both the
     types and the values are (jax.jit's rule: f(x, 1) and f(x, 1.0) are two
@@ -271,10 +277,14 @@ class ArgSpec:
     static_argnames: tuple[str, ...] = ()
     donate_argnums: tuple[int, ...] = ()
     donate_argnames: tuple[str, ...] = ()
+    # kiln.filter_jit (_filter_jit.py): Python numbers are static leaves;
+    # the arguments from position `donate_from` on (keyword ones too) donated.
+    filter: bool = False
+    donate_from: int | None = None
 
     @property
     def donates(self) -> bool:
-        return bool(self.donate_argnums or self.donate_argnames)
+        return bool(self.donate_argnums or self.donate_argnames) or self.donate_from is not None
 
 
 def resolve_argnums(fun, static_argnums=None, static_argnames=None, donate_argnums=None,
@@ -326,6 +336,8 @@ class _Identity:
 
 
 def _leaf_static_key(x) -> Any:
+    if type(x) in _SCALARS:  # kiln.filter_jit's static numbers: 1, 1.0, True differ
+        return _Static(x)
     try:
         hash(x)
         return x
@@ -369,7 +381,8 @@ def flatten(args: tuple, kwargs: dict, static_argnums: Sequence[int] | ArgSpec,
     # never passes its bytes as they are.
     all_leaves = [np.asarray(x, x.dtype.newbyteorder("="))
                   if type(x) is np.ndarray and not x.dtype.isnative else x for x in all_leaves]
-    mask = tuple(_is_array_leaf(x) for x in all_leaves)
+    is_array = _is_filter_array if spec.filter else _is_array_leaf
+    mask = tuple(is_array(x) for x in all_leaves)
     leaves = [x for x, m in zip(all_leaves, mask) if m]
     others = tuple(x for x, m in zip(all_leaves, mask) if not m)
     key = (in_tree,
@@ -379,12 +392,14 @@ def flatten(args: tuple, kwargs: dict, static_argnums: Sequence[int] | ArgSpec,
     donated = ()
     if spec.donates:
         dnums = _positions(spec.donate_argnums, len(args))
+        start = len(args) if spec.donate_from is None else spec.donate_from
         flags = []
         for i, a in enumerate(args):
             if i not in static:
-                flags += [i in dnums] * len(jax.tree_util.tree_leaves(a))
+                flags += [i in dnums or i >= start] * len(jax.tree_util.tree_leaves(a))
         for k in sorted(dyn_kwargs):  # JAX flattens a dict in sorted key order
-            flags += [k in spec.donate_argnames] * len(jax.tree_util.tree_leaves(dyn_kwargs[k]))
+            flags += [k in spec.donate_argnames or spec.donate_from is not None] * \
+                len(jax.tree_util.tree_leaves(dyn_kwargs[k]))
         donated = tuple(f for f, m in zip(flags, mask) if m)
     leaves, key_impls = unwrap_keys(leaves)
     return Flat(args, static, static_kwargs, in_tree, mask, others, leaves, key, donated, key_impls)
@@ -576,6 +591,7 @@ class Compiled:
     others: tuple = field(default=(), repr=False)
     return_jax: bool = False
     out_keys: tuple = ()  # Traced.out_keys
+    filter: bool = False  # kiln.filter_jit's: Python numbers are static leaves
 
     @staticmethod
     def build(traced: Traced, program: _kiln.Program, options: Options) -> "Compiled":
@@ -639,7 +655,8 @@ class Compiled:
         if tree != self.in_tree:
             return None
         others = tuple(x for x, m in zip(all_leaves, self.mask) if not m)
-        if any(not _is_array_leaf(x) for x, m in zip(all_leaves, self.mask) if m) or \
+        is_array = _is_filter_array if self.filter else _is_array_leaf
+        if any(not is_array(x) for x, m in zip(all_leaves, self.mask) if m) or \
                 tuple(map(_leaf_static_key, others)) != tuple(map(_leaf_static_key, self.others)):
             return None
         return unwrap_keys([x for x, m in zip(all_leaves, self.mask) if m])[0]
@@ -723,7 +740,7 @@ class Jitted(_kiln.JitFunction):
     """What kiln.jit returns; call it like the function it wraps."""
 
     def __init__(self, fun: Callable, options: Options, argspec: ArgSpec, return_jax: bool):
-        super().__init__(Jitted._call_slow)
+        super().__init__(type(self)._call_slow)  # a subclass's own (kiln.filter_jit)
         self._fun = fun
         self._options = options
         self._argspec = argspec
@@ -761,6 +778,7 @@ class Jitted(_kiln.JitFunction):
             compiled.donate = usable_donations(flat.donated, traced.closed)
             compiled.in_tree, compiled.mask, compiled.others = flat.in_tree, flat.mask, flat.others
             compiled.return_jax = self._return_jax
+            compiled.filter = self._argspec.filter
             self._cache[flat.key] = compiled
         return compiled
 
@@ -816,8 +834,11 @@ class Jitted(_kiln.JitFunction):
         last, self._last_args = getattr(self, "_last_args", ()), args
         dtypes = compiled.function.input_dtypes
         pinned, at = [], 0
+        filter_ = self._argspec.filter
         for i, a in enumerate(args):
-            if type(a) is np.ndarray or isinstance(a, (bool, int, float, _jax_array_type())):
+            # (kiln.filter_jit's Python numbers are static: pinned below.)
+            if type(a) is np.ndarray or isinstance(a, (_jax_array_type(),) if filter_ else
+                                                   (bool, int, float, _jax_array_type())):
                 pinned.append(None)  # passed as it comes (JAX arrays: their buffer)
                 at += 1
                 continue
@@ -837,7 +858,7 @@ class Jitted(_kiln.JitFunction):
                 pinned.append(("tree", spec[0]))
                 at += spec[1]
                 continue
-            leaves = _pinnable_leaves(a) if i < len(last) and last[i] is a else None
+            leaves = _pinnable_leaves(a, filter_) if i < len(last) and last[i] is a else None
             if leaves is None:
                 return
             pinned.append(("pinned",
@@ -999,17 +1020,18 @@ def _held_leaves(spec):
             yield from _held_leaves(c)
 
 
-def _pinnable_leaves(arg) -> list | None:
+def _pinnable_leaves(arg, filter_: bool = False) -> list | None:
     """The leaves of `arg` when it can be pinned (flattened once, matched by
     identity later): immutable nodes, and leaves that are JAX arrays or
-    Python scalars (immutable too). None otherwise."""
+    Python scalars (immutable too). None otherwise. With `filter_`
+    (kiln.filter_jit) Python scalars are static leaves, not arrays."""
     jax = _jax()
     leaves, treedef = jax.tree_util.tree_flatten(arg)
     if not leaves or not _immutable_nodes(treedef):
         return None
     # Array leaves must be JAX arrays or numbers (immutable); the others are
     # static, part of the signature already.
-    arrays = [x for x in leaves if _is_array_leaf(x)]
+    arrays = [x for x in leaves if (_is_filter_array if filter_ else _is_array_leaf)(x)]
     if not all(isinstance(x, (jax.Array,) + _SCALARS) for x in arrays):
         return None
     return arrays

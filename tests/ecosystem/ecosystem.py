@@ -5,7 +5,8 @@ Each program is a small function written with the public API of one library
 jaxopt, lineax, diffrax, distrax, chex, jax.scipy, jnp.linalg, jnp.fft, jax
 itself), as that library's users write it, plus a builder of example inputs.
 ``tests/ecosystem/run.py`` runs every program under ``jax.jit`` (the oracle)
-and ``kiln.jit`` and compares the results (docs/ecosystem.md).
+and ``kiln.jit`` (``eqx.filter_jit`` and ``kiln.filter_jit`` for the
+``filter_jit`` programs) and compares the results (docs/ecosystem.md).
 
 A program registers itself with :func:`program`::
 
@@ -59,8 +60,9 @@ class Program:
     note: free text: what the program is, why a tolerance.
     filter_jit: the oracle is ``eqx.filter_jit(fn)`` (and the jaxpr
       ``eqx.filter_make_jaxpr``'s), as equinox users write it: arguments may
-      hold non-array leaves (activation functions), which are static.
-      ``kiln.jit`` treats such leaves as static too.
+      hold non-array leaves (activation functions, Python numbers), which
+      are static, and the outputs may too. Kiln runs it with
+      ``kiln.filter_jit(fn)``, as an equinox user would.
     module: the programs module that defined it.
     """
 
@@ -393,7 +395,8 @@ def oracle_jit(p: Program):
 
 
 def run_one(p: Program, repeat: int = 0, cache_dir: Any = None, facts: bool = True) -> dict:
-    """Runs ``p`` under jax.jit and kiln.jit; returns its result record."""
+    """Runs ``p`` under jax.jit and kiln.jit (eqx.filter_jit and
+    kiln.filter_jit for a filter_jit program); returns its result record."""
     import jax
     import kiln
 
@@ -414,7 +417,8 @@ def run_one(p: Program, repeat: int = 0, cache_dir: Any = None, facts: bool = Tr
         rec["cause"] = "oracle error"
         return rec
     try:
-        fast = kiln.jit(p.fn, cache_dir=cache_dir)
+        # An equinox user swaps eqx.filter_jit for kiln.filter_jit.
+        fast = (kiln.filter_jit if p.filter_jit else kiln.jit)(p.fn, cache_dir=cache_dir)
         t = time.perf_counter()
         got = fast(*args)
         rec["kiln_first_s"] = time.perf_counter() - t

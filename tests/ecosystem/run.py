@@ -9,7 +9,8 @@
 Each program runs in a worker process (restarted after a timeout or a
 crash): its jaxpr's primitives, dtypes and equation count
 (``jax.make_jaxpr``, sub-jaxprs included), ``jax.jit(fn)(*args)`` as the
-oracle, ``kiln.jit(fn)(*args)`` (no compile cache unless ``--cache``), the
+oracle, ``kiln.jit(fn)(*args)`` (no compile cache unless ``--cache``; for
+equinox's ``filter_jit`` programs ``eqx.filter_jit`` and ``kiln.filter_jit``), the
 comparison of every output leaf (tests/ecosystem/ecosystem.py), and the time
 of each one's first call (trace + compile + run) and, with ``--repeat N``,
 the median of N later calls.
@@ -328,9 +329,11 @@ def write_docs(report: dict, path: Path):
         "a 1-ulp difference after about 20 steps grows along the valley, and both",
         "reach (1, 1, 1)), and eigen/QR factors only up to sign (programs compare",
         "reconstructions). Equinox programs use `eqx.filter_jit` as the oracle, as",
-        "equinox users do, and are given to `kiln.jit` unchanged: where `kiln.jit`",
-        "treats a module's leaves differently from `eqx.filter_jit` (Python numbers",
-        "and bools are traced, non-array outputs are refused) the run shows it.",
+        "equinox users do, and Kiln runs them with `kiln.filter_jit`, as an equinox",
+        "user would swap it in: array leaves traced, every other leaf (Python numbers",
+        "and bools, activation functions) static, non-array outputs returned as traced",
+        "(`kiln.jit` follows `jax.jit`: it would trace a module's Python numbers and",
+        "refuse non-array outputs; docs/python.md).",
         "",
         "## Latest result",
         "",
