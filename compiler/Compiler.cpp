@@ -292,6 +292,9 @@ struct Executable::Impl {
   std::unique_ptr<LoadedObject> code;
   /// Target::Gpu: the runtime that moves buffers to and from the device.
   const GpuRuntimeApi *gpu = nullptr;
+  /// Target::Cpu: the runtime's kiln_rt_guarded_call (an allocation that
+  /// fails in the compiled code becomes an error of the call).
+  int32_t (*guardedCall)(void (*)(void *const *), void *const *, size_t *) = nullptr;
   std::vector<TensorSpec> inputs, outputs;
   std::string loweredIR;
   CacheOutcome cache;
@@ -379,8 +382,21 @@ bool Executable::call(llvm::ArrayRef<BufferView> inputs, llvm::ArrayRef<BufferVi
     return callOnGpu(*impl_->gpu, fn_, buffers.data(), bytes.data(), inputs.size(),
                      buffers.size(), error);
   }
-  fn_(buffers.data());
-  return true;
+  return callRawChecked(buffers.data(), error);
+}
+
+bool Executable::callRawChecked(void *const *buffers, std::string *error) const {
+  if (!impl_->guardedCall) {
+    fn_(buffers);
+    return true;
+  }
+  size_t bytes = 0;
+  if (impl_->guardedCall(fn_, buffers, &bytes) == 0)
+    return true;
+  if (error)
+    *error = "out of memory: the compiled code could not allocate " + std::to_string(bytes) +
+             " bytes for a temporary (what it had allocated in this call is not freed)";
+  return false;
 }
 
 Compiler::Compiler(CompileOptions options) : options_(std::move(options)) {}
@@ -752,6 +768,9 @@ Compiler::link(std::unique_ptr<Executable::Impl> impl,
     why = "JIT lookup failed: " + why;
     return nullptr;
   }
+  if (!impl->gpu)
+    impl->guardedCall = reinterpret_cast<decltype(impl->guardedCall)>(
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("kiln_rt_guarded_call"));
   impl->phases.link = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::unique_ptr<Executable> exe(new Executable(std::move(impl)));
   exe->fn_ = reinterpret_cast<void (*)(void *const *)>(raw);

@@ -174,7 +174,14 @@ public:
   /// The fastest entry: `buffers` holds the data pointers of the inputs then
   /// the outputs, in order, with the shapes of inputs()/outputs(). No checks.
   /// For Target::Gpu the pointers are device pointers.
+  /// An allocation of the compiled code that fails aborts the process with a
+  /// message (callRawChecked reports it instead).
   void callRaw(void *const *buffers) const { fn_(buffers); }
+  /// callRaw, but a failed allocation of the compiled code (a temporary
+  /// too large for the machine) returns false with `error` set instead of
+  /// aborting; what the call had allocated is then not freed. Costs a
+  /// sigsetjmp per call (CPU; for Target::Gpu the same as callRaw).
+  bool callRawChecked(void *const *buffers, std::string *error = nullptr) const;
 
 private:
   friend class Compiler;

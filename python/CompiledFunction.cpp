@@ -252,12 +252,19 @@ nb::object CompiledFunction::run(void **buffers) const {
     buffers[nIn + i] = PyArray_DATA(reinterpret_cast<PyArrayObject *>(o));
     outs.push_back(nb::steal(o));
   }
+  std::string error;
+  bool ok;
   if (inputBytes_ > (1 << 16)) {
     // Long enough to let other Python threads run meanwhile.
     nb::gil_scoped_release release;
-    exe_->callRaw(buffers);
+    ok = exe_->callRawChecked(buffers, &error);
   } else {
-    exe_->callRaw(buffers);
+    ok = exe_->callRawChecked(buffers, &error);
+  }
+  if (!ok) {
+    // A temporary too large for the machine: Python's MemoryError.
+    PyErr_SetString(PyExc_MemoryError, error.c_str());
+    throw nb::python_error();
   }
   if (outTree_.is_none()) {
     if (nOut == 1)
@@ -281,13 +288,13 @@ nb::object CompiledFunction::callFree(void *const *free) const {
   return run(buffers.data());
 }
 
-void CompiledFunction::callInto(void *const *free, void *const *outs) const {
+bool CompiledFunction::callInto(void *const *free, void *const *outs, std::string *error) const {
   size_t nFree = numFreeInputs(), nIn = exe_->inputs().size();
   llvm::SmallVector<void *, 32> buffers(nIn + outDims_.size());
   placeBound(buffers.data());
   std::copy(free, free + nFree, buffers.begin() + numLeading_);
   std::copy(outs, outs + outDims_.size(), buffers.begin() + nIn);
-  exe_->callRaw(buffers.data());
+  return exe_->callRawChecked(buffers.data(), error);
 }
 
 nb::object CompiledFunction::call(nb::handle argsHandle) const {

@@ -45,7 +45,8 @@ public:
   nb::object callFree(void *const *free) const;
   /// Runs on caller-owned buffers: the free inputs' data, then the outputs'
   /// (XLA's, for kiln.kernel). No Python objects; the GIL is not needed.
-  void callInto(void *const *free, void *const *outs) const;
+  /// False with `error` when an allocation of the compiled code failed.
+  bool callInto(void *const *free, void *const *outs, std::string *error) const;
 
   /// Python scalar `value` stored as element kind `kind` at `out` (8
   /// bytes); false when it does not fit exactly (an int out of range).

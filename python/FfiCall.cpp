@@ -53,7 +53,9 @@ ffi::Error kilnCallImpl(ffi::RemainingArgs args, ffi::RemainingRets rets, int64_
                                          " has another size than the compiled function's");
     out.push_back((*b)->untyped_data());
   }
-  fn->callInto(in.data(), out.data());
+  std::string error;
+  if (!fn->callInto(in.data(), out.data(), &error))
+    return ffi::Error(ffi::ErrorCode::kResourceExhausted, "kiln_call: " + error);
   return ffi::Error::Success();
 }
 

@@ -19,11 +19,20 @@
 // memory a program needs (jax-ml/jax#4968's stacked output, or none after the
 // push-up) from it.
 //
+// An allocation that fails (after the thread's cached blocks are given back)
+// does not return null, which the compiled code would write through: inside
+// kiln_rt_guarded_call on the calling thread it jumps back out of the
+// compiled code, which then reports the failure (Executable::call, the
+// Python package: MemoryError); elsewhere (a parallel loop's worker, a raw
+// call) it prints what failed and aborts.
+//
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/KilnRuntimeCpu.h"
 
 #include <atomic>
+#include <csetjmp>
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <unordered_map>
@@ -68,7 +77,36 @@ void countAllocated(size_t bytes) {
     ;
 }
 
+/// Where an allocation failure on this thread jumps (kiln_rt_guarded_call),
+/// and the size that failed.
+thread_local sigjmp_buf *outOfMemoryJump = nullptr;
+thread_local size_t failedBytes = 0;
+
+[[noreturn]] void outOfMemory(size_t bytes) {
+  if (outOfMemoryJump) {
+    failedBytes = bytes;
+    siglongjmp(*outOfMemoryJump, 1);
+  }
+  std::fprintf(stderr,
+               "kiln: error: compiled code could not allocate %zu bytes (out of memory)\n",
+               bytes);
+  std::abort();
+}
+
+/// Frees this thread's cached blocks (before reporting a failure).
+void trimCache() {
+  ThreadCache &c = cache();
+  for (auto &[bytes, blocks] : c.free)
+    for (void *p : blocks)
+      std::free(reinterpret_cast<Header *>(static_cast<char *>(p) - kHeader)->raw);
+  c.free.clear();
+  c.cachedBytes = 0;
+}
+
 void *allocate(size_t bytes, size_t alignment) {
+  // Sizes that overflow the arithmetic below cannot be allocated anyway.
+  if (bytes > (SIZE_MAX >> 2) || alignment > (SIZE_MAX >> 4))
+    outOfMemory(bytes);
   size_t cls = sizeClass(bytes ? bytes : 1);
   if (alignment <= kAlign) {
     ThreadCache &c = cache();
@@ -86,8 +124,12 @@ void *allocate(size_t bytes, size_t alignment) {
   size_t total = cls + align + kHeader;
   total = (total + align - 1) / align * align;
   void *raw = std::aligned_alloc(align, total);
+  if (!raw) {
+    trimCache();
+    raw = std::aligned_alloc(align, total);
+  }
   if (!raw)
-    return nullptr;
+    outOfMemory(bytes);
   uintptr_t user = (reinterpret_cast<uintptr_t>(raw) + kHeader + align - 1) / align * align;
   Header *h = reinterpret_cast<Header *>(user - kHeader);
   h->bytes = alignment <= kAlign ? cls : 0; // over-aligned blocks are not cached
@@ -119,6 +161,24 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
   return allocate(size, alignment);
 }
 void _mlir_memref_to_llvm_free(void *p) { release(p); }
+
+int32_t kiln_rt_guarded_call(void (*fn)(void *const *), void *const *buffers,
+                             size_t *bytesNotAllocated) {
+  sigjmp_buf jump;
+  sigjmp_buf *outer = outOfMemoryJump;
+  if (sigsetjmp(jump, 0)) {
+    // The compiled code's allocations of this call are not freed: they
+    // stay counted as live (a leak, on this error path only).
+    outOfMemoryJump = outer;
+    if (bytesNotAllocated)
+      *bytesNotAllocated = failedBytes;
+    return 1;
+  }
+  outOfMemoryJump = &jump;
+  fn(buffers);
+  outOfMemoryJump = outer;
+  return 0;
+}
 
 void kiln_rt_heap_stats(int64_t *live, int64_t *peak, int32_t resetPeak) {
   int64_t now = liveBytes.load(std::memory_order_relaxed);

@@ -8,6 +8,7 @@
 #ifndef KILN_RUNTIME_CPU_KILNRUNTIMECPU_H
 #define KILN_RUNTIME_CPU_KILNRUNTIMECPU_H
 
+#include <cstddef>
 #include <cstdint>
 
 /// MLIR's descriptor of a rank-3 memref.
@@ -65,6 +66,14 @@ int32_t kiln_rt_gemm_backends();
 /// has held (`peak`); with `resetPeak` the peak restarts from now. Either
 /// pointer may be null.
 void kiln_rt_heap_stats(int64_t *live, int64_t *peak, int32_t resetPeak);
+
+/// Calls `fn(buffers)` (a compiled entry); returns 0, or 1 when an
+/// allocation of the compiled code failed on this thread, with the size
+/// that failed in `*bytesNotAllocated` (the call's other temporaries are
+/// not freed). Outside such a call a failed allocation aborts with a
+/// message.
+int32_t kiln_rt_guarded_call(void (*fn)(void *const *), void *const *buffers,
+                             size_t *bytesNotAllocated);
 }
 
 #endif // KILN_RUNTIME_CPU_KILNRUNTIMECPU_H

@@ -189,3 +189,27 @@ def test_diagnostic_quoting_a_partial_utf8_character_is_a_kiln_error():
     from kiln import _kiln
     with pytest.raises(kiln.JaxprImportError, match="unexpected character"):
         _kiln.Program.from_jaxpr("{ lambda ; a:f32[2]. let b:f32[2] = negÿ a in (b,) }", "x.jaxpr")
+
+
+_TOO_LARGE = """
+func.func @f(%c0: tensor<1048576xf32>) -> tensor<f32> {
+  %c, %ys = lax.scan length = 262144 carry(%c0) xs()
+      : (tensor<1048576xf32>) -> (tensor<1048576xf32>, tensor<262144x1048576xf32>) {
+  ^bb0(%carry: tensor<1048576xf32>):
+    %s = lax.sin %carry : tensor<1048576xf32>
+    lax.yield %s, %s : tensor<1048576xf32>, tensor<1048576xf32>
+  }
+  %r = lax.reduce_max %ys axes = [0, 1] : tensor<262144x1048576xf32> -> tensor<f32>
+  return %r : tensor<f32>
+}
+"""
+
+
+def test_temporary_too_large_is_a_memory_error(cache_dir):
+    # A 1 TiB temporary: its failed allocation had been written through as
+    # a null pointer (a segfault); now the call raises MemoryError, and the
+    # function stays callable.
+    fn = kiln._kiln.Program.from_mlir(_TOO_LARGE, "too_large.mlir").compile("f", cache_dir)
+    for _ in range(2):
+        with pytest.raises(MemoryError, match="could not allocate 1099511627776 bytes"):
+            fn(np.ones(1048576, np.float32))
