@@ -392,8 +392,13 @@ EmitResult emitPlatformIndex(PrimitiveEmitter &e) {
       e.b, e.loc, DenseElementsAttr::get(type, e.b.getI32IntegerAttr(*index))));
 }
 
-/// optimization_barrier, which may also take no operand.
-EmitResult emitOptimizationBarrier(PrimitiveEmitter &e) {
+/// optimization_barrier, which may also take no operand, and device_put
+/// (jax.device_put inside a traced function): each result is its operand.
+/// device_put's `devices` and `srcs` name where the arrays live and
+/// `copy_semantics` whether XLA may alias them; a Kiln function's values
+/// all live in host memory and are never mutated, so a copy and the
+/// original are indistinguishable.
+EmitResult emitForwardAll(PrimitiveEmitter &e) {
   return e.operands(0, SIZE_MAX);
 }
 } // namespace
@@ -421,7 +426,8 @@ void kiln::jaxpr::registerControlFlowPrimitives(PrimitiveTable &table) {
       {"stop_gradient", emitForward},
       // equinox: an identity whose cotangent is an error (forward only here).
       {"nondifferentiable_backward", emitForward},
-      {"optimization_barrier", emitOptimizationBarrier},
+      {"optimization_barrier", emitForwardAll},
+      {"device_put", emitForwardAll},
       {"platform_index", emitPlatformIndex},
   });
 }

@@ -75,6 +75,10 @@ private:
   /// `let name = jaxpr ... in`: binds the names (bindNamed) until
   /// unbindNamed(count); false after an error.
   bool parseLets(std::vector<std::pair<std::string, std::shared_ptr<Jaxpr>>> &lets);
+  /// The names a chain of lets from the current token binds, in order
+  /// (`let a = {...} in let b = {...} in`: a, b), found by skipping each
+  /// jaxpr's braces; stops where the chain does not look like one.
+  std::vector<std::string> chainNames() const;
   const Jaxpr *lookupNamed(StringRef name) const;
   bool parseAtom(Atom &atom);
   bool parseOuts(Jaxpr &jaxpr);
@@ -142,17 +146,63 @@ bool Parser::expectKeyword(StringRef word) {
   return errorExpected("'" + word + "'");
 }
 
+std::vector<std::string> Parser::chainNames() const {
+  std::vector<std::string> names;
+  size_t p = pos;
+  auto at = [&](size_t i) -> const Token & { return tokens[std::min(i, tokens.size() - 1)]; };
+  while (at(p).isKeyword("let")) {
+    ++p;
+    do {
+      if (!at(p).is(TokenKind::Identifier) || !at(p + 1).is(TokenKind::Equal) ||
+          !at(p + 2).is(TokenKind::LBrace))
+        return names;
+      std::string name = at(p).spelling.str();
+      p += 2;
+      // Past the jaxpr's balanced braces.
+      int depth = 0;
+      do {
+        if (at(p).is(TokenKind::EndOfFile))
+          return names;
+        depth += at(p).is(TokenKind::LBrace) ? 1 : at(p).is(TokenKind::RBrace) ? -1 : 0;
+        ++p;
+      } while (depth > 0);
+      names.push_back(std::move(name));
+    } while (at(p).is(TokenKind::Identifier) && !at(p).isKeyword("in"));
+    if (!at(p).isKeyword("in"))
+      return names;
+    ++p;
+  }
+  return names;
+}
+
 bool Parser::parseLets(std::vector<std::pair<std::string, std::shared_ptr<Jaxpr>>> &lets) {
+  // A chain of lets binds all its names for all its jaxprs and for what
+  // follows, whatever their order: JAX prints `solve=let jaxpr = {... uses
+  // _where ...} in let _where = {...} in {...}`, where `jaxpr` uses the
+  // _where bound after it, which shadows an outer _where (jaxopt's implicit
+  // differentiation: the outer one, of 3 inputs, had been taken -- "jaxpr
+  // takes 3 inputs but is given 5"; of equal arity it would have been the
+  // wrong jaxpr, silently). Each name is also in scope in its own body,
+  // where the builder reports the recursion.
+  std::vector<std::shared_ptr<Jaxpr>> declared;
+  for (std::string &name : chainNames()) {
+    declared.push_back(std::make_shared<Jaxpr>());
+    namedJaxprs.emplace_back(std::move(name), declared.back());
+  }
+  size_t next = 0;
   while (cur().isKeyword("let")) {
     consume();
     do {
       if (!cur().is(TokenKind::Identifier))
         return errorExpected("the name of a jaxpr after 'let'");
       std::string name = consume().spelling.str();
-      // In scope for the jaxprs after it, as JAX prints them in order, and
-      // in its own body, where the builder reports the recursion.
-      auto jaxpr = std::make_shared<Jaxpr>();
-      namedJaxprs.emplace_back(name, jaxpr);
+      std::shared_ptr<Jaxpr> jaxpr;
+      if (next < declared.size()) {
+        jaxpr = declared[next++]; // bound above, by chainNames (same order)
+      } else {
+        jaxpr = std::make_shared<Jaxpr>();
+        namedJaxprs.emplace_back(name, jaxpr);
+      }
       if (!expect(TokenKind::Equal, "after the jaxpr name") || !parseJaxpr(jaxpr))
         return false;
       lets.emplace_back(std::move(name), std::move(jaxpr));
