@@ -228,18 +228,26 @@ class Report:
         (self.out / "report.json").write_text(json.dumps(self.data, indent=1) + "\n")
 
 
-def run_checks(rt, manifest, report, out, deadline, gpu):
-    for c in manifest["checks"]:
-        row = {"name": c["name"]}
-        report.data["checks"].append(row)
+def run_rows(items, rows, report, deadline, run_one):
+    """`run_one(item, row)` for each item, a row each in `rows` ("name" and
+    "workload" from the item), skipped past `deadline`; the report is saved
+    after each (a run cut short still reports)."""
+    for item in items:
+        row = {k: item[k] for k in ("name", "workload") if k in item}
+        rows.append(row)
         if time.time() > deadline:
             row["status"] = "skipped (time budget)"
             continue
         try:
-            run_check(rt, c, row, out, gpu)
-        except Exception as e:  # one broken check must not end the run
+            run_one(item, row)
+        except Exception as e:  # one broken item must not end the run
             row["status"] = f"FAILED in run.py: {type(e).__name__}: {e}"
         report.save()
+
+
+def run_checks(rt, manifest, report, out, deadline, gpu):
+    run_rows(manifest["checks"], report.data["checks"], report, deadline,
+             lambda c, row: run_check(rt, c, row, out, gpu))
 
 
 def run_check(rt, c, row, out, gpu):
@@ -415,17 +423,8 @@ def run_timing(rt, manifest, report, deadline, with_jax):
             report.data["notes"].append(f"jax unavailable: {e}")
             jax = None
     rng = np.random.default_rng(0)
-    for t in manifest["timing"]:
-        row = {"name": t["name"], "workload": t["workload"]}
-        report.data["timing"].append(row)
-        if time.time() > deadline:
-            row["status"] = "skipped (time budget)"
-            continue
-        try:
-            time_one(rt, t, row, rng, jax)
-        except Exception as e:
-            row["status"] = f"FAILED in run.py: {type(e).__name__}: {e}"
-        report.save()
+    run_rows(manifest["timing"], report.data["timing"], report, deadline,
+             lambda t, row: time_one(rt, t, row, rng, jax))
 
 
 def time_one(rt, t, row, rng, jax):
