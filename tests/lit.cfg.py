@@ -30,6 +30,10 @@ llvm_config.add_tool_substitutions([t for t in tools], tool_dirs)
 # A C compiler, for the tests that link what kiln-compile makes.
 if shutil.which("cc"):
     config.available_features.add("cc")
+# A sanitized build: an executable that plain `cc` links against its
+# instrumented runtime lacks the sanitizer runtime.
+if getattr(config, "kiln_sanitized", False):
+    config.available_features.add("sanitized")
 
 # The host CPU has FMA instructions (what --fp-contract fuses into).
 try:
