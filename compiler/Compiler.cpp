@@ -509,22 +509,21 @@ func::FuncOp entryWithSpecs(ModuleOp module, const std::string &entry,
     why = "no function @" + entry + " with a body";
     return nullptr;
   }
-  for (Type t : fn.getFunctionType().getInputs()) {
-    auto s = specOf(t);
-    if (!s) {
-      why = "@" + entry + ": arguments must be statically shaped tensors of at most 2^62 bytes";
-      return nullptr;
+  auto specsOf = [&](TypeRange types, std::vector<TensorSpec> &specs, const char *what) {
+    for (Type t : types) {
+      std::optional<TensorSpec> spec = specOf(t);
+      if (!spec) {
+        why = "@" + entry + ": " + what +
+              " must be statically shaped tensors of at most 2^62 bytes";
+        return false;
+      }
+      specs.push_back(*spec);
     }
-    inputs.push_back(*s);
-  }
-  for (Type t : fn.getFunctionType().getResults()) {
-    auto s = specOf(t);
-    if (!s) {
-      why = "@" + entry + ": results must be statically shaped tensors of at most 2^62 bytes";
-      return nullptr;
-    }
-    outputs.push_back(*s);
-  }
+    return true;
+  };
+  if (!specsOf(fn.getFunctionType().getInputs(), inputs, "arguments") ||
+      !specsOf(fn.getFunctionType().getResults(), outputs, "results"))
+    return nullptr;
   return fn;
 }
 } // namespace
@@ -547,7 +546,7 @@ std::optional<CompiledObject> Compiler::compileObject(ModuleOp module, const std
   result.target = options_.target;
   if (result.target == Target::Gpu) {
     // No device is asked: the object may be built where none is.
-    result.gpuChip = options_.gpuChip.empty() ? "sm_80" : options_.gpuChip;
+    result.gpuChip = options_.gpuChip.empty() ? GpuPipelineConfig().chip : options_.gpuChip;
   }
   CompilePhaseTimes phases;
   if (!lowerToObject(*clone, fn, result.inputs, result.outputs, result.gpuChip, target, phases,
@@ -583,7 +582,7 @@ std::unique_ptr<Executable> Compiler::compile(ModuleOp module,
     gpuChip = options_.gpuChip;
     const char *deviceChip = impl->gpu->status() ? nullptr : impl->gpu->chip();
     if (gpuChip.empty())
-      gpuChip = deviceChip && *deviceChip ? deviceChip : "sm_80";
+      gpuChip = deviceChip && *deviceChip ? deviceChip : GpuPipelineConfig().chip;
   }
   // The compile cache: the key names everything the object depends on.
   std::optional<CompileCache> cache;

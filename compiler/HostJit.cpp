@@ -27,6 +27,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -39,6 +40,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 
 namespace kiln {
 
@@ -71,7 +73,6 @@ hostTargetMachine(unsigned optLevel, bool fpContract = false, const ObjectTarget
     // Another CPU of the host's architecture: its own features, not the host's.
     llvm::orc::JITTargetMachineBuilder named(jtmb->getTargetTriple());
     named.setCPU(target.cpu);
-    named.addFeatures(std::vector<std::string>{});
     *jtmb = std::move(named);
   }
   if (target.positionIndependent)
@@ -375,8 +376,46 @@ static llvm::Expected<llvm::TargetMachine *> threadHostTargetMachine(unsigned op
   return slot.get();
 }
 
+/// Why `target` names no CPU LLVM knows for the host's triple; none for
+/// "host" or a known one. Asked before a target machine is made for it,
+/// which would warn on stderr and go on with a generic CPU.
+static std::optional<std::string> unknownCpu(const ObjectTarget &target) {
+  if (target.cpu == "host")
+    return std::nullopt;
+  initLLVMOnce();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  std::string why;
+  const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, why);
+  if (!llvmTarget)
+    return "no target for " + triple.str() + ": " + why;
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      llvmTarget->createMCSubtargetInfo(triple, "", ""));
+  if (info && info->isCPUStringValid(target.cpu))
+    return std::nullopt;
+  return "unknown CPU '" + target.cpu + "' for " + triple.str() +
+         " (e.g. x86-64, x86-64-v3, x86-64-v4, znver4, sapphirerapids, host)";
+}
+
+int64_t vectorRegisterBits(const ObjectTarget &target) {
+  if (unknownCpu(target))
+    return 0;
+  auto tm = hostTargetMachine(/*optLevel=*/3, /*fpContract=*/false, target);
+  if (!tm) {
+    llvm::consumeError(tm.takeError());
+    return 0;
+  }
+  const llvm::MCSubtargetInfo *info = (*tm)->getMCSubtargetInfo();
+  // As lowering::hostVectorRegisterBits reads the host's features.
+  return info->checkFeatures("+avx512f") ? 512 : info->checkFeatures("+avx") ? 256 : 128;
+}
+
 bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel, bool fpContract,
                          std::string &object, std::string *error, const ObjectTarget &target) {
+  if (std::optional<std::string> unknown = unknownCpu(target)) {
+    if (error)
+      *error = *unknown;
+    return false;
+  }
   // An ahead-of-time target is used once: its machine is not kept.
   std::unique_ptr<llvm::TargetMachine> ownMachine;
   llvm::Expected<llvm::TargetMachine *> tm = nullptr;
@@ -390,12 +429,6 @@ bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel, bool fpContra
   }
   if (!take(tm, "no target machine", error))
     return false;
-  if (target.cpu != "host" && !(*tm)->getMCSubtargetInfo()->isCPUStringValid(target.cpu)) {
-    if (error)
-      *error = "unknown CPU '" + target.cpu + "' for " + (*tm)->getTargetTriple().str() +
-               " (e.g. x86-64, x86-64-v3, x86-64-v4, znver4, sapphirerapids, host)";
-    return false;
-  }
   // Without LLVM's SLP vectorizer: on AVX-512 hosts LLVM 22 miscompiled
   // what it made of fully unrolled elementwise code (a vector `or` with a
   // constant lane, whose lane the x86 code generator dropped), and it had

@@ -15,6 +15,7 @@
 
 #include "compiler/Compiler.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,12 @@ namespace kiln {
 
 /// "<triple> <cpu> <features>" of the host: what object code is specific to.
 std::string hostTargetDescription();
+
+/// Bits of the vector registers of `target`'s CPU: 512 with AVX-512F, 256
+/// with AVX, else 128 (what the cost model's code shapes take, as
+/// lowering::hostVectorRegisterBits says for the host); 0 for a CPU name
+/// LLVM does not know.
+int64_t vectorRegisterBits(const ObjectTarget &target);
 
 /// Translates `llvmDialectModule` to LLVM IR, optimises it at `optLevel` for
 /// `target` and emits a relocatable object into `object`; `fpContract`:

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Compiler.h"
+#include "compiler/HostJit.h"
 #include "tools/CompileFlags.h"
 #include "tools/Registration.h"
 #include "tools/RunSupport.h"
@@ -238,6 +239,23 @@ std::string wrapperText(const std::string &prefix, const CompiledObject &compile
   return text;
 }
 
+/// Writes `text` to `path` (created or truncated).
+bool writeFile(llvm::StringRef path, llvm::StringRef text, std::string &why) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (!ec) {
+    os << text;
+    os.close();
+    if (os.has_error()) {
+      ec = os.error();
+      os.clear_error();
+    }
+  }
+  if (ec)
+    why = "cannot write " + path.str() + ": " + ec.message();
+  return !ec;
+}
+
 /// Writes `text` to `path` through a temporary file beside it, renamed into
 /// place: the file is complete or absent.
 bool writeAtomically(llvm::StringRef path, llvm::StringRef text, std::string &why) {
@@ -247,16 +265,10 @@ bool writeAtomically(llvm::StringRef path, llvm::StringRef text, std::string &wh
     why = "cannot write " + path.str() + ": " + ec.message();
     return false;
   }
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << text;
-    os.close();
-    if (os.has_error()) {
-      why = "cannot write " + path.str() + ": " + os.error().message();
-      os.clear_error();
-      llvm::sys::fs::remove(tmp);
-      return false;
-    }
+  llvm::sys::fs::closeFile(fd);
+  if (!writeFile(tmp, text, why)) {
+    llvm::sys::fs::remove(tmp);
+    return false;
   }
   if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
     why = "cannot write " + path.str() + ": " + ec.message();
@@ -266,8 +278,6 @@ bool writeAtomically(llvm::StringRef path, llvm::StringRef text, std::string &wh
   return true;
 }
 
-/// Links `objectPath` and the wrapper into the shared library `output`
-/// (through a temporary name, renamed into place) with the C compiler.
 /// The C compiler that links libraries: --cc, else $CC, else cc on PATH;
 /// empty with `why` when there is none.
 std::string findCompilerDriver(std::string &why) {
@@ -285,6 +295,8 @@ std::string findCompilerDriver(std::string &why) {
   return *program;
 }
 
+/// Links `objectPath` and the wrapper into the shared library `output`
+/// (through a temporary name, renamed into place) with the C compiler.
 bool linkLibrary(const std::string &prefix, const std::string &objectPath,
                  const std::string &wrapperPath, const std::string &runtime,
                  const std::string &output, std::string &why) {
@@ -299,8 +311,10 @@ bool linkLibrary(const std::string &prefix, const std::string &objectPath,
   // Only NAME_* is exported, so that two Kiln libraries in one process do
   // not bind each other's __kiln_call.
   std::string script = "{ global: " + prefix + "_*; local: *; };\n";
-  if (!writeAtomically(scriptPath, script, why))
+  if (!writeFile(scriptPath, script, why)) {
+    llvm::sys::fs::remove(scriptPath);
     return false;
+  }
   std::string tmpOutput = output + ".tmp-link";
   llvm::StringRef runtimeDir = llvm::sys::path::parent_path(runtime);
   llvm::StringRef runtimeName = llvm::sys::path::stem(runtime); // libKilnRuntimeCpu
@@ -361,15 +375,15 @@ int main(int argc, char **argv) {
   options.target = target == "gpu" ? Target::Gpu : Target::Cpu;
   options.gpuChip = gpuChip;
   options.fpContract = fpContract;
-  if (cpuName != "host") {
-    // The vector widths of the named CPU's code shapes (both exact choices).
-    bool wide = llvm::StringRef(cpuName).contains("v4") ||
-                llvm::StringRef(cpuName).contains("avx512") ||
-                llvm::is_contained({"znver4", "znver5", "sapphirerapids", "icelake-server",
-                                    "skylake-avx512", "cascadelake", "graniterapids"},
-                                   cpuName.getValue());
-    options.scanRegisterBits = options.matvecVectorBits = wide ? 512 : 256;
-  }
+  ObjectTarget objectTarget;
+  objectTarget.cpu = cpuName;
+  objectTarget.positionIndependent = true;
+  // The vector widths of the named CPU's code shapes (both exact choices),
+  // from its features as the JIT takes the host's; an unknown name is
+  // reported by the compile.
+  if (cpuName != "host")
+    if (int64_t bits = vectorRegisterBits(objectTarget))
+      options.scanRegisterBits = options.matvecVectorBits = bits;
   // No async runtime is linked: every loop runs on the calling thread.
   options.minParallelWork = INT64_MAX;
   pipelineFlags.apply(options);
@@ -397,9 +411,6 @@ int main(int argc, char **argv) {
   if (failed(entry))
     return 1;
 
-  ObjectTarget objectTarget;
-  objectTarget.cpu = cpuName;
-  objectTarget.positionIndependent = true;
   std::string error;
   std::optional<CompiledObject> compiled =
       Compiler(options).compileObject(*module, *entry, objectTarget, &error);
@@ -414,8 +425,8 @@ int main(int argc, char **argv) {
     if (llvm::sys::fs::createTemporaryFile("kiln-compile", "o", objectPath) ||
         llvm::sys::fs::createTemporaryFile("kiln-compile", "c", wrapperPath))
       return fail("cannot create temporary files");
-    bool linked = writeAtomically(objectPath, compiled->object, why) &&
-                  writeAtomically(wrapperPath, wrapperText(prefix, *compiled), why) &&
+    bool linked = writeFile(objectPath, compiled->object, why) &&
+                  writeFile(wrapperPath, wrapperText(prefix, *compiled), why) &&
                   linkLibrary(prefix, objectPath.str().str(), wrapperPath.str().str(), runtime,
                               outputFile, why);
     llvm::sys::fs::remove(objectPath);
