@@ -1,9 +1,9 @@
 //===- MathApproximation.cpp - vectorizable f32 math ----------------------===//
 //
-// math.sin/cos/exp/log/tanh/... on f32 become upstream's polynomial
-// approximations (MLIR's populateMathPolynomialApproximationPatterns): plain
-// arithmetic that the loop vectorizer turns into SIMD code, where libm calls
-// stay scalar. The approximations are accurate to a few ulp on f32 (upstream
+// math.exp/log/tanh/... on f32 become upstream's polynomial
+// approximations (MLIR's populateMathPolynomialApproximationPatterns), and
+// sin/cos Kiln's own (lowerF32SinCos): plain arithmetic that the loop
+// vectorizer turns into SIMD code, where libm calls stay scalar. The approximations are accurate to a few ulp on f32 (upstream
 // checks them against libm); f64 keeps libm. jax-ml/jax#4968's `cos` over 8M
 // elements is the motivating case.
 //
@@ -37,51 +37,84 @@ Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, attr);
 }
 
-/// Upstream's sin/cos approximations reduce their argument in f32 and are
-/// only valid for moderate |x|: sin(1e9) came out as 1.8e12, sin(1e12) as
-/// -inf. The argument is reduced here first, modulo 2 pi in f64
-/// (x - round(x / 2pi) * 2pi with one rounding): exact to about 1e-16 |x|
-/// relative to 2 pi, so the approximation only sees [-pi, pi]. Where |x| is
-/// so large that f64 cannot reduce it (beyond 2^53) the remainder is
-/// unknown and 0 stands in: sin and cos then stay in [-1, 1], which is all a
-/// float32 argument that large determines within the error model (its
-/// rounding error is larger than 2 pi). inf and NaN still give NaN
-/// (tests/differential/regressions/trig-large-arguments.mlir).
-void reduceTrigArgument(Operation *op) {
+/// f32 sin and cos over the whole f32 range, within 1.5 ulp of the exact
+/// value (upstream's approximations reduce their argument in f32: sin(1e9)
+/// was 1.8e12; a reduction modulo 2 pi in f64 still lost every digit beyond
+/// |x| = 1e12: sin(1e16) was -0.129 for -0.497;
+/// tests/differential/regressions/trig-large-arguments.mlir).
+///
+/// The argument is reduced modulo pi / 2 as Payne and Hanek do, in f64
+/// without tables: 2 / pi is split into six 29-bit chunks c_i, and since an
+/// f32 has 24 significant bits every product x * c_i is exact in f64. Each
+/// product is reduced modulo 4 exactly (p - 4 round(p / 4): a multiple of
+/// p's ulp below 2 in magnitude), and the rest are summed after the quotient
+/// n is taken off the first term, so the partial sums stay near the final
+/// remainder r and their roundings relative to it (r in [-1/2, 1/2], in
+/// units of pi / 2; 174 bits of 2 / pi cover the largest f32 and the f32
+/// closest to a multiple of pi / 2 to about 2^-30 relative error of r).
+/// y = r pi / 2 is rounded to f32, where Cephes' minimax polynomials for
+/// sin and cos on [-pi/4, pi/4] are accurate to an ulp; n mod 4 picks the
+/// polynomial and the sign (cos(x) = sin(x + pi / 2): quadrant n + 1).
+/// inf and NaN reach NaN through inf - inf.
+void lowerF32SinCos(Operation *op) {
   Value x = op->getOperand(0);
   Type type = x.getType();
-  if (!getElementTypeOrSelf(type).isF32())
+  if (!getElementTypeOrSelf(type).isF32() || op->getNumResults() != 1)
     return;
   OpBuilder b(op);
   Location loc = op->getLoc();
   Type wide = b.getF64Type();
   if (auto vector = dyn_cast<VectorType>(type))
     wide = vector.clone(b.getF64Type());
+  auto c64 = [&](double v) { return floatConstant(b, loc, wide, v); };
+  auto c32 = [&](double v) { return floatConstant(b, loc, type, v); };
+  auto add = [&](Value l, Value r) { return arith::AddFOp::create(b, loc, l, r).getResult(); };
+  auto sub = [&](Value l, Value r) { return arith::SubFOp::create(b, loc, l, r).getResult(); };
+  auto mul = [&](Value l, Value r) { return arith::MulFOp::create(b, loc, l, r).getResult(); };
+  auto round = [&](Value v) { return math::RoundEvenOp::create(b, loc, v).getResult(); };
+  // The first 174 bits of 2 / pi, 29 at a time.
+  static constexpr double kTwoOverPi[] = {0x1.45f306dp-1,  0x1.9391054p-30,
+                                          0x1.4fe13abp-59, 0x1.d1f534dp-88,
+                                          0x1.b81b6c5p-117, 0x1.5993c4p-148};
   Value x64 = arith::ExtFOp::create(b, loc, wide, x);
-  Value q = arith::MulFOp::create(b, loc, x64,
-                                  floatConstant(b, loc, wide, 0.15915494309189535));
-  Value k = math::RoundEvenOp::create(b, loc, q);
-  Value negK = arith::NegFOp::create(b, loc, k);
-  Value r = math::FmaOp::create(b, loc, negK,
-                                floatConstant(b, loc, wide, 6.283185307179586), x64);
-  Value absR = math::AbsFOp::create(b, loc, r);
-  Value lost = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, absR,
-                                     floatConstant(b, loc, wide, 4.0));
-  r = arith::SelectOp::create(b, loc, lost, floatConstant(b, loc, wide, 0.0), r);
-  Value narrow = arith::TruncFOp::create(b, loc, type, r);
-  if (!isa<math::SinOp>(op)) {
-    op->setOperand(0, narrow);
-    return;
+  SmallVector<Value> terms;
+  for (double chunk : kTwoOverPi) {
+    Value p = mul(x64, c64(chunk));
+    terms.push_back(sub(p, mul(c64(4.0), round(mul(p, c64(0.25))))));
   }
-  // sin is odd: the polynomial sees |r| and the sign is put back, so that
-  // sin(-0) is -0 and sin of a tiny negative number is that number (the
-  // polynomial gave 6.2e-8 for sin(-1.4e-45);
-  // tests/differential/regressions/trig-large-arguments.mlir).
-  op->setOperand(0, math::AbsFOp::create(b, loc, narrow));
-  b.setInsertionPointAfter(op);
-  Value result = op->getResult(0);
-  Value signed_ = math::CopySignOp::create(b, loc, result, narrow);
-  result.replaceAllUsesExcept(signed_, signed_.getDefiningOp());
+  Value estimate = terms.front();
+  for (Value t : llvm::drop_begin(terms))
+    estimate = add(estimate, t);
+  Value n = round(estimate);
+  Value r = sub(terms.front(), n);
+  for (Value t : llvm::drop_begin(terms))
+    r = add(r, t);
+  Value carry = round(r);
+  r = sub(r, carry);
+  n = add(n, carry);
+  if (isa<math::CosOp>(op))
+    n = add(n, c64(1.0));
+  Value quadrant = sub(n, mul(c64(4.0), math::FloorOp::create(b, loc, mul(n, c64(0.25)))));
+  Value y = arith::TruncFOp::create(b, loc, type, mul(r, c64(M_PI_2)));
+  Value z = mul(y, y);
+  // Cephes' sinf and cosf polynomials.
+  Value sinPoly = mul(z, c32(-1.9515295891E-4));
+  sinPoly = mul(z, add(sinPoly, c32(8.3321608736E-3)));
+  sinPoly = add(y, mul(mul(y, z), add(sinPoly, c32(-1.6666654611E-1))));
+  Value cosPoly = mul(z, c32(2.443315711809948E-5));
+  cosPoly = mul(z, add(cosPoly, c32(-1.388731625493765E-3)));
+  cosPoly = mul(mul(z, z), add(cosPoly, c32(4.166664568298827E-2)));
+  cosPoly = add(sub(c32(1.0), mul(c32(0.5), z)), cosPoly);
+  auto cmp = [&](arith::CmpFPredicate predicate, double v) {
+    return arith::CmpFOp::create(b, loc, predicate, quadrant, c64(v)).getResult();
+  };
+  Value odd = arith::OrIOp::create(b, loc, cmp(arith::CmpFPredicate::OEQ, 1.0),
+                                   cmp(arith::CmpFPredicate::OEQ, 3.0));
+  Value value = arith::SelectOp::create(b, loc, odd, cosPoly, sinPoly);
+  Value negative = cmp(arith::CmpFPredicate::OGE, 2.0);
+  value = arith::SelectOp::create(b, loc, negative, arith::NegFOp::create(b, loc, value), value);
+  op->getResult(0).replaceAllUsesWith(value);
+  op->erase();
 }
 
 /// Upstream's log approximation reads the exponent from the bits and
@@ -225,14 +258,16 @@ void accurateExpm1(math::ExpM1Op op) {
 
 struct ApproximateMathPass : kiln::impl::ApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
-    SmallVector<Operation *> ops, approximated;
+    SmallVector<Operation *> ops, approximated, trig;
     SmallVector<std::pair<Operation *, Value>> odd;
     getOperation()->walk([&](Operation *op) {
       if (isa<math::SinOp, math::ErfOp, math::AtanOp, math::TanhOp, math::ExpM1Op,
               math::Log1pOp>(op))
         odd.push_back({op, op->getOperand(0)});
-      if (isa<math::SinOp, math::CosOp, math::LogOp, math::Log2Op>(op))
+      if (isa<math::LogOp, math::Log2Op>(op))
         ops.push_back(op);
+      if (isa<math::SinOp, math::CosOp>(op))
+        trig.push_back(op);
       if (isa<math::SinOp, math::CosOp, math::ExpOp, math::ExpM1Op, math::LogOp,
               math::Log1pOp, math::Log2Op, math::TanhOp, math::ErfOp, math::AtanOp>(op))
         approximated.push_back(op);
@@ -242,15 +277,16 @@ struct ApproximateMathPass : kiln::impl::ApproximateMathBase<ApproximateMathPass
     for (auto [op, x] : odd)
       preserveSignedZero(op, x);
     for (Operation *op : ops) {
-      if (isa<math::SinOp, math::CosOp>(op))
-        reduceTrigArgument(op);
-      else if (isa<math::LogOp>(op))
+      if (isa<math::LogOp>(op))
         scaleSubnormalLogArgument(op, 24 * 0.69314718055994530942);
       else if (isa<math::Log2Op>(op))
         scaleSubnormalLogArgument(op, 24);
     }
     for (Operation *op : approximated)
       propagateNaN(op);
+    // Last: the fixes above read the op's result, which this replaces.
+    for (Operation *op : trig)
+      lowerF32SinCos(op);
     SmallVector<Operation *> f64Rewrites;
     getOperation()->walk([&](Operation *op) {
       if (isa<math::Log1pOp, math::ExpM1Op>(op))
@@ -271,7 +307,7 @@ struct ApproximateMathPass : kiln::impl::ApproximateMathBase<ApproximateMathPass
       // infinities (atan2(-inf, -inf) was NaN instead of -3 pi / 4;
       // tests/differential/regressions/math-special-values.mlir); libm's is
       // exact there.
-      return llvm::is_contained({"sin", "cos", "exp", "expm1", "log", "log1p", "log2",
+      return llvm::is_contained({"exp", "expm1", "log", "log1p", "log2",
                                  "tanh", "erf", "atan"},
                                 name);
     });

@@ -278,6 +278,17 @@ def ApproximateMath : Pass<"kiln-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def FlushSubnormals : Pass<"kiln-flush-subnormals", "mlir::ModuleOp"> {
+  let summary = "Run compiled code with subnormal floats flushed to zero, as XLA:CPU does";
+  let description = [{
+    Each public function and each parallel task body (parallel_compute_fn*)
+    sets the thread's floating-point mode to flush subnormal inputs and
+    results to zero (x86-64's DAZ and FTZ; runtime/cpu/KilnFloatMode.cpp)
+    on entry and restores the caller's mode before it returns.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def ExpandIndexDivisions : Pass<"kiln-expand-ceil-floor-div"> {
   let summary = "Expand arith's ceildiv/floordiv ops (what async-parallel-for emits)";
   let description = [{

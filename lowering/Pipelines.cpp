@@ -178,6 +178,9 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
     pm.addPass(createAsyncRuntimeRefCountingOptPass());
     pm.addPass(createExpandIndexDivisions());
   }
+  // After async-parallel-for, which outlines the task bodies it names.
+  if (options.flushSubnormals)
+    pm.addPass(createFlushSubnormals());
   // Vector lanes of the parallel scans: the tiles' block transposes (2-D
   // transfers) unroll to rows before scf goes to cf; the transposes become
   // 16x16 shuffles, the rest masked loads/stores. (Before any canonicalize:

@@ -148,7 +148,10 @@ struct ScalarEmitter {
 
   //===--- Floats -------------------------------------------------------------===//
 
-  /// x > 0 ? 1 : (x < 0 ? -1 : x): +-0 and NaN stay themselves.
+  /// x > 0 ? 1 : (x < 0 ? -1 : x): +-0 and NaN stay themselves. A float
+  /// neither above nor below 0 that is not NaN is a zero of x's sign: a
+  /// subnormal compares as zero with subnormals flushed (kiln-flush-
+  /// subnormals), and XLA's sign is then +-0, not x.
   Value sign(Value x) {
     Type t = x.getType();
     Value zero = cst(t, 0);
@@ -158,7 +161,11 @@ struct ScalarEmitter {
                           : cmpi(arith::CmpIPredicate::sgt, x, zero);
     Value lt = isFloat(x) ? cmpf(arith::CmpFPredicate::OLT, x, zero)
                           : cmpi(arith::CmpIPredicate::slt, x, zero);
-    return select(gt, cst(t, 1), select(lt, cst(t, -1), x));
+    Value neither = x;
+    if (isFloat(x))
+      neither = select(cmpf(arith::CmpFPredicate::UNO, x, x), x,
+                       math::CopySignOp::create(b, loc, zero, x));
+    return select(gt, cst(t, 1), select(lt, cst(t, -1), neither));
   }
 
   /// |x| < inf: false for +-inf and NaN (an ordered comparison).

@@ -87,6 +87,17 @@ def _leaf_key(x) -> Any:
         return (a.shape, a.dtype, False)
 
 
+# jax.jit's numerics on CPU, where XLA runs its code with subnormal floats
+# flushed to zero (docs/python.md, "Numerics"); compiler_options=
+# {"flush_subnormals": False} keeps IEEE subnormals.
+DEFAULT_COMPILER_OPTIONS = {"flush_subnormals": True}
+
+
+def compiler_options_key(given: dict[str, Any] | None) -> tuple[tuple[str, Any], ...]:
+    """Kiln's default CPU pipeline options overridden by `given`, sorted."""
+    return tuple(sorted({**DEFAULT_COMPILER_OPTIONS, **(given or {})}.items()))
+
+
 @dataclass
 class Options:
     rules: Rules | None = None
@@ -95,7 +106,7 @@ class Options:
     cache_dir: str = ""
     fp_contract: bool = False
     # CPU pipeline options by name (lowering/CpuPipelineOptions.def).
-    compiler_options: tuple[tuple[str, Any], ...] = ()
+    compiler_options: tuple[tuple[str, Any], ...] = compiler_options_key(None)
 
     @property
     def reassociate(self) -> bool:
@@ -497,8 +508,10 @@ class Lowered:
 
     def optimized(self) -> "Lowered":
         program, _ = rewrite_program(self._program, self._options)
-        return Lowered(self._traced, program, Options(None, self._options.tags, False,
-                                                      self._options.cache_dir), self._leaves)
+        options = self._options
+        return Lowered(self._traced, program,
+                       Options(None, options.tags, False, options.cache_dir, options.fp_contract,
+                               options.compiler_options), self._leaves)
 
     def trace(self) -> str:
         """The rule engine's trace: each rule application with its location,
@@ -1088,5 +1101,5 @@ def jit(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), op
     if cache_dir is DEFAULT_CACHE:
         cache_dir = _kiln.default_cache_dir()
     options = Options(as_rules(rules, plugins), tuple(tags), optimize, str(cache_dir or ""), fp_contract,
-                      tuple(sorted((compiler_options or {}).items())))
+                      compiler_options_key(compiler_options))
     return Jitted(fun, options, argspec, return_jax_arrays)

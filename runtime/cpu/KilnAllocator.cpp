@@ -166,7 +166,11 @@ int32_t kiln_rt_guarded_call(void (*fn)(void *const *), void *const *buffers,
                              size_t *bytesNotAllocated) {
   sigjmp_buf jump;
   sigjmp_buf *outer = outOfMemoryJump;
+  // The jump skips the compiled code's restoring of the caller's
+  // floating-point mode (flush-subnormals), so it is restored here.
+  uint32_t floatMode = kiln_rt_float_mode();
   if (sigsetjmp(jump, 0)) {
+    kiln_rt_set_float_mode(floatMode);
     // The compiled code's allocations of this call are not freed: they
     // stay counted as live (a leak, on this error path only).
     outOfMemoryJump = outer;

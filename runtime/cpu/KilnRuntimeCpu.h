@@ -74,6 +74,16 @@ void kiln_rt_heap_stats(int64_t *live, int64_t *peak, int32_t resetPeak);
 /// message.
 int32_t kiln_rt_guarded_call(void (*fn)(void *const *), void *const *buffers,
                              size_t *bytesNotAllocated);
+
+/// The calling thread's floating-point mode (x86-64: MXCSR; 0 elsewhere).
+uint32_t kiln_rt_float_mode();
+/// Sets the calling thread's floating-point mode to one kiln_rt_float_mode
+/// returned.
+void kiln_rt_set_float_mode(uint32_t mode);
+/// Flushes subnormals to zero on the calling thread, inputs and results, as
+/// XLA:CPU does; returns the mode before, for kiln_rt_set_float_mode.
+/// Code compiled with flush-subnormals calls the two around its body.
+uint32_t kiln_rt_flush_subnormals_begin();
 }
 
 #endif // KILN_RUNTIME_CPU_KILNRUNTIMECPU_H

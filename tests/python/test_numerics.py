@@ -80,3 +80,77 @@ def test_empty_slices_and_sums(cache_dir):
     assert float(total) == 0.0 and not np.signbit(total)
     ys = kiln.jit(lambda v: jax.lax.associative_scan(jnp.add, v), cache_dir=cache_dir)(x[:, 0])
     np.testing.assert_array_equal(ys, np.cumsum(x[:, 0]))
+
+
+def _f32_ulps(got, want):
+    """|got - want| in units of the f32 spacing at |want| (want: float64)."""
+    spacing = np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+    return np.abs(np.asarray(got, np.float64) - want) / spacing
+
+
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_f32_trig_over_the_whole_range(cache_dir, name):
+    # f32 sin/cos reduce their argument exactly over the whole f32 range
+    # (Payne-Hanek in f64): sin(1e16) was -0.129 (exact -0.497), sin(FLT_MAX)
+    # 0. Oracle: glibc's double sin/cos of the same f32 values (correctly
+    # reduced), within 2 f32 ulps, and no further from it than jax.jit.
+    rng = np.random.default_rng(7)
+    bits = rng.integers(0, 0x7F800000, 4000, dtype=np.int64).astype(np.uint32)
+    special = np.array([1e16, 3.4028235e38, 16367173 * 2.0**72, 1e12, 1e9, 100.0, 0.5,
+                        3.1415927, 1.5707964, 1e-45, 0.0], np.float32)
+    x = np.concatenate([bits.view(np.float32), special, -special])
+    f = getattr(jnp, name)
+    want = getattr(np, name)(x.astype(np.float64))
+    got = kiln.jit(f, cache_dir=cache_dir)(x)
+    ulps = _f32_ulps(got, want)
+    xla = _f32_ulps(jax.jit(f)(x), want)
+    assert ulps.max() <= 2, (x[ulps.argmax()], ulps.max())
+    assert np.all(ulps <= np.maximum(xla, 2))
+    if name == "sin":
+        assert abs(float(got[len(bits)]) - (-0.4965746)) < 1e-6  # sin(f32(1e16))
+        assert np.signbit(got[-1])  # sin(-0) = -0
+    assert not np.any(np.isnan(got))
+    assert np.all(np.isnan(kiln.jit(f, cache_dir=cache_dir)(
+        np.array([np.inf, -np.inf, np.nan], np.float32))))
+
+
+# Each op as a JAX function and as numpy's IEEE arithmetic.
+_SUBNORMAL_OPS = {
+    "sign": (jnp.sign, np.sign),
+    "times_2^100": (lambda x: x * np.float32(2.0**100), lambda x: x * np.float32(2.0**100)),
+    "positive": (lambda x: (x > 0).astype(jnp.float32), lambda x: (x > 0).astype(np.float32)),
+    "reciprocal": (lambda x: 1 / x, lambda x: np.float32(1) / x),
+    "double": (lambda x: x + x, lambda x: x + x),
+    "half": (lambda x: x * np.float32(0.5), lambda x: x * np.float32(0.5)),
+    "log": (jnp.log, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SUBNORMAL_OPS))
+def test_subnormals_flushed_like_jax_jit(cache_dir, name):
+    # XLA:CPU flushes subnormals (inputs read as zero, subnormal results
+    # written as zero), so jax.jit's sign(1e-45) is 0; kiln.jit does the
+    # same by default, bit for bit, and keeps IEEE subnormals with
+    # compiler_options={"flush_subnormals": False} (oracle: numpy's IEEE
+    # arithmetic).
+    x = np.array([1e-45, -1e-45, 3e-39, 1e-40, 1.2e-38, 1.0, -2.5, 0.0], np.float32)
+    f, numpy_f = _SUBNORMAL_OPS[name]
+    got = np.asarray(kiln.jit(f, cache_dir=cache_dir)(x))
+    want = np.asarray(jax.jit(f)(x))
+    if name == "log":
+        np.testing.assert_allclose(got, want, rtol=2e-7)
+    else:
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    ieee = np.asarray(kiln.jit(f, cache_dir=cache_dir,
+                               compiler_options={"flush_subnormals": False})(x))
+    if name == "log":
+        positive = [0, 2, 3]  # the subnormals
+        np.testing.assert_allclose(ieee[positive], np.log(x[positive].astype(np.float64)),
+                                   rtol=1e-6)
+    else:
+        with np.errstate(divide="ignore"):
+            numpy_result = np.asarray(numpy_f(x), np.float32)
+        np.testing.assert_array_equal(ieee.view(np.uint32), numpy_result.view(np.uint32))
+    # The caller's floating-point mode is put back: numpy still sees
+    # subnormals after the call.
+    assert np.float32(1e-45) * np.float32(2.0) > 0

@@ -243,6 +243,14 @@ int main(int argc, char **argv) {
     llvm::errs() << "kiln-run: error: --target must be cpu or gpu, got '" << target << "'\n";
     return 1;
   }
+  CpuPipelineOptions flagged;
+  pipelineFlags.apply(flagged);
+  if (check && !interpretFlag && flagged.flushSubnormals) {
+    llvm::errs() << "kiln-run: error: --check compares with the reference interpreter, which "
+                    "keeps IEEE subnormals: it cannot judge --flush-subnormals (compare with "
+                    "jax.jit's outputs through --expect)\n";
+    return 1;
+  }
 
   MLIRContext context(registry);
   Compiler::prepareContext(context);

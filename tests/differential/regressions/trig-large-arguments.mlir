@@ -2,7 +2,10 @@
 // pipeline's f32 sin/cos (upstream's polynomial approximations) reduced
 // their argument in f32 and gave sin(1.7e38) = -inf, sin(1e9) = 1.8e12,
 // cos(1e12) = -inf, and errors of 1e-5 at x = 100. The argument is now
-// reduced modulo 2 pi in f64 first (lowering/MathApproximation.cpp). The JIT
+// reduced exactly over the whole f32 range (lowering/MathApproximation.cpp,
+// lowerF32SinCos; tests/python/test_numerics.py compares it with glibc at
+// 1e16 and FLT_MAX, where a reduction modulo 2 pi in f64 had lost every
+// digit, which this check's bound allows: see below). The JIT
 // must agree with the reference interpreter (libm in double) under the
 // error model: NaN and infinities exactly, values within k eps of their
 // magnitude (for |x| = 1e9 any value in [-1, 1] is within the bound; -inf
