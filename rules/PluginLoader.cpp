@@ -10,7 +10,10 @@
 
 #include "rules/KilnPlugin.h"
 
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/DynamicLibrary.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <exception>
 
@@ -76,11 +79,31 @@ static bool catchPluginExceptions(const std::string &what, std::string &error, B
   return false;
 }
 
+/// Why the plugin at `path` cannot be loaded where its file says more than
+/// dlopen: glibc reports a library built for another architecture as "No
+/// such file or directory". Empty when the file is not such a library.
+static std::string describeForeignLibrary(const std::string &path) {
+  auto object = llvm::object::ObjectFile::createObjectFile(path);
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    return "";
+  }
+  llvm::Triple host(llvm::sys::getProcessTriple());
+  llvm::Triple::ArchType arch = object->getBinary()->getArch();
+  if (arch == host.getArch())
+    return "";
+  return "it is built for " +
+         std::string(arch == llvm::Triple::UnknownArch ? "an unknown architecture"
+                                                        : llvm::Triple::getArchTypeName(arch)) +
+         ", and this process runs on " + std::string(llvm::Triple::getArchTypeName(host.getArch()));
+}
+
 bool kiln::rules::loadPlugin(const std::string &path, std::string &error) {
   std::string dlError;
   auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &dlError);
   if (!lib.isValid()) {
-    error = "cannot load plugin '" + path + "': " + dlError;
+    std::string foreign = describeForeignLibrary(path);
+    error = "cannot load plugin '" + path + "': " + (foreign.empty() ? dlError : foreign);
     return false;
   }
   using GetInfo = KilnPluginInfo (*)();

@@ -446,7 +446,7 @@ LogicalResult RuleRuntime::end(const CompiledRule &rule) {
       *os << "  after:  " << print(op) << "\n";
   }
   touched.clear();
-  if (verify && scope && failed(mlir::verify(scope))) {
+  if (verify && scope && brokenBy.empty() && failed(mlir::verify(scope))) {
     brokenBy = rule.rule.name;
     emitError(currentLoc) << "rule '" << rule.rule.name
                           << "' produced invalid IR (see the verifier error above)";
@@ -481,7 +481,32 @@ void RuleRuntime::notifyOperationErased(Operation *op) {
   --growth;
   llvm::erase(touched, op);
 }
+void RuleRuntime::notifyOperationReplaced(Operation *op, ValueRange replacement) {
+  // A value of another type in place of a result leaves IR that fails to
+  // verify far from the rule (a return's type mismatch): stop the rules and
+  // name the one that did it. (Results without uses still need their type:
+  // the op is replaced whole.)
+  if (!brokenBy.empty() || (!current && currentPattern.empty()))
+    return;
+  for (auto [result, value] : llvm::zip(op->getResults(), replacement)) {
+    if (!value || result.getType() == value.getType())
+      continue;
+    std::string name = current ? current->rule.name : currentPattern;
+    brokenBy = name;
+    InFlightDiagnostic diag = emitError(op->getLoc());
+    diag << "rule '" << name << "'";
+    if (current && !current->rule.loc.file.empty())
+      diag << " (" << current->rule.loc.file << ":" << current->rule.loc.line << ":"
+           << current->rule.loc.col << ")";
+    diag << " replaces result " << cast<OpResult>(result).getResultNumber() << " of '"
+         << op->getName() << "' of type " << result.getType() << " with a value of type "
+         << value.getType() << ": a rewrite must keep the types of what it replaces";
+    return;
+  }
+}
+
 void RuleRuntime::notifyPatternBegin(const Pattern &pattern, Operation *op) {
+  currentPattern = pattern.getDebugName().str();
   if (!pattern.getDebugName().empty())
     currentLoc = op->getLoc();
   if (!pattern.getDebugName().empty() && trace) {
@@ -491,6 +516,7 @@ void RuleRuntime::notifyPatternBegin(const Pattern &pattern, Operation *op) {
 }
 
 void RuleRuntime::notifyPatternEnd(const Pattern &pattern, LogicalResult status) {
+  currentPattern.clear();
   // C++ patterns (plugins) count, trace and verify under their debug name;
   // PDL patterns and native-call rules do so in their end hook.
   StringRef name = pattern.getDebugName();

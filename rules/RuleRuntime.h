@@ -124,6 +124,7 @@ public:
   void notifyOperationInserted(mlir::Operation *op, mlir::OpBuilder::InsertPoint) override;
   void notifyOperationModified(mlir::Operation *op) override;
   void notifyOperationErased(mlir::Operation *op) override;
+  void notifyOperationReplaced(mlir::Operation *op, mlir::ValueRange replacement) override;
   void notifyPatternBegin(const mlir::Pattern &pattern, mlir::Operation *op) override;
   void notifyPatternEnd(const mlir::Pattern &pattern, mlir::LogicalResult status) override;
 
@@ -134,6 +135,8 @@ public:
 
 private:
   const CompiledRule *current = nullptr;
+  /// The C++ pattern (a plugin's, by debug name) being applied, if any.
+  std::string currentPattern;
   std::string before, where;
   mlir::Location currentLoc = mlir::UnknownLoc();
   void logApplication(const std::string &name);

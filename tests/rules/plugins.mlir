@@ -45,3 +45,8 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnTestPluginDataEntry.so %s 2>&1 | FileCheck %s --check-prefix=DATA
 // THROWS: kiln-opt: error: plugin 'throws' failed to register: it threw an exception: the frobnicator exploded
 // DATA: kiln-opt: error: plugin '{{.*}}libKilnTestPluginDataEntry.so' has no entry point: its kilnGetPluginInfo is not a function
+// A plugin built for another architecture (the example's ELF header marked
+// AArch64): glibc's dlopen says "No such file"; the message says what it is.
+// RUN: %python -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[18:20] = (183).to_bytes(2, 'little'); open(sys.argv[2], 'wb').write(b)" %kiln_obj/lib/libKilnExamplePlugin.so %t.aarch64.so
+// RUN: not kiln-opt --plugin=%t.aarch64.so %s 2>&1 | FileCheck %s --check-prefix=ARCH
+// ARCH: kiln-opt: error: cannot load plugin '{{.*}}.aarch64.so': it is built for aarch64, and this process runs on x86_64
