@@ -53,11 +53,11 @@ LogicalResult RuleSet::loadPath(const std::string &path) {
       }
       ok &= succeeded(compile(std::move(r), compiled));
     }
-    if (!ok)
+    if (!ok) {
+      discard(compiled);
       return failure(); // nothing of a file with errors is applied
-    for (auto &c : compiled)
-      rules.push_back(std::move(c));
-    return success();
+    }
+    return commit(compiled);
   }
   std::vector<std::string> files;
   std::error_code ec;
@@ -92,15 +92,35 @@ LogicalResult RuleSet::loadString(const std::string &text, const std::string &na
     }
     ok &= succeeded(compile(std::move(r), compiled));
   }
-  if (!ok)
+  if (!ok) {
+    discard(compiled);
     return failure();
+  }
+  return commit(compiled);
+}
+
+void RuleSet::discard(const std::vector<std::unique_ptr<CompiledRule>> &compiled) {
   for (auto &c : compiled)
+    pendingNames.erase(c->rule.name);
+}
+
+LogicalResult RuleSet::commit(std::vector<std::unique_ptr<CompiledRule>> &compiled) {
+  for (auto &c : compiled) {
+    // Past kMaxPdlRules, Kiln's own matcher and planned rewriter run the
+    // rule (as for region rules): loading stays linear in the rules.
+    if (c->isPdl() && numPdlRules >= kMaxPdlRules)
+      c->planned = c->pastPdlLimit = true;
+    if (c->isPdl())
+      ++numPdlRules;
+    pendingNames.erase(c->rule.name);
+    byName[c->rule.name] = c.get();
     rules.push_back(std::move(c));
+  }
   return success();
 }
 
 LogicalResult RuleSet::compile(Rule rule, std::vector<std::unique_ptr<CompiledRule>> &out) {
-  if (lookup(rule.name) || llvm::any_of(out, [&](auto &c) { return c->rule.name == rule.name; })) {
+  if (byName.count(rule.name) || pendingNames.count(rule.name)) {
     emitError(toLocation(ctx, rule.loc)) << "a rule named '" << rule.name << "' is already loaded";
     return failure();
   }
@@ -130,6 +150,7 @@ LogicalResult RuleSet::compile(Rule rule, std::vector<std::unique_ptr<CompiledRu
         << "rule '" << rule.name << "' does not compile to valid PDL: " << firstError;
     return failure();
   }
+  pendingNames.insert(c->rule.name);
   out.push_back(std::move(c));
   return success();
 }
@@ -173,8 +194,7 @@ bool RuleSet::isEnabled(const Rule &rule) const {
 std::string RuleSet::getPDL(std::optional<int> phase) const {
   std::string out = "module {\n";
   for (auto &r : rules)
-    if (isEnabled(r->rule) && !r->rule.rewriteCall && !r->isCpp() &&
-        (!phase || r->rule.phase == *phase))
+    if (isEnabled(r->rule) && r->isPdl() && (!phase || r->rule.phase == *phase))
       out += r->pdl;
   return out + "}\n";
 }
@@ -188,6 +208,9 @@ std::string RuleSet::describe() const {
     else if (isEnabled(r->rule) && r->rule.isRegion())
       out += "// rule '" + r->rule.name +
              "' is a region rule: a C++ pattern with Kiln's matcher and region rewriter\n";
+    else if (isEnabled(r->rule) && r->pastPdlLimit)
+      out += "// rule '" + r->rule.name + "' is past the first " + std::to_string(kMaxPdlRules) +
+             " PDL rules: a C++ pattern with Kiln's matcher and planned rewriter\n";
     else if (isEnabled(r->rule) && r->planned)
       out += "// rule '" + r->rule.name +
              "' creates ops whose types are known only while rewriting (or given with ->): a C++ "
@@ -195,12 +218,7 @@ std::string RuleSet::describe() const {
   return out;
 }
 
-const CompiledRule *RuleSet::lookup(StringRef name) const {
-  for (auto &r : rules)
-    if (r->rule.name == name)
-      return r.get();
-  return nullptr;
-}
+const CompiledRule *RuleSet::lookup(StringRef name) const { return byName.lookup(name); }
 
 std::vector<int> RuleSet::getPhases() const {
   std::set<int> phases = {0};
@@ -214,21 +232,20 @@ LogicalResult RuleSet::populate(RewritePatternSet &patterns, std::optional<int> 
   auto inPhase = [&](const CompiledRule &r) {
     return isEnabled(r.rule) && (!phase || r.rule.phase == *phase);
   };
-  auto isPdl = [](const CompiledRule &r) { return !r.rule.rewriteCall && !r.isCpp(); };
   for (auto &r : rules) {
     if (inPhase(*r) && r->rule.rewriteCall)
       patterns.add(makeNativeCallPattern(*r, *runtime, ctx));
     if (inPhase(*r) && !r->rule.rewriteCall && r->isCpp())
       patterns.add(makeRegionRulePattern(*r, *runtime, ctx));
   }
-  if (llvm::none_of(rules, [&](auto &r) { return inPhase(*r) && isPdl(*r); }))
+  if (llvm::none_of(rules, [&](auto &r) { return inPhase(*r) && r->isPdl(); }))
     return success();
   OwningOpRef<ModuleOp> mod = parseSourceString<ModuleOp>(getPDL(phase), ParserConfig(ctx));
   if (!mod)
     return emitError(UnknownLoc::get(ctx)) << "internal error: the rules' PDL does not parse";
   PDLPatternModule pm(std::move(mod));
   for (auto &r : rules)
-    if (inPhase(*r) && isPdl(*r))
+    if (inPhase(*r) && r->isPdl())
       runtime->registerSites(*r, pm);
   patterns.add(std::move(pm));
   return success();

@@ -16,6 +16,9 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Support/LogicalResult.h"
 
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,13 +57,24 @@ struct CompiledRule {
   /// checked against inference: run by the plan-then-apply rewriter of
   /// region rules (RegionActions.cpp), which cannot fail halfway.
   bool planned = false;
+  /// Planned only because kMaxPdlRules PDL rules were loaded before it.
+  bool pastPdlLimit = false;
   bool isCpp() const { return rule.isRegion() || planned; }
+  /// Whether the rule runs as a PDL pattern (not C++, not a native rewrite).
+  bool isPdl() const { return !rule.rewriteCall && !isCpp(); }
   /// Kiln's matcher: node name -> expression, per any_order variant (built
   /// on first use).
   mutable std::vector<std::map<std::string, ExprP>> matchVariants;
 };
 
 class RuleRuntime;
+
+/// The most rules of a RuleSet that run as PDL patterns; the others run
+/// on Kiln's matcher and planned rewriter. MLIR's PDL-to-bytecode lowering
+/// builds one decision tree for all patterns, in time quadratic in their
+/// number and with recursion as deep: 10,000 rules took 9 s to load, and
+/// 20,000 of one root overflowed the stack.
+constexpr unsigned kMaxPdlRules = 1024;
 
 class RuleSet {
 public:
@@ -104,9 +118,19 @@ public:
 
 private:
   mlir::LogicalResult compile(Rule rule, std::vector<std::unique_ptr<CompiledRule>> &out);
+  /// Adds the rules of a file (or text) that compiled without errors.
+  mlir::LogicalResult commit(std::vector<std::unique_ptr<CompiledRule>> &compiled);
+  /// Forgets the names of rules compiled but not committed.
+  void discard(const std::vector<std::unique_ptr<CompiledRule>> &compiled);
 
   mlir::MLIRContext *ctx;
   std::vector<std::unique_ptr<CompiledRule>> rules;
+  /// The names of the rules loaded and of those compiled but not yet
+  /// committed (a name is loaded once).
+  llvm::StringMap<const CompiledRule *> byName;
+  llvm::StringSet<> pendingNames;
+  /// Rules added as PDL patterns (at most kMaxPdlRules).
+  unsigned numPdlRules = 0;
   std::set<std::string> enabledTags = {"exact"};
   std::string onlyRule;
   /// Real paths of the files loaded (a file loaded twice, say by an include
