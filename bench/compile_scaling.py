@@ -112,6 +112,16 @@ def nested_scans(m):
     return f, [(16, 16), (8, 16, 16), (m, 16, 16), (m, 16, 16)]
 
 
+def many_inputs(k):
+    """A weighted sum of k f32[4] inputs (a model's many small parameters)."""
+    def f(*xs):
+        total = xs[0]
+        for i, x in enumerate(xs[1:], 1):
+            total = total + x * float(i % 7)
+        return total
+    return f, [(4,)] * k
+
+
 # name -> (label, builder, what the size counts, sizes, --quick sizes)
 FAMILIES = {
     "chain": ("stacked row chain, A f32[n+1, 64]", chain, "n", [50, 100, 200, 400, 800],
@@ -123,6 +133,8 @@ FAMILIES = {
                [50, 100, 200, 400], [50, 100]),
     "nested_scans": ("scan (8 steps) of m blocks: fori_loop (4 steps) + matmul, 16x16",
                      nested_scans, "m", [4, 8, 16, 32], [4, 8]),
+    "inputs": ("weighted sum of k f32[4] inputs", many_inputs, "k",
+               [300, 600, 1200, 2400, 4800], [300, 1200]),
 }
 
 

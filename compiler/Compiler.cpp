@@ -281,6 +281,13 @@ LogicalResult addRawEntry(ModuleOp module, ArrayRef<TensorSpec> specs) {
     return dps.emitError("unexpected signature of the lowered entry");
   LLVM::CallOp::create(b, loc, dps, args);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
+  // __kiln_call is the only entry: __kiln_dps, with five parameters per
+  // argument (a memref descriptor), is inlined into it before LLVM's
+  // pipeline runs (optimizeModule's always-inliner). Left a function,
+  // LLVM's interprocedural passes took time quadratic in its parameters
+  // (CalledValuePropagation: 4.4 s of 5.9 for 2,400 inputs).
+  dps.setLinkage(LLVM::Linkage::Internal);
+  dps.setAlwaysInline(true);
   return success();
 }
 

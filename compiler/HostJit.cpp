@@ -29,6 +29,7 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/IPO/AlwaysInliner.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
@@ -174,9 +175,13 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm, unsigned optL
                                   : optLevel == 2 ? llvm::OptimizationLevel::O2
                                   : optLevel == 1 ? llvm::OptimizationLevel::O1
                                                   : llvm::OptimizationLevel::O0;
-  llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
-                                    ? pb.buildO0DefaultPipeline(level)
-                                    : pb.buildPerModuleDefaultPipeline(level);
+  llvm::ModulePassManager mpm;
+  // Functions marked always_inline (the raw entry's descriptor-taking
+  // callee, Compiler.cpp's addRawEntry) are inlined first: the default
+  // pipeline's interprocedural passes run before its inliner.
+  mpm.addPass(llvm::AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
+  mpm.addPass(level == llvm::OptimizationLevel::O0 ? pb.buildO0DefaultPipeline(level)
+                                                   : pb.buildPerModuleDefaultPipeline(level));
   mpm.run(module, mam);
 }
 
