@@ -459,6 +459,15 @@ def import_traced(t: Traced) -> _kiln.Program:
     return _kiln.Program.from_jaxpr(t.text, filename=f"{t.name}.jaxpr")
 
 
+def parse_released(text: str) -> _kiln.Program:
+    """A program kept as text (with its locations) by a cached signature,
+    parsed again. Each live Program holds an MLIR context of about 2.5 MB,
+    which a compiled signature needs only for as_text, export and the rule
+    reports: kept live, jit's memory per signature was 2.7 MB (jax.jit's
+    1.5)."""
+    return _kiln.Program.from_mlir(text, "<kiln>")
+
+
 def rewrite_program(program: _kiln.Program, options: Options, *, trace_rules: bool = False):
     """The user's rules, then Kiln's optimizations. Returns (program, trace)."""
     trace_text = ""
@@ -486,6 +495,7 @@ class Lowered:
                  owner: "Jitted | None" = None, flat: "Flat | None" = None):
         self._traced = traced
         self._program = program
+        self._program_text = ""  # what _release kept of the program
         self._options = options
         self._leaves = leaves
         self._owner = owner
@@ -498,16 +508,24 @@ class Lowered:
 
     @property
     def program(self) -> _kiln.Program:
+        if self._program is None:
+            self._program = parse_released(self._program_text)
         return self._program
 
+    def _release(self) -> None:
+        """Keeps the program as text until it is used again (see
+        parse_released)."""
+        if self._program is not None:
+            self._program_text, self._program = self._program.text(True), None
+
     def as_text(self, *, locations: bool = False) -> str:
-        return self._program.text(locations)
+        return self.program.text(locations)
 
     def __str__(self) -> str:
         return self.as_text()
 
     def optimized(self) -> "Lowered":
-        program, _ = rewrite_program(self._program, self._options)
+        program, _ = rewrite_program(self.program, self._options)
         options = self._options
         return Lowered(self._traced, program,
                        Options(None, options.tags, False, options.cache_dir, options.fp_contract,
@@ -516,7 +534,7 @@ class Lowered:
     def trace(self) -> str:
         """The rule engine's trace: each rule application with its location,
         the op before and after (empty when no rules are given)."""
-        _, text = rewrite_program(self._program, self._options, trace_rules=True)
+        _, text = rewrite_program(self.program, self._options, trace_rules=True)
         return text
 
     def rule_stats(self) -> dict[str, int]:
@@ -527,7 +545,7 @@ class Lowered:
         rules = self._options.rules
         if rules is None or not rules.files:
             return {}
-        text = rules.run_opt(self._program.text(True), ["--rule-stats"], self._options.tags)
+        text = rules.run_opt(self.program.text(True), ["--rule-stats"], self._options.tags)
         stats = {}
         for line in text.splitlines():
             name, sep, count = line.strip().rpartition(": ")
@@ -542,7 +560,7 @@ class Lowered:
         rules = self._options.rules
         if rules is None or not rules.files:
             raise ValueError("explain: this function has no rules")
-        return rules.run_opt(self._program.text(True), [f"--rule-explain={rule}"],
+        return rules.run_opt(self.program.text(True), [f"--rule-explain={rule}"],
                              self._options.tags)
 
     def _small(self) -> tuple["Lowered", str]:
@@ -577,8 +595,8 @@ class Lowered:
         entry the calls of ``f`` with such arguments use: compiled here
         when ``f`` had not compiled it yet, taken from ``f`` when it had."""
         if self._owner is not None and self._flat is not None:
-            return self._owner._entry(self._flat, self._traced, self._program)
-        compiled = Compiled.build(self._traced, self._program, self._options)
+            return self._owner._entry(self._flat, self._traced, self.program)
+        compiled = Compiled.build(self._traced, self.program, self._options)
         compiled.lowered = self
         return compiled
 
@@ -591,7 +609,8 @@ class Compiled:
     flattened array leaves."""
     function: _kiln.CompiledFunction
     out_tree: Any
-    program: _kiln.Program
+    # The program compiled, or its text once released (_release).
+    program_or_text: _kiln.Program | str
     lowered: Any = field(default=None, repr=False)
     # Positions among the array leaves of the donated inputs that an output
     # of the same shape and dtype takes (jax.jit's pairing): deleted after
@@ -624,6 +643,21 @@ class Compiled:
             function.set_output_tree(traced.out_tree)
         return Compiled(function, traced.out_tree, rewritten,
                         lowered=Lowered(traced, program, options, []), out_keys=traced.out_keys)
+
+    @property
+    def program(self) -> _kiln.Program:
+        """The lax program compiled: after the rules and Kiln's rewrites."""
+        if isinstance(self.program_or_text, str):
+            self.program_or_text = parse_released(self.program_or_text)
+        return self.program_or_text
+
+    def _release(self) -> None:
+        """Keeps the programs (this one and the Lowered's) as text until
+        they are used again: a cached signature needs neither to run."""
+        if not isinstance(self.program_or_text, str):
+            self.program_or_text = self.program_or_text.text(True)
+        if self.lowered is not None:
+            self.lowered._release()
 
     def as_text(self) -> str:
         """The lax program compiled: after the rules and Kiln's rewrites."""
@@ -792,6 +826,7 @@ class Jitted(_kiln.JitFunction):
             compiled.in_tree, compiled.mask, compiled.others = flat.in_tree, flat.mask, flat.others
             compiled.return_jax = self._return_jax
             compiled.filter = self._argspec.filter
+            compiled._release()
             self._cache[flat.key] = compiled
         return compiled
 
