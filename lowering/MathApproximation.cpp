@@ -166,7 +166,9 @@ void propagateNaN(Operation *op) {
 /// (atan2(sin(-0), -0) was +pi instead of -pi;
 /// tests/differential/regressions/math-negative-zero.mlir).
 /// A zero argument is passed through explicitly; `x` is the argument before
-/// any range reduction.
+/// any range reduction. With subnormals flushed a subnormal x compares
+/// equal to 0 too: erf and log1p then give a zero of x's sign, the others x
+/// itself, as XLA's do (tests/python/test_numerics.py).
 void preserveSignedZero(Operation *op, Value x) {
   Type type = x.getType();
   if (!getElementTypeOrSelf(type).isF32() || op->getNumResults() != 1)
@@ -174,10 +176,13 @@ void preserveSignedZero(Operation *op, Value x) {
   OpBuilder b(op);
   b.setInsertionPointAfter(op);
   Location loc = op->getLoc();
-  Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
-                                       floatConstant(b, loc, type, 0.0));
+  Value zero = floatConstant(b, loc, type, 0.0);
+  Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, zero);
   Value r = op->getResult(0);
-  Value result = arith::SelectOp::create(b, loc, isZero, x, r);
+  Value passed = isa<math::ErfOp, math::Log1pOp>(op)
+                     ? math::CopySignOp::create(b, loc, zero, x).getResult()
+                     : x;
+  Value result = arith::SelectOp::create(b, loc, isZero, passed, r);
   r.replaceAllUsesExcept(result, result.getDefiningOp());
 }
 

@@ -94,6 +94,19 @@ struct ScalarEmitter {
   template <typename MathOp> Value libmUnary(Value x) {
     return inF32(x, [&](Value v) { return MathOp::create(b, loc, v).getResult(); });
   }
+  /// f(x) for a libm function with f(+-0) = +-0, and a zero of x's sign
+  /// where x compares equal to 0. libm returns a tiny argument itself
+  /// (asinf(x) = x below 2^-12), so with subnormals flushed
+  /// (kiln-flush-subnormals) a subnormal x came back unflushed where XLA
+  /// gives +-0 (asin, sinh, asinh, atanh, erf, log1p; XLA's tan, atan,
+  /// tanh, sin and expm1 return a subnormal x itself, as libm does); for
+  /// +-0 itself the select changes nothing.
+  template <typename MathOp> Value libmOddAtZero(Value x) {
+    Value r = libmUnary<MathOp>(x);
+    Value zero = cst(x.getType(), 0);
+    return select(cmpf(arith::CmpFPredicate::OEQ, x, zero),
+                  math::CopySignOp::create(b, loc, zero, x), r);
+  }
   /// 1 / (1 + exp(-x)).
   Value logistic(Value x) {
     Value one = cst(x.getType(), 1);
@@ -181,17 +194,28 @@ struct ScalarEmitter {
     unsigned w = widthOf(x);
     Type it = withElement(t, b.getIntegerType(w));
     Value bits = arith::BitcastOp::create(b, loc, it, x);
-    Value zero = cst(t, 0);
+    Value yBits = arith::BitcastOp::create(b, loc, it, y);
+    // Zero, direction and magnitude are read from the bits, as XLA reads
+    // them: with subnormals flushed (kiln-flush-subnormals) a subnormal x
+    // compares equal to 0 as a float, yet steps as itself (XLA's
+    // nextafter(1.4e-45, 1) is 2.8e-45). x == y stays a float comparison,
+    // as in XLA (then y is returned).
+    auto magnitude = [&](Value v) -> Value { // the bits without the sign
+      Value one = cst(it, 1);
+      return arith::ShRUIOp::create(b, loc, arith::ShLIOp::create(b, loc, v, one), one);
+    };
+    Value absX = magnitude(bits), absY = magnitude(yBits);
+    Value signsDiffer = cmpi(arith::CmpIPredicate::slt,
+                             arith::XOrIOp::create(b, loc, bits, yBits), cst(it, 0));
+    Value towardZero = arith::OrIOp::create(b, loc, signsDiffer,
+                                            cmpi(arith::CmpIPredicate::ugt, absX, absY));
+    Value stepped = select(towardZero, arith::SubIOp::create(b, loc, bits, cst(it, 1)),
+                           arith::AddIOp::create(b, loc, bits, cst(it, 1)));
+    Value r = arith::BitcastOp::create(b, loc, t, stepped);
     // From +-0 the step goes to the smallest subnormal with y's sign.
     Value tiny = arith::BitcastOp::create(b, loc, t, cst(it, 1));
     Value fromZero = math::CopySignOp::create(b, loc, tiny, y);
-    // Moving away from zero increments the magnitude bits.
-    Value away = arith::XOrIOp::create(b, loc, cmpf(arith::CmpFPredicate::OLT, x, y),
-                                       cmpf(arith::CmpFPredicate::OLT, x, zero));
-    Value stepped = select(away, arith::AddIOp::create(b, loc, bits, cst(it, 1)),
-                           arith::SubIOp::create(b, loc, bits, cst(it, 1)));
-    Value r = arith::BitcastOp::create(b, loc, t, stepped);
-    r = select(cmpf(arith::CmpFPredicate::OEQ, x, zero), fromZero, r);
+    r = select(cmpi(arith::CmpIPredicate::eq, absX, cst(it, 0)), fromZero, r);
     r = select(cmpf(arith::CmpFPredicate::OEQ, x, y), y, r);
     Value nan = cmpf(arith::CmpFPredicate::UNO, x, y);
     return select(nan, cst(t, NAN), r);
@@ -601,23 +625,23 @@ Value ScalarEmitter::emit(Operation *op, ValueRange s) {
       .Case([&](Exp2Op) { return math::Exp2Op::create(b, loc, s[0]); })
       .Case([&](Expm1Op) { return libmUnary<math::ExpM1Op>(s[0]); })
       .Case([&](LogOp) { return math::LogOp::create(b, loc, s[0]); })
-      .Case([&](Log1pOp) { return libmUnary<math::Log1pOp>(s[0]); })
+      .Case([&](Log1pOp) { return libmOddAtZero<math::Log1pOp>(s[0]); })
       .Case([&](SinOp) { return math::SinOp::create(b, loc, s[0]); })
       .Case([&](CosOp) { return math::CosOp::create(b, loc, s[0]); })
       .Case([&](TanOp) { return libmUnary<math::TanOp>(s[0]); })
-      .Case([&](AsinOp) { return libmUnary<math::AsinOp>(s[0]); })
+      .Case([&](AsinOp) { return libmOddAtZero<math::AsinOp>(s[0]); })
       .Case([&](AcosOp) { return libmUnary<math::AcosOp>(s[0]); })
       .Case([&](AtanOp) { return libmUnary<math::AtanOp>(s[0]); })
-      .Case([&](SinhOp) { return libmUnary<math::SinhOp>(s[0]); })
+      .Case([&](SinhOp) { return libmOddAtZero<math::SinhOp>(s[0]); })
       .Case([&](CoshOp) { return libmUnary<math::CoshOp>(s[0]); })
       .Case([&](TanhOp) { return math::TanhOp::create(b, loc, s[0]); })
-      .Case([&](AsinhOp) { return libmUnary<math::AsinhOp>(s[0]); })
+      .Case([&](AsinhOp) { return libmOddAtZero<math::AsinhOp>(s[0]); })
       .Case([&](AcoshOp) { return libmUnary<math::AcoshOp>(s[0]); })
-      .Case([&](AtanhOp) { return libmUnary<math::AtanhOp>(s[0]); })
+      .Case([&](AtanhOp) { return libmOddAtZero<math::AtanhOp>(s[0]); })
       .Case([&](SqrtOp) { return math::SqrtOp::create(b, loc, s[0]); })
       .Case([&](RsqrtOp) { return libmUnary<math::RsqrtOp>(s[0]); })
       .Case([&](CbrtOp) { return libmUnary<math::CbrtOp>(s[0]); })
-      .Case([&](ErfOp) { return libmUnary<math::ErfOp>(s[0]); })
+      .Case([&](ErfOp) { return libmOddAtZero<math::ErfOp>(s[0]); })
       .Case([&](ErfcOp) { return libmUnary<math::ErfcOp>(s[0]); })
       .Case([&](ErfInvOp) { return erfInv(s[0]); })
       .Case([&](LgammaOp) { return lgamma(s[0]); })
