@@ -83,6 +83,99 @@ EmitResult emitLu(PrimitiveEmitter &e) {
   return SmallVector<Value>(op->getResults());
 }
 
+/// lu_pivots_to_permutation[permutation_size=n] pivots: the permutation
+/// that applies the row swaps i <-> pivots[i] in order to 0..n-1. The k
+/// swaps are unrolled, each as selects over the whole row so that batch
+/// dimensions need no gather: perm[p] is read as a sum of the one element
+/// where iota == p (the others are 0), then perm[i] and perm[p] trade places
+/// (p == i leaves the row as it was). O(k n) work per batch element; JAX's
+/// lu pivots have k = min(m, n) of a matrix's m rows.
+EmitResult emitLuPivotsToPermutation(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  FailureOr<int64_t> size = e.builder.intParam(e.eqn, "permutation_size");
+  if (failed(x) || failed(size))
+    return failure();
+  Value pivots = (*x)[0];
+  auto type = cast<RankedTensorType>(pivots.getType());
+  if (type.getRank() < 1 || !type.getElementType().isSignlessInteger(32))
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'lu_pivots_to_permutation' takes i32 pivots of rank >= 1";
+  int64_t k = type.getShape().back(), n = *size, rank = type.getRank();
+  if (n < k)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'lu_pivots_to_permutation': permutation_size " << n << " is smaller than the "
+           << k << " pivots";
+  if (k > 4096)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'lu_pivots_to_permutation' of " << k << " pivots: at most 4096 (the swaps are "
+           << "unrolled)";
+  SmallVector<int64_t> batch(type.getShape().drop_back());
+  SmallVector<int64_t> rowShape(batch), oneShape(batch);
+  rowShape.push_back(n);
+  oneShape.push_back(1);
+  auto rowType = RankedTensorType::get(rowShape, type.getElementType());
+  auto batchType = RankedTensorType::get(batch, type.getElementType());
+  SmallVector<int64_t> batchDims;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    batchDims.push_back(d);
+  Value iota = IotaOp::create(e.b, e.loc, rowType, rank - 1);
+  Value zeros = ConstantOp::create(e.b, e.loc, rowType, 0.0);
+  Value perm = iota;
+  // Element `i` of the last axis of `v` ([batch..., w]) as [batch...].
+  auto column = [&](Value v, int64_t i) -> FailureOr<Value> {
+    auto vType = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> start(rank, 0), limit(vType.getShape()), step(rank, 1);
+    start.back() = i;
+    limit.back() = i + 1;
+    FailureOr<Value> one = e.built(SliceOp::create(e.b, e.loc, e.placeholder, v, start, limit, step));
+    if (failed(one))
+      return failure();
+    return e.built(ReshapeOp::create(e.b, e.loc, batchType, *one));
+  };
+  // A [batch...] value broadcast along the last axis, to [batch..., n].
+  auto across = [&](Value v) {
+    return e.built(BroadcastInDimOp::create(e.b, e.loc, v, rowShape, batchDims));
+  };
+  auto compare = [&](Value a, Value b) {
+    return e.built(CompareOp::create(e.b, e.loc, e.placeholder, ComparisonDirection::EQ, a, b));
+  };
+  auto select = [&](Value pred, Value ifTrue, Value ifFalse) {
+    return e.built(SelectNOp::create(e.b, e.loc, e.placeholder, pred, ValueRange{ifFalse, ifTrue}));
+  };
+  for (int64_t i = 0; i < k; ++i) {
+    FailureOr<Value> p = column(pivots, i);
+    if (failed(p))
+      return failure();
+    FailureOr<Value> pRow = across(*p);
+    if (failed(pRow))
+      return failure();
+    FailureOr<Value> atP = compare(iota, *pRow);
+    if (failed(atP))
+      return failure();
+    FailureOr<Value> picked = select(*atP, perm, zeros);
+    if (failed(picked))
+      return failure();
+    FailureOr<Value> permP = e.built(
+        ReduceSumOp::create(e.b, e.loc, e.placeholder, *picked, ArrayRef<int64_t>{rank - 1}));
+    FailureOr<Value> permI = column(perm, i);
+    if (failed(permP) || failed(permI))
+      return failure();
+    Value iConst = ConstantOp::create(e.b, e.loc, rowType, double(i));
+    FailureOr<Value> atI = compare(iota, iConst);
+    FailureOr<Value> permPRow = across(*permP), permIRow = across(*permI);
+    if (failed(atI) || failed(permPRow) || failed(permIRow))
+      return failure();
+    FailureOr<Value> swapped = select(*atP, *permIRow, perm);
+    if (failed(swapped))
+      return failure();
+    FailureOr<Value> next = select(*atI, *permPRow, *swapped);
+    if (failed(next))
+      return failure();
+    perm = *next;
+  }
+  return SmallVector<Value>{perm};
+}
+
 /// triangular_solve[left_side lower transpose_a conjugate_a unit_diagonal] a b.
 EmitResult emitTriangularSolve(PrimitiveEmitter &e) {
   EmitResult x = e.operands(2, 2);
@@ -106,6 +199,7 @@ void kiln::jaxpr::registerContractionPrimitives(PrimitiveTable &table) {
       {"dot_general", emitDotGeneral},
       {"cholesky", emitCholesky},
       {"lu", emitLu},
+      {"lu_pivots_to_permutation", emitLuPivotsToPermutation},
       {"triangular_solve", emitTriangularSolve},
   });
 }

@@ -426,6 +426,9 @@ void kiln::jaxpr::registerControlFlowPrimitives(PrimitiveTable &table) {
       {"stop_gradient", emitForward},
       // equinox: an identity whose cotangent is an error (forward only here).
       {"nondifferentiable_backward", emitForward},
+      // equinox: an identity that fails under a transformation (JAX has
+      // applied every transformation before Kiln sees the jaxpr).
+      {"nontraceable", emitForward},
       {"optimization_barrier", emitForwardAll},
       {"device_put", emitForwardAll},
       {"platform_index", emitPlatformIndex},

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from . import _kiln
+from ._inline_primitives import inline_filter_primitives
 from ._export import Exported, export as export_library
 from ._jaxpr import hoisted_consts, normalize_jaxpr_text
 from ._rules import Rules, as_rules, tag_spec
@@ -441,6 +442,9 @@ def trace(fun: Callable, flat: Flat, leaves: Sequence[Any] | None = None) -> Tra
 
     with inline():  # kiln.jit functions called by `fun` are traced through
         closed = jax.make_jaxpr(flat_fun)(*(flat.leaves if leaves is None else leaves))
+        # Equinox's filter primitives (lineax's linear_solve) print with
+        # Python objects as parameters: their implementations instead.
+        closed = inline_filter_primitives(closed)
     name = getattr(fun, "__name__", "fun")
     return Traced(closed, normalize_jaxpr_text(str(closed)), out_store["tree"], name,
                   out_store["keys"])

@@ -171,3 +171,24 @@ def test_lgamma_and_digamma_as_xla_computes_them():
     np.testing.assert_allclose(kiln.jit(logpdf, cache_dir=None)(xs),
                                stats.gamma.logpdf(xs.astype(np.float64), k, scale=theta),
                                rtol=1e-5, atol=1e-5)
+
+
+def test_lineax_linear_solve_and_equinox_nontraceable():
+    # lineax's linear_solve is an equinox filter primitive, printed with
+    # Python objects as parameters: kiln.jit inlines its implementation
+    # (_inline_primitives.py); lineax also wraps results in equinox's
+    # nontraceable, an identity. Oracle: jax.jit and float64 numpy.
+    lx = pytest.importorskip("lineax")
+    rng = np.random.default_rng(5)
+    a = (rng.normal(size=(6, 6)) + 6 * np.eye(6)).astype(np.float32)
+    b = rng.normal(size=6).astype(np.float32)
+
+    def solve(a, b):
+        return lx.linear_solve(lx.MatrixLinearOperator(a), b, lx.LU(), throw=False).value
+
+    got = np.asarray(kiln.jit(solve)(a, b))
+    np.testing.assert_allclose(got, np.asarray(jax.jit(solve)(a, b)), rtol=1e-5, atol=1e-6)
+    ref = np.linalg.solve(a.astype(np.float64), b.astype(np.float64))
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
+    text = kiln.jit(solve).lower(a, b).as_text()
+    assert "lax.lu" in text

@@ -169,3 +169,28 @@ def test_kiln_rewrite_round_trips_lu():
     got, want = jax.jit(kiln.rewrite(lax.linalg.lu))(a), jax.jit(lax.linalg.lu)(a)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+@pytest.mark.parametrize("shape,size", [((4,), 4), ((5,), 8), ((3, 4), 4), ((2, 3, 7), 9)])
+def test_lu_pivots_to_permutation(shape, size):
+    # The swaps i <-> pivots[i] applied in order to 0..size-1, against
+    # jax.jit, batched too; and a hand-derived case: pivots (2, 2, 3, 3)
+    # swap 0-2, 1-2, 2-3: (0 1 2 3) -> (2 1 0 3) -> (2 0 1 3) -> (2 0 3 1).
+    from jax._src.lax.linalg import lu_pivots_to_permutation
+    rng = np.random.default_rng(3)
+    pivots = rng.integers(0, size, shape).astype(np.int32)
+    pivots = np.maximum(pivots, np.arange(shape[-1], dtype=np.int32))  # lu's are >= i
+    f = lambda p: lu_pivots_to_permutation(p, size)
+    np.testing.assert_array_equal(kiln.jit(f)(pivots), jax.jit(f)(pivots))
+    hand = kiln.jit(lambda p: lu_pivots_to_permutation(p, 4))(np.array([2, 2, 3, 3], np.int32))
+    np.testing.assert_array_equal(hand, [2, 0, 3, 1])
+
+
+def test_scipy_lu_factor_and_lu_solve():
+    # jax.scipy.linalg.lu_solve turns lu_factor's pivots into a permutation.
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(6, 6)).astype(np.float32)
+    b = rng.normal(size=(6, 2)).astype(np.float32)
+    f = lambda a, b: jax.scipy.linalg.lu_solve(jax.scipy.linalg.lu_factor(a), b)
+    ref64 = np.linalg.solve(a.astype(np.float64), b.astype(np.float64))
+    _close(kiln.jit(f)(a, b), jax.jit(f)(a, b), ref64, tol=1e-4)
