@@ -51,7 +51,7 @@ def _rewrite_param(param):
     from jax.extend import core
     if isinstance(param, core.ClosedJaxpr) and _contains(param):
         return inline_filter_primitives(param)
-    if isinstance(param, tuple):
+    if type(param) is tuple:  # not a NamedTuple (GatherDimensionNumbers)
         return tuple(_rewrite_param(p) for p in param)
     return param
 
