@@ -3,7 +3,8 @@
 // math.exp/log/tanh/... on f32 become upstream's polynomial
 // approximations (MLIR's populateMathPolynomialApproximationPatterns), and
 // sin/cos Kiln's own (lowerF32SinCos): plain arithmetic that the loop
-// vectorizer turns into SIMD code, where libm calls stay scalar. The approximations are accurate to a few ulp on f32 (upstream
+// vectorizer turns into SIMD code, where libm calls stay scalar. The
+// approximations are accurate to a few ulp on f32 (upstream
 // checks them against libm); f64 keeps libm. jax-ml/jax#4968's `cos` over 8M
 // elements is the motivating case.
 //
@@ -166,9 +167,9 @@ void propagateNaN(Operation *op) {
 /// (atan2(sin(-0), -0) was +pi instead of -pi;
 /// tests/differential/regressions/math-negative-zero.mlir).
 /// A zero argument is passed through explicitly; `x` is the argument before
-/// any range reduction. With subnormals flushed a subnormal x compares
-/// equal to 0 too: erf and log1p then give a zero of x's sign, the others x
-/// itself, as XLA's do (tests/python/test_numerics.py).
+/// any range reduction. (With subnormals flushed, erf and log1p of a
+/// subnormal are +-0 as XLA's: ScalarizeElementwise's libmOddAtZero selects
+/// that around the op before it reaches this pass.)
 void preserveSignedZero(Operation *op, Value x) {
   Type type = x.getType();
   if (!getElementTypeOrSelf(type).isF32() || op->getNumResults() != 1)
@@ -176,13 +177,10 @@ void preserveSignedZero(Operation *op, Value x) {
   OpBuilder b(op);
   b.setInsertionPointAfter(op);
   Location loc = op->getLoc();
-  Value zero = floatConstant(b, loc, type, 0.0);
-  Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, zero);
+  Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x,
+                                       floatConstant(b, loc, type, 0.0));
   Value r = op->getResult(0);
-  Value passed = isa<math::ErfOp, math::Log1pOp>(op)
-                     ? math::CopySignOp::create(b, loc, zero, x).getResult()
-                     : x;
-  Value result = arith::SelectOp::create(b, loc, isZero, passed, r);
+  Value result = arith::SelectOp::create(b, loc, isZero, x, r);
   r.replaceAllUsesExcept(result, result.getDefiningOp());
 }
 

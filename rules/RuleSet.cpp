@@ -57,7 +57,8 @@ LogicalResult RuleSet::loadPath(const std::string &path) {
       discard(compiled);
       return failure(); // nothing of a file with errors is applied
     }
-    return commit(compiled);
+    commit(compiled);
+    return success();
   }
   std::vector<std::string> files;
   std::error_code ec;
@@ -96,7 +97,8 @@ LogicalResult RuleSet::loadString(const std::string &text, const std::string &na
     discard(compiled);
     return failure();
   }
-  return commit(compiled);
+  commit(compiled);
+  return success();
 }
 
 void RuleSet::discard(const std::vector<std::unique_ptr<CompiledRule>> &compiled) {
@@ -104,7 +106,7 @@ void RuleSet::discard(const std::vector<std::unique_ptr<CompiledRule>> &compiled
     pendingNames.erase(c->rule.name);
 }
 
-LogicalResult RuleSet::commit(std::vector<std::unique_ptr<CompiledRule>> &compiled) {
+void RuleSet::commit(std::vector<std::unique_ptr<CompiledRule>> &compiled) {
   for (auto &c : compiled) {
     // Past kMaxPdlRules, Kiln's own matcher and planned rewriter run the
     // rule (as for region rules): loading stays linear in the rules.
@@ -116,7 +118,6 @@ LogicalResult RuleSet::commit(std::vector<std::unique_ptr<CompiledRule>> &compil
     byName[c->rule.name] = c.get();
     rules.push_back(std::move(c));
   }
-  return success();
 }
 
 LogicalResult RuleSet::compile(Rule rule, std::vector<std::unique_ptr<CompiledRule>> &out) {

@@ -119,7 +119,7 @@ public:
 private:
   mlir::LogicalResult compile(Rule rule, std::vector<std::unique_ptr<CompiledRule>> &out);
   /// Adds the rules of a file (or text) that compiled without errors.
-  mlir::LogicalResult commit(std::vector<std::unique_ptr<CompiledRule>> &compiled);
+  void commit(std::vector<std::unique_ptr<CompiledRule>> &compiled);
   /// Forgets the names of rules compiled but not committed.
   void discard(const std::vector<std::unique_ptr<CompiledRule>> &compiled);
 
