@@ -302,6 +302,9 @@ struct Executable::Impl {
   /// Target::Cpu: the runtime's kiln_rt_guarded_call (an allocation that
   /// fails in the compiled code becomes an error of the call).
   int32_t (*guardedCall)(void (*)(void *const *), void *const *, size_t *) = nullptr;
+  /// Target::Cpu: the runtime's kiln_rt_set_host_callback.
+  void (*setHostCallback)(decltype(Executable::HostCallbacks::fn), void *,
+                          decltype(Executable::HostCallbacks::fn) *, void **) = nullptr;
   std::vector<TensorSpec> inputs, outputs;
   std::string loweredIR;
   CacheOutcome cache;
@@ -398,11 +401,40 @@ bool Executable::callRawChecked(void *const *buffers, std::string *error) const 
     return true;
   }
   size_t bytes = 0;
-  if (impl_->guardedCall(fn_, buffers, &bytes) == 0)
+  int32_t status = impl_->guardedCall(fn_, buffers, &bytes);
+  if (status == 0)
     return true;
   if (error)
-    *error = "out of memory: the compiled code could not allocate " + std::to_string(bytes) +
-             " bytes for a temporary (what it had allocated in this call is not freed)";
+    *error = status == 2 ? std::string("a host callback failed")
+                         : "out of memory: the compiled code could not allocate " +
+                               std::to_string(bytes) +
+                               " bytes for a temporary (what it had allocated in this call "
+                               "is not freed)";
+  return false;
+}
+
+bool Executable::callWithCallbacks(void *const *buffers, const HostCallbacks &callbacks,
+                                   bool *callbackFailed, std::string *error) const {
+  *callbackFailed = false;
+  if (!impl_->setHostCallback) {
+    if (error)
+      *error = "host callbacks need the CPU runtime";
+    return false;
+  }
+  using Fn = decltype(HostCallbacks::fn);
+  Fn previous = nullptr;
+  void *previousContext = nullptr;
+  impl_->setHostCallback(callbacks.fn, callbacks.context, &previous, &previousContext);
+  size_t bytes = 0;
+  int32_t status = impl_->guardedCall(fn_, buffers, &bytes);
+  impl_->setHostCallback(previous, previousContext, nullptr, nullptr);
+  if (status == 0)
+    return true;
+  *callbackFailed = status == 2;
+  if (error)
+    *error = status == 2 ? std::string("a host callback failed")
+                         : "out of memory: the compiled code could not allocate " +
+                               std::to_string(bytes) + " bytes for a temporary";
   return false;
 }
 
@@ -774,9 +806,12 @@ Compiler::link(std::unique_ptr<Executable::Impl> impl,
     why = "JIT lookup failed: " + why;
     return nullptr;
   }
-  if (!impl->gpu)
+  if (!impl->gpu) {
     impl->guardedCall = reinterpret_cast<decltype(impl->guardedCall)>(
         llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("kiln_rt_guarded_call"));
+    impl->setHostCallback = reinterpret_cast<decltype(impl->setHostCallback)>(
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("kiln_rt_set_host_callback"));
+  }
   impl->phases.link = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::unique_ptr<Executable> exe(new Executable(std::move(impl)));
   exe->fn_ = reinterpret_cast<void (*)(void *const *)>(raw);

@@ -183,6 +183,19 @@ public:
   /// sigsetjmp per call (CPU; for Target::Gpu the same as callRaw).
   bool callRawChecked(void *const *buffers, std::string *error = nullptr) const;
 
+  /// The handler of the program's host callbacks (lax.host_callback): called
+  /// on the calling thread as `fn(context, index, pointers)`, with a pointer
+  /// to each operand's data then to each result's; nonzero ends the call.
+  struct HostCallbacks {
+    int32_t (*fn)(void *context, int64_t index, void *const *buffers) = nullptr;
+    void *context = nullptr;
+  };
+  /// callRawChecked with `callbacks` installed for the call's duration. When
+  /// a callback fails the call returns false with `*callbackFailed` set (the
+  /// handler knows why); `error` says so too. CPU only.
+  bool callWithCallbacks(void *const *buffers, const HostCallbacks &callbacks,
+                         bool *callbackFailed, std::string *error = nullptr) const;
+
 private:
   friend class Compiler;
   struct Impl;

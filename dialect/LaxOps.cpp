@@ -112,6 +112,12 @@ LogicalResult CholeskyOp::verify() {
   return verifySquareMatrices(*this, getType(), "the operand");
 }
 
+LogicalResult HostCallbackOp::verify() {
+  if (getIndex() < 0)
+    return emitOpError() << "expects a callback index >= 0, got " << getIndex();
+  return success();
+}
+
 LogicalResult LuOp::verify() {
   auto a = cast<RankedTensorType>(getOperand().getType());
   if (a.getRank() < 2)

@@ -520,6 +520,32 @@ def Lax_LuOp : Lax_Op<"lu", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Lax_HostCallbackOp : Lax_Op<"host_callback",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "a call back into the host program (jaxpr `pure_callback`, `io_callback`, `debug_callback`)";
+  let description = [{
+    Calls the host's callback number `index` of the running program with
+    the operands' values and returns what it writes as the results. The
+    callbacks are the caller's: `kiln.jit` numbers the callbacks of a traced
+    function (Python functions: equinox's runtime checks, `jax.debug.print`,
+    `jax.pure_callback`) and hands them to each call. `name` says which
+    callback it was, for messages only.
+
+    A callback may fail (a Python exception): the call of the compiled
+    program then ends there and reports the failure. So the op has effects:
+    it is never hoisted out of the `lax.cond` branch that guards it, never
+    speculated, never duplicated or removed, and runs in program order with
+    the other callbacks. The reference interpreter and the C++ tools have no
+    host: they refuse it.
+  }];
+  let arguments = (ins Variadic<Lax_Tensor>:$operands, Lax_I64Attr:$index, StrAttr:$name);
+  let results = (outs Variadic<Lax_Tensor>:$results);
+  let assemblyFormat = [{
+    $index $name (`(` $operands^ `)`)? attr-dict `:` functional-type($operands, $results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Lax_TriangularSolveOp : Lax_Op<"triangular_solve",
     [Pure, AllTypesMatch<["b", "result"]>, AllElementTypesMatch<["a", "b"]>]> {
   let summary = "solve a triangular system (jaxpr `triangular_solve[...]`)";

@@ -390,11 +390,14 @@ LogicalResult JaxprBuilder::emitEquation(const Equation &eqn, Scope &scope) {
   if (!handler) {
     InFlightDiagnostic diag = emitError(eqn.primitiveLoc)
                               << "unsupported jaxpr primitive '" << prim << "'";
-    // Callbacks run Python: nothing compiled can. equinox's runtime checks
-    // (eqx.error_if, used by diffrax) emit them only in their "raise" mode.
-    if (prim == "pure_callback" || prim == "io_callback")
-      diag << " (a call back into Python; equinox's runtime checks emit it unless traced "
-              "with EQX_ON_ERROR=nan)";
+    // Callbacks run Python: kiln.jit numbers them (kiln_host_callback) and
+    // runs them; a jaxpr read from a file has no Python to call.
+    // equinox's runtime checks (eqx.error_if, used by diffrax and lineax)
+    // emit them in their default "raise" mode.
+    if (prim == "pure_callback" || prim == "io_callback" || prim == "debug_callback")
+      diag << " (a call back into Python: kiln.jit and kiln.rewrite run it, a jaxpr read "
+              "from text cannot; equinox's runtime checks emit it unless traced with "
+              "EQX_ON_ERROR=nan)";
     return diag;
   }
   activeEquation = &eqn;

@@ -401,6 +401,33 @@ EmitResult emitPlatformIndex(PrimitiveEmitter &e) {
 EmitResult emitForwardAll(PrimitiveEmitter &e) {
   return e.operands(0, SIZE_MAX);
 }
+
+/// kiln_host_callback[index name] xs: the callback `index` of the program's
+/// caller (python/kiln/_callbacks.py turns each pure_callback, io_callback
+/// and debug_callback of a traced function into one, numbered). The
+/// results are typed by their binders: a callback's result types are
+/// whatever its equation declares.
+EmitResult emitHostCallback(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(0, SIZE_MAX);
+  FailureOr<int64_t> index = e.builder.intParam(e.eqn, "index");
+  if (failed(x) || failed(index))
+    return failure();
+  std::string name = "callback";
+  if (const Param *p = e.eqn.findParam("name"))
+    name = p->value.text;
+  SmallVector<Type> types;
+  for (unsigned i = 0; i < e.eqn.outs.size(); ++i) {
+    if (e.resultIsKey(i))
+      return e.builder.emitError(e.eqn.primitiveLoc)
+             << "a host callback's results cannot be PRNG key arrays";
+    FailureOr<RankedTensorType> t = e.annotatedResultType(i);
+    if (failed(t))
+      return failure();
+    types.push_back(*t);
+  }
+  auto op = kiln::lax::HostCallbackOp::create(e.b, e.loc, types, *x, *index, name);
+  return SmallVector<Value>(op->getResults());
+}
 } // namespace
 
 void kiln::jaxpr::registerControlFlowPrimitives(PrimitiveTable &table) {
@@ -432,5 +459,6 @@ void kiln::jaxpr::registerControlFlowPrimitives(PrimitiveTable &table) {
       {"optimization_barrier", emitForwardAll},
       {"device_put", emitForwardAll},
       {"platform_index", emitPlatformIndex},
+      {"kiln_host_callback", emitHostCallback},
   });
 }

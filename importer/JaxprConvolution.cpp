@@ -10,10 +10,17 @@
 // another order (a float result differs by rounding, as XLA's own
 // algorithms do from one another).
 //
-// Supported: feature_group_count = batch_group_count = 1, no lhs
-// (transposed-convolution) dilation, explicit non-negative padding; any
-// window strides and rhs (atrous) dilation, any rank and layout. The rest
-// is a located error naming the parameter.
+// lhs dilation (transposed convolutions, input gradients of strided ones)
+// is interior zero padding of the input, which XLA's definition applies
+// before the edge padding (negative edges remove elements), so both are one
+// padTensor. feature_group_count = G (grouped and depthwise convolutions)
+// splits the C input channels into G groups of C / G and the O kernel
+// features into G groups of O / G, group g of the output reading group g
+// of the input only: the patches, [.., window, G, C / G], meet the kernel,
+// [window, C / G, G, O / G], in one dot_general batched over G.
+// batch_group_count = B (the kernel gradient of a grouped convolution)
+// is the same with the input's batch split into B blocks instead. Any
+// window strides and rhs (atrous) dilation, any rank and layout.
 //
 //===----------------------------------------------------------------------===//
 #include "importer/JaxprPrimitives.h"
@@ -26,6 +33,105 @@ using namespace kiln::lax;
 using llvm::SmallVector;
 
 namespace {
+
+/// `v` reshaped to `shape` (row-major, as lax.reshape).
+FailureOr<Value> reshapeTo(PrimitiveEmitter &e, Value v, ArrayRef<int64_t> shape) {
+  return e.built(ReshapeOp::create(
+      e.b, e.loc, RankedTensorType::get(shape, cast<RankedTensorType>(v.getType()).getElementType()),
+      v));
+}
+
+/// columns [N, S..., window * C] . kernel [S..., C, O] -> [N, S..., O].
+FailureOr<Value> contractPatches(PrimitiveEmitter &e, Value columns, Value kernel,
+                                 int64_t windowSize, int64_t channels, int64_t features,
+                                 TypeAttr preferred) {
+  FailureOr<Value> weights = reshapeTo(e, kernel, {windowSize * channels, features});
+  if (failed(weights))
+    return failure();
+  int64_t last = cast<RankedTensorType>(columns.getType()).getRank() - 1;
+  return e.built(DotGeneralOp::create(e.b, e.loc, e.placeholder, columns, *weights,
+                                      SmallVector<int64_t>{last}, SmallVector<int64_t>{0},
+                                      SmallVector<int64_t>{}, SmallVector<int64_t>{}, preferred));
+}
+
+/// The grouped contraction: columns [N, S..., window * G * Cg] (channel
+/// c = g * Cg + cg) and kernel [S..., Cg, G * Og] (feature o = g * Og + og)
+/// as [G, M, window * Cg] . [G, window * Cg, Og] batched over G (M = N times
+/// the output positions), back to [N, S..., G * Og].
+FailureOr<Value> contractGroupedPatches(PrimitiveEmitter &e, Value columns, Value kernel,
+                                        int64_t windowSize, int64_t groups,
+                                        int64_t groupChannels, int64_t groupFeatures,
+                                        TypeAttr preferred) {
+  auto cType = cast<RankedTensorType>(columns.getType());
+  ArrayRef<int64_t> lead = cType.getShape().drop_back(); // N, S...
+  int64_t positions = 1;
+  for (int64_t d : lead)
+    positions *= d;
+  auto transpose = [&](FailureOr<Value> v, ArrayRef<int64_t> perm) -> FailureOr<Value> {
+    if (failed(v))
+      return failure();
+    return e.built(TransposeOp::create(e.b, e.loc, e.placeholder, *v, perm));
+  };
+  // [M, window, G, Cg] -> [G, M, window, Cg] -> [G, M, window * Cg].
+  FailureOr<Value> lhs = transpose(reshapeTo(e, columns, {positions, windowSize, groups, groupChannels}),
+                                   {2, 0, 1, 3});
+  if (failed(lhs))
+    return failure();
+  lhs = reshapeTo(e, *lhs, {groups, positions, windowSize * groupChannels});
+  // [window, Cg, G, Og] -> [G, window, Cg, Og] -> [G, window * Cg, Og].
+  FailureOr<Value> rhs = transpose(
+      reshapeTo(e, kernel, {windowSize, groupChannels, groups, groupFeatures}), {2, 0, 1, 3});
+  if (failed(rhs) || failed(lhs))
+    return failure();
+  rhs = reshapeTo(e, *rhs, {groups, windowSize * groupChannels, groupFeatures});
+  if (failed(rhs))
+    return failure();
+  // [G, M, Og] -> [M, G, Og] -> [N, S..., G * Og].
+  FailureOr<Value> product = e.built(DotGeneralOp::create(
+      e.b, e.loc, e.placeholder, *lhs, *rhs, SmallVector<int64_t>{2}, SmallVector<int64_t>{1},
+      SmallVector<int64_t>{0}, SmallVector<int64_t>{0}, preferred));
+  product = transpose(product, {1, 0, 2});
+  if (failed(product))
+    return failure();
+  SmallVector<int64_t> outShape(lead);
+  outShape.push_back(groups * groupFeatures);
+  return reshapeTo(e, *product, outShape);
+}
+
+/// batch_group_count = B (the kernel gradient of a grouped convolution):
+/// the input batch is B blocks of N / B, and output feature o reads block
+/// o / (O / B) (XLA's definition), so columns [N, S..., K] (K = window * C)
+/// become [B, M, K] (M = N / B times the output positions) against the
+/// kernel [K, O] as [B, K, O / B], batched over B, back to
+/// [N / B, S..., O].
+FailureOr<Value> contractBatchGroupedPatches(PrimitiveEmitter &e, Value columns, Value kernel,
+                                             int64_t depth, int64_t groups,
+                                             int64_t groupFeatures, TypeAttr preferred) {
+  auto cType = cast<RankedTensorType>(columns.getType());
+  int64_t positions = 1;
+  for (int64_t d : cType.getShape().drop_back())
+    positions *= d;
+  FailureOr<Value> lhs = reshapeTo(e, columns, {groups, positions / groups, depth});
+  FailureOr<Value> rhs = reshapeTo(e, kernel, {depth, groups, groupFeatures});
+  if (failed(lhs) || failed(rhs))
+    return failure();
+  rhs = e.built(TransposeOp::create(e.b, e.loc, e.placeholder, *rhs, ArrayRef<int64_t>{1, 0, 2}));
+  if (failed(rhs))
+    return failure();
+  FailureOr<Value> product = e.built(DotGeneralOp::create(
+      e.b, e.loc, e.placeholder, *lhs, *rhs, SmallVector<int64_t>{2}, SmallVector<int64_t>{1},
+      SmallVector<int64_t>{0}, SmallVector<int64_t>{0}, preferred));
+  if (failed(product))
+    return failure();
+  product = e.built(
+      TransposeOp::create(e.b, e.loc, e.placeholder, *product, ArrayRef<int64_t>{1, 0, 2}));
+  if (failed(product))
+    return failure();
+  SmallVector<int64_t> outShape(cType.getShape().drop_back());
+  outShape[0] /= groups;
+  outShape.push_back(groups * groupFeatures);
+  return reshapeTo(e, *product, outShape);
+}
 
 EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
   EmitResult operands = e.operands(2, 2);
@@ -55,18 +161,17 @@ EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
   FailureOr<int64_t> batchGroups = e.builder.intParam(e.eqn, "batch_group_count", 1);
   if (failed(lhsDilation) || failed(rhsDilation) || failed(featureGroups) || failed(batchGroups))
     return failure();
-  if (*featureGroups != 1 || *batchGroups != 1)
-    return e.builder.emitError(where) << "conv_general_dilated: only feature_group_count = "
-                                         "batch_group_count = 1 is supported";
-  if (llvm::any_of(*lhsDilation, [](int64_t d) { return d != 1; }))
+  if (*featureGroups < 1 || *batchGroups < 1 || (*featureGroups > 1 && *batchGroups > 1))
     return e.builder.emitError(where)
-           << "conv_general_dilated: lhs_dilation (a transposed convolution) is not supported";
-  if (int64_t(rhsDilation->size()) != spatial ||
+           << "conv_general_dilated: feature_group_count and batch_group_count must be >= 1, "
+              "one of them 1";
+  if (int64_t(rhsDilation->size()) != spatial || int64_t(lhsDilation->size()) != spatial ||
       llvm::any_of(*rhsDilation, [](int64_t d) { return d < 1; }) ||
+      llvm::any_of(*lhsDilation, [](int64_t d) { return d < 1; }) ||
       llvm::any_of(*strides, [](int64_t s) { return s < 1; }))
     return e.builder.emitError(where)
-           << "conv_general_dilated: strides and rhs_dilation must be positive, one per "
-              "spatial dimension";
+           << "conv_general_dilated: strides, lhs_dilation and rhs_dilation must be positive, "
+              "one per spatial dimension";
   const Param *padding = e.builder.requireParam(e.eqn, "padding");
   if (!padding)
     return failure();
@@ -79,9 +184,9 @@ EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
     FailureOr<SmallVector<int64_t>> lh = e.builder.intList(pair, "a padding pair");
     if (failed(lh))
       return failure();
-    if (lh->size() != 2 || (*lh)[0] < 0 || (*lh)[1] < 0)
+    if (lh->size() != 2)
       return e.builder.emitError(pair.loc)
-             << "conv_general_dilated: padding pairs must be (low, high) with both >= 0";
+             << "conv_general_dilated: padding pairs must be (low, high)";
     pads.push_back({(*lh)[0], (*lh)[1]});
   }
 
@@ -101,35 +206,34 @@ EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
   auto inType = cast<RankedTensorType>(input->getType());
   auto kType = cast<RankedTensorType>(kernel->getType());
   Type element = inType.getElementType();
-  int64_t channels = inType.getDimSize(rank - 1);
-  if (kType.getDimSize(spatial) != channels)
+  int64_t channels = inType.getDimSize(rank - 1), groups = *featureGroups;
+  int64_t features = kType.getDimSize(spatial + 1);
+  if (channels % groups != 0 || features % groups != 0)
+    return e.builder.emitError(where)
+           << "conv_general_dilated: feature_group_count " << groups
+           << " must divide the input's features (" << channels << ") and the kernel's ("
+           << features << ")";
+  int64_t batchGroupCount = *batchGroups, batch = inType.getDimSize(0);
+  if (batch % batchGroupCount != 0 || features % batchGroupCount != 0)
+    return e.builder.emitError(where)
+           << "conv_general_dilated: batch_group_count " << batchGroupCount
+           << " must divide the input's batch (" << batch << ") and the kernel's features ("
+           << features << ")";
+  int64_t groupChannels = channels / groups;
+  if (kType.getDimSize(spatial) != groupChannels)
     return e.builder.emitError(where) << "conv_general_dilated: the kernel's input features ("
-                                      << kType.getDimSize(spatial)
-                                      << ") differ from the input's (" << channels << ")";
+                                      << kType.getDimSize(spatial) << ") differ from the input's ("
+                                      << channels << ") / feature_group_count (" << groups << ")";
 
-  // Zero padding, one spatial dimension at a time.
+  // Zero padding: lhs dilation's interior zeros, then the edges.
   Value zero = ConstantOp::create(e.b, e.loc, RankedTensorType::get({}, element), 0.0);
-  Value padded = *input;
-  for (int64_t i = 0; i < spatial; ++i) {
-    for (int side = 0; side < 2; ++side) {
-      int64_t amount = side ? pads[i].second : pads[i].first;
-      if (amount == 0)
-        continue;
-      SmallVector<int64_t> shape(cast<RankedTensorType>(padded.getType()).getShape());
-      shape[1 + i] = amount;
-      FailureOr<Value> block =
-          e.built(BroadcastInDimOp::create(e.b, e.loc, zero, shape, ArrayRef<int64_t>{}));
-      if (failed(block))
-        return failure();
-      SmallVector<Value> parts = side ? SmallVector<Value>{padded, *block}
-                                      : SmallVector<Value>{*block, padded};
-      FailureOr<Value> joined =
-          e.built(ConcatenateOp::create(e.b, e.loc, e.placeholder, parts, 1 + i));
-      if (failed(joined))
-        return failure();
-      padded = *joined;
-    }
-  }
+  SmallVector<Padding> dims(rank);
+  for (int64_t i = 0; i < spatial; ++i)
+    dims[1 + i] = {pads[i].first, pads[i].second, (*lhsDilation)[i] - 1};
+  FailureOr<Value> paddedOr = padTensor(e, *input, zero, dims, padding->value.loc);
+  if (failed(paddedOr))
+    return failure();
+  Value padded = *paddedOr;
 
   // Output positions per spatial dimension: the window's extent is
   // (k - 1) * dilation + 1.
@@ -170,17 +274,16 @@ EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
       patches.size() == 1
           ? FailureOr<Value>(patches[0])
           : e.built(ConcatenateOp::create(e.b, e.loc, e.placeholder, patches, rank - 1));
-  int64_t features = kType.getDimSize(spatial + 1);
-  FailureOr<Value> weights = e.built(ReshapeOp::create(e.b, e.loc,
-                           RankedTensorType::get({windowSize * channels, features},
-                                                 kType.getElementType()),
-                           *kernel));
-  if (failed(columns) || failed(weights))
+  if (failed(columns))
     return failure();
   TypeAttr preferredAttr = *preferred ? TypeAttr::get(*preferred) : TypeAttr();
-  FailureOr<Value> product = e.built(DotGeneralOp::create(e.b, e.loc, e.placeholder, *columns, *weights,
-                              SmallVector<int64_t>{rank - 1}, SmallVector<int64_t>{0},
-                              SmallVector<int64_t>{}, SmallVector<int64_t>{}, preferredAttr));
+  FailureOr<Value> product =
+      groups > 1 ? contractGroupedPatches(e, *columns, *kernel, windowSize, groups,
+                                          groupChannels, features / groups, preferredAttr)
+      : batchGroupCount > 1
+          ? contractBatchGroupedPatches(e, *columns, *kernel, windowSize * channels,
+                                        batchGroupCount, features / batchGroupCount, preferredAttr)
+          : contractPatches(e, *columns, *kernel, windowSize, channels, features, preferredAttr);
   if (failed(product))
     return failure();
   // [N, S..., O] to out_spec's layout.

@@ -35,6 +35,8 @@ void populateDotGeneralPatterns(mlir::RewritePatternSet &patterns,
 /// lax.cholesky and lax.triangular_solve as calls of the CPU runtime's
 /// loops (f32, f64).
 void populateDecompositionPatterns(mlir::RewritePatternSet &patterns);
+/// lax.host_callback as a call of the CPU runtime (HostCallbackToRuntime.cpp).
+void populateHostCallbackPatterns(mlir::RewritePatternSet &patterns);
 
 /// The linalg.generic fallback for every dot_general (benefit 1).
 void populateDotGeneralGenericPattern(mlir::RewritePatternSet &patterns);

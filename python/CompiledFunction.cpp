@@ -253,14 +253,11 @@ nb::object CompiledFunction::run(void **buffers) const {
     outs.push_back(nb::steal(o));
   }
   std::string error;
-  bool ok;
-  if (inputBytes_ > (1 << 16)) {
-    // Long enough to let other Python threads run meanwhile.
-    nb::gil_scoped_release release;
-    ok = exe_->callRawChecked(buffers, &error);
-  } else {
-    ok = exe_->callRawChecked(buffers, &error);
-  }
+  std::optional<nb::python_error> raised;
+  // Long calls let other Python threads run meanwhile.
+  bool ok = invoke(buffers, &error, &raised, inputBytes_ > (1 << 16));
+  if (raised)
+    throw std::move(*raised); // what the Python callback raised, as it raised it
   if (!ok) {
     // A temporary too large for the machine: Python's MemoryError.
     PyErr_SetString(PyExc_MemoryError, error.c_str());
@@ -294,7 +291,56 @@ bool CompiledFunction::callInto(void *const *free, void *const *outs, std::strin
   placeBound(buffers.data());
   std::copy(free, free + nFree, buffers.begin() + numLeading_);
   std::copy(outs, outs + outDims_.size(), buffers.begin() + nIn);
-  return exe_->callRawChecked(buffers.data(), error);
+  std::optional<nb::python_error> raised;
+  bool ok = invoke(buffers.data(), error, &raised, false);
+  if (raised && error) {
+    nb::gil_scoped_acquire gil;
+    *error = std::string("a host callback raised ") + raised->what();
+    raised.reset();
+  }
+  return ok;
+}
+
+namespace {
+/// The host callback handler's context for one call.
+struct CallbackState {
+  nb::handle handler;
+  std::optional<nb::python_error> *raised;
+};
+
+/// Runs a Python callback (lax.host_callback) from the compiled code, on
+/// the calling thread; an exception is kept for the caller to raise.
+int32_t runPythonCallback(void *context, int64_t index, void *const *buffers) {
+  auto *state = static_cast<CallbackState *>(context);
+  nb::gil_scoped_acquire gil;
+  try {
+    state->handler(index, reinterpret_cast<intptr_t>(buffers));
+    return 0;
+  } catch (nb::python_error &e) {
+    state->raised->emplace(std::move(e));
+  } catch (const std::exception &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    state->raised->emplace();
+  }
+  return 1;
+}
+} // namespace
+
+bool CompiledFunction::invoke(void *const *buffers, std::string *error,
+                              std::optional<nb::python_error> *raised, bool releaseGil) const {
+  if (!hostCallback_.is_valid() || hostCallback_.is_none()) {
+    if (!releaseGil)
+      return exe_->callRawChecked(buffers, error);
+    nb::gil_scoped_release release;
+    return exe_->callRawChecked(buffers, error);
+  }
+  CallbackState state{hostCallback_, raised};
+  Executable::HostCallbacks callbacks{runPythonCallback, &state};
+  bool callbackFailed = false;
+  if (!releaseGil)
+    return exe_->callWithCallbacks(buffers, callbacks, &callbackFailed, error);
+  nb::gil_scoped_release release;
+  return exe_->callWithCallbacks(buffers, callbacks, &callbackFailed, error);
 }
 
 nb::object CompiledFunction::call(nb::handle argsHandle) const {
@@ -330,6 +376,7 @@ void bindCompiledFunction(nb::module_ &m) {
            "Calls with one array (or scalar) per input after the bound constants")
       .def("bind", &CompiledFunction::bind, nb::arg("leading"), nb::arg("trailing"))
       .def("set_output_tree", &CompiledFunction::setOutputTree, nb::arg("treedef").none())
+      .def("set_host_callback", &CompiledFunction::setHostCallback, nb::arg("handler").none())
       .def_prop_ro("input_types",
                    [](const CompiledFunction &f) {
                      nb::list l;

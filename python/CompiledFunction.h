@@ -12,6 +12,7 @@
 #include "python/Bindings.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ public:
   /// Calls return outputs through `treedef.unflatten(list)`; None: one
   /// output bare, several as a tuple.
   void setOutputTree(nb::object treedef) { outTree_ = std::move(treedef); }
+  /// The program's host callbacks (lax.host_callback): `handler(index,
+  /// address)` runs callback `index` with the address of its buffers'
+  /// pointers (kiln/_callbacks.py); None for a program without.
+  void setHostCallback(nb::object handler) { hostCallback_ = std::move(handler); }
 
   /// The general entry: `args` (a sequence of arrays or scalars, one per
   /// free input) converted with numpy where dtype or layout differ.
@@ -68,6 +73,11 @@ private:
   nb::object run(void **buffers) const;
   /// Bound data into `buffers` around the free inputs.
   void placeBound(void **buffers) const;
+  /// Runs the compiled code on `buffers` with the host callbacks installed;
+  /// false with `error` set when it failed, and with `*raised` holding the
+  /// exception a Python callback raised.
+  bool invoke(void *const *buffers, std::string *error,
+              std::optional<nb::python_error> *raised, bool releaseGil) const;
   std::unique_ptr<Executable> exe_;
   std::vector<int> inTypenums_, outTypenums_;
   std::vector<std::vector<intptr_t>> outDims_;
@@ -75,6 +85,7 @@ private:
   std::vector<void *> boundData_; // leading, then trailing
   size_t numLeading_ = 0;
   nb::object outTree_;
+  nb::object hostCallback_;
   int64_t inputBytes_ = 0;
 };
 

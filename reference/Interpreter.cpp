@@ -127,6 +127,11 @@ LogicalResult Evaluator::evalOp(Operation *op) {
     bind(op->getResult(0), std::move(**result));
     return success();
   }
+  if (auto callback = dyn_cast<lax::HostCallbackOp>(op))
+    return op->emitError("the interpreter cannot run host callback ")
+           << callback.getIndex() << " ('" << callback.getName()
+           << "'): callbacks call back into the Python program that kiln.jit compiled, "
+              "and the interpreter has none";
   return op->emitError("the interpreter cannot evaluate '")
          << op->getName() << "'";
 }

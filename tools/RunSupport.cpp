@@ -4,6 +4,7 @@
 #include "support/InputFile.h"
 #include "tools/Registration.h"
 
+#include "dialect/LaxOps.h"
 #include "importer/JaxprImporter.h"
 #include "reference/Npy.h"
 #include "rules/ApplyRules.h"
@@ -45,6 +46,16 @@ OwningOpRef<ModuleOp> run::loadProgram(StringRef path, llvm::SourceMgr &sourceMg
           sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer(), path)))
     return nullptr;
   return parseSourceFile<ModuleOp>(sourceMgr, context);
+}
+
+LogicalResult run::refuseHostCallbacks(ModuleOp module, StringRef tool) {
+  WalkResult walk = module.walk([&](lax::HostCallbackOp op) {
+    op.emitError() << tool << " cannot run host callback " << op.getIndex() << " ('"
+                   << op.getName()
+                   << "'): it calls back into the Python program that kiln.jit compiled";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 FailureOr<std::string> run::chooseEntry(ModuleOp module, StringRef requested) {

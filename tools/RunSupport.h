@@ -34,6 +34,10 @@ struct RewriteFlags {
 mlir::LogicalResult applyRewrites(mlir::ModuleOp module, mlir::MLIRContext &context,
                                   const RewriteFlags &flags, llvm::StringRef tool);
 
+/// Fails, at the op, when `module` calls back into a host program
+/// (lax.host_callback): only kiln.jit has the Python callbacks to run.
+mlir::LogicalResult refuseHostCallbacks(mlir::ModuleOp module, llvm::StringRef tool);
+
 /// The function to run: `requested`, or the module's only public function.
 mlir::FailureOr<std::string> chooseEntry(mlir::ModuleOp module, llvm::StringRef requested);
 

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from . import _kiln
+from ._callbacks import extract_host_callbacks
 from ._inline_primitives import inline_filter_primitives
 from ._export import Exported, export as export_library
 from ._jaxpr import hoisted_consts, normalize_jaxpr_text
@@ -124,6 +125,8 @@ class Traced:
     # Per output leaf: the PRNG implementation of a typed key (returned as
     # its key data, wrapped again by the caller), None for arrays.
     out_keys: tuple = ()
+    # The Python callbacks the program calls (kiln/_callbacks.py), or None.
+    callbacks: Any = None
 
 
 def _is_key(x) -> bool:
@@ -445,9 +448,12 @@ def trace(fun: Callable, flat: Flat, leaves: Sequence[Any] | None = None) -> Tra
         # Equinox's filter primitives (lineax's linear_solve) print with
         # Python objects as parameters: their implementations instead.
         closed = inline_filter_primitives(closed)
+        # Callbacks into Python (jax.debug.print, pure_callback, equinox's
+        # checks): numbered, run by the compiled code through a table.
+        closed, callbacks = extract_host_callbacks(closed)
     name = getattr(fun, "__name__", "fun")
     return Traced(closed, normalize_jaxpr_text(str(closed)), out_store["tree"], name,
-                  out_store["keys"])
+                  out_store["keys"], callbacks)
 
 
 def abstract_leaves(leaves: Sequence[Any]) -> list:
@@ -637,6 +643,7 @@ class Compiled:
         consts = [np.asarray(c) for c in traced.closed.consts]
         nested = [np.asarray(c) for c in hoisted_consts(traced.closed)]
         function.bind(consts, nested)
+        function.set_host_callback(traced.callbacks)
         jax = _jax()
         n = traced.out_tree.num_leaves
         if n == 1 and traced.out_tree == jax.tree_util.tree_structure(0):
@@ -680,6 +687,11 @@ class Compiled:
         "cpu" or "gpu" (`gpu_chip`: its architecture); `cpu`: "host" or an
         LLVM CPU name. Returns a kiln.Exported (``.load()`` calls it)."""
         traced, options = self.lowered._traced, self.lowered._options
+        if traced.callbacks:
+            raise _kiln.Error(
+                f"kiln: cannot export '{traced.name}': it calls back into Python "
+                f"({len(traced.callbacks)} host callbacks: jax.debug.print, pure_callback or "
+                "equinox's runtime checks), and an exported library runs without Python")
         return export_library(
             self.program, traced.closed.consts, hoisted_consts(traced.closed), path,
             inputs=self.function.input_types, outputs=self.function.output_types,

@@ -1,4 +1,4 @@
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 """Type stubs of kiln._kiln, the native module (python/*.cpp).
 
@@ -71,6 +71,7 @@ class CompiledFunction:
     def bind(self, leading: Sequence[object], trailing: Sequence[object]) -> None: ...
 
     def set_output_tree(self, treedef: object | None) -> None: ...
+    def set_host_callback(self, handler: Callable[[int, int], None] | None) -> None: ...
 
     @property
     def input_types(self) -> list: ...

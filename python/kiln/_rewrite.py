@@ -41,7 +41,7 @@ class Rewritten:
             # transformation's tracers (jit, grad, vmap).
             traced = trace(self._fun, flat, abstract_leaves(flat.leaves))
             program, _ = rewrite_program(import_traced(traced), self._options)
-            entry = (traced, program, Evaluator(program.export()))
+            entry = (traced, program, Evaluator(program.export(), traced.callbacks))
             self._cache[flat.key] = entry
         return entry, flat.leaves
 

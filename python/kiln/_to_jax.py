@@ -62,9 +62,12 @@ _COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]  # lax::ComparisonDirection's or
 class Evaluator:
     """Evaluates one exported program's functions on JAX values."""
 
-    def __init__(self, exported: dict):
+    def __init__(self, exported: dict, callbacks=None):
         self.functions = exported["functions"]
         self.elementwise = _elementwise()
+        # The traced function's Python callbacks (kiln/_callbacks.py), which
+        # lax.host_callback numbers: bound again as the primitives they were.
+        self.callbacks = callbacks
 
     def call(self, name: str, args: Sequence[Any]) -> list:
         fn = self.functions[name]
@@ -100,6 +103,12 @@ class Evaluator:
         dtype = _dtype(types[0][1]) if types else None
         if name in self.elementwise:
             return [self.elementwise[name](*xs)]
+        if kind == "host_callback":
+            if self.callbacks is None:
+                raise _kiln.Error(f"{op['location']}: error: host callback {attrs['index']} "
+                                  "has no Python function to call")
+            cb = self.callbacks.callbacks[attrs["index"]]
+            return list(cb.primitive.bind(*xs, **cb.params))
         if kind == "round":
             method = lax.RoundingMethod(attrs.get("rounding_method", 0))
             return [lax.round(xs[0], method)]

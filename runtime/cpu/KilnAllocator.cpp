@@ -21,16 +21,16 @@
 //
 // An allocation that fails (after the thread's cached blocks are given back)
 // does not return null, which the compiled code would write through: inside
-// kiln_rt_guarded_call on the calling thread it jumps back out of the
-// compiled code, which then reports the failure (Executable::call, the
+// kiln_rt_guarded_call (KilnGuardedCall.cpp) on the calling thread it jumps
+// back out of the compiled code, which then reports the failure (Executable::call, the
 // Python package: MemoryError); elsewhere (a parallel loop's worker, a raw
 // call) it prints what failed and aborts.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/cpu/KilnGuardedCall.h"
 #include "runtime/cpu/KilnRuntimeCpu.h"
 
 #include <atomic>
-#include <csetjmp>
 #include <cstddef>
 #include <cstdio>
 #include <cstdint>
@@ -77,16 +77,8 @@ void countAllocated(size_t bytes) {
     ;
 }
 
-/// Where an allocation failure on this thread jumps (kiln_rt_guarded_call),
-/// and the size that failed.
-thread_local sigjmp_buf *outOfMemoryJump = nullptr;
-thread_local size_t failedBytes = 0;
-
 [[noreturn]] void outOfMemory(size_t bytes) {
-  if (outOfMemoryJump) {
-    failedBytes = bytes;
-    siglongjmp(*outOfMemoryJump, 1);
-  }
+  kiln::runtime::abandonGuardedCall(kKilnCallOutOfMemory, bytes);
   std::fprintf(stderr,
                "kiln: error: compiled code could not allocate %zu bytes (out of memory)\n",
                bytes);
@@ -161,28 +153,6 @@ void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size) {
   return allocate(size, alignment);
 }
 void _mlir_memref_to_llvm_free(void *p) { release(p); }
-
-int32_t kiln_rt_guarded_call(void (*fn)(void *const *), void *const *buffers,
-                             size_t *bytesNotAllocated) {
-  sigjmp_buf jump;
-  sigjmp_buf *outer = outOfMemoryJump;
-  // The jump skips the compiled code's restoring of the caller's
-  // floating-point mode (flush-subnormals), so it is restored here.
-  uint32_t floatMode = kiln_rt_float_mode();
-  if (sigsetjmp(jump, 0)) {
-    kiln_rt_set_float_mode(floatMode);
-    // The compiled code's allocations of this call are not freed: they
-    // stay counted as live (a leak, on this error path only).
-    outOfMemoryJump = outer;
-    if (bytesNotAllocated)
-      *bytesNotAllocated = failedBytes;
-    return 1;
-  }
-  outOfMemoryJump = &jump;
-  fn(buffers);
-  outOfMemoryJump = outer;
-  return 0;
-}
 
 void kiln_rt_heap_stats(int64_t *live, int64_t *peak, int32_t resetPeak) {
   int64_t now = liveBytes.load(std::memory_order_relaxed);

@@ -20,6 +20,15 @@ template <typename T> struct KilnMemRef3 {
   int64_t strides[3];
 };
 
+/// MLIR's descriptor of a rank-1 memref.
+template <typename T> struct KilnMemRef1 {
+  T *allocated;
+  T *aligned;
+  int64_t offset;
+  int64_t sizes[1];
+  int64_t strides[1];
+};
+
 extern "C" {
 
 /// C[b] = op(A[b]) * op(B[b]) for every batch b. A is [B, M, K], or [B, K, M]
@@ -67,13 +76,36 @@ int32_t kiln_rt_gemm_backends();
 /// pointer may be null.
 void kiln_rt_heap_stats(int64_t *live, int64_t *peak, int32_t resetPeak);
 
-/// Calls `fn(buffers)` (a compiled entry); returns 0, or 1 when an
-/// allocation of the compiled code failed on this thread, with the size
-/// that failed in `*bytesNotAllocated` (the call's other temporaries are
-/// not freed). Outside such a call a failed allocation aborts with a
-/// message.
+/// What kiln_rt_guarded_call returns.
+enum KilnCallStatus : int32_t {
+  kKilnCallOk = 0,
+  /// An allocation of the compiled code failed.
+  kKilnCallOutOfMemory = 1,
+  /// A host callback reported failure (its handler keeps the reason).
+  kKilnCallCallbackFailed = 2,
+};
+
+/// Calls `fn(buffers)` (a compiled entry) on this thread; returns
+/// kKilnCallOk, or the reason the call ended early: kKilnCallOutOfMemory,
+/// with the size that failed in `*bytesNotAllocated`, or
+/// kKilnCallCallbackFailed (the call's temporaries are not freed). Outside
+/// such a call a failed allocation or callback aborts with a message
+/// (KilnGuardedCall.cpp).
 int32_t kiln_rt_guarded_call(void (*fn)(void *const *), void *const *buffers,
                              size_t *bytesNotAllocated);
+
+/// Runs host callback `index` of the program that the caller is running:
+/// `buffers` holds a pointer to each operand's data, then to each result's
+/// (dense, row-major), to be filled. Returns 0, or nonzero when it failed
+/// (the call then ends with kKilnCallCallbackFailed).
+typedef int32_t (*KilnHostCallbackFn)(void *context, int64_t index, void *const *buffers);
+/// Installs the calling thread's host callback handler (null: none); the
+/// previous one goes to `*previous`/`*previousContext` when they are not null.
+void kiln_rt_set_host_callback(KilnHostCallbackFn fn, void *context,
+                               KilnHostCallbackFn *previous, void **previousContext);
+/// lax.host_callback's lowering: calls the installed handler with the
+/// pointers in `buffers` (a memref of addresses).
+void _mlir_ciface_kiln_rt_host_callback(int64_t index, KilnMemRef1<int64_t> *buffers);
 
 /// The calling thread's floating-point mode (x86-64: MXCSR; 0 elsewhere).
 uint32_t kiln_rt_float_mode();

@@ -407,6 +407,8 @@ int main(int argc, char **argv) {
     return 1;
   if (failed(run::applyRewrites(*module, context, programFlags.rewrites(), "kiln-compile")))
     return 1;
+  if (failed(run::refuseHostCallbacks(*module, "kiln-compile")))
+    return 1;
   FailureOr<std::string> entry = run::chooseEntry(*module, programFlags.entry());
   if (failed(entry))
     return 1;

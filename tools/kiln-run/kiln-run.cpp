@@ -267,6 +267,8 @@ int main(int argc, char **argv) {
     original = module->clone();
   if (failed(rewrite(*module, context)))
     return 1;
+  if (!interpretFlag && failed(run::refuseHostCallbacks(*module, "kiln-run")))
+    return 1;
   FailureOr<std::string> entry = run::chooseEntry(*module, programFlags.entry());
   if (failed(entry))
     return 1;
