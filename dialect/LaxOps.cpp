@@ -112,6 +112,82 @@ LogicalResult CholeskyOp::verify() {
   return verifySquareMatrices(*this, getType(), "the operand");
 }
 
+/// Checks that `type` is `like` with its trailing `drop` dimensions
+/// replaced by `tail` (a decomposition's result of batch dims + tail).
+static LogicalResult verifyBatchOf(Operation *op, Type type, RankedTensorType like,
+                                   unsigned drop, ArrayRef<int64_t> tail, StringRef what) {
+  SmallVector<int64_t> shape(like.getShape().drop_back(drop));
+  shape.append(tail.begin(), tail.end());
+  auto expected = RankedTensorType::get(shape, like.getElementType());
+  if (type != expected)
+    return op->emitOpError() << "expects " << what << " of type " << expected << ", got " << type;
+  return success();
+}
+
+/// The operand as [..., m, n] matrices: m and n, or an error.
+static FailureOr<std::pair<int64_t, int64_t>> matrixDims(Operation *op, RankedTensorType a) {
+  if (a.getRank() < 2) {
+    op->emitOpError() << "expects matrices (rank >= 2), got " << a;
+    return failure();
+  }
+  return std::make_pair(a.getDimSize(a.getRank() - 2), a.getDimSize(a.getRank() - 1));
+}
+
+LogicalResult GeqrfOp::verify() {
+  auto a = cast<RankedTensorType>(getOperand().getType());
+  FailureOr<std::pair<int64_t, int64_t>> mn = matrixDims(*this, a);
+  if (failed(mn))
+    return failure();
+  auto [m, n] = *mn;
+  if (failed(verifyBatchOf(*this, getPacked().getType(), a, 0, {}, "packed")))
+    return failure();
+  return verifyBatchOf(*this, getTaus().getType(), a, 2, {std::min(m, n)}, "taus");
+}
+
+LogicalResult HouseholderProductOp::verify() {
+  auto a = cast<RankedTensorType>(getOperand().getType());
+  FailureOr<std::pair<int64_t, int64_t>> mn = matrixDims(*this, a);
+  if (failed(mn))
+    return failure();
+  auto [m, n] = *mn;
+  auto taus = cast<RankedTensorType>(getTaus().getType());
+  if (m < n || taus.getRank() != a.getRank() - 1 || taus.getShape().back() > n ||
+      taus.getShape().drop_back() != a.getShape().drop_back(2))
+    return emitOpError() << "expects an m x n operand with m >= n and k <= n taus per matrix, "
+                            "got "
+                         << a << " and " << taus;
+  return success();
+}
+
+LogicalResult SvdOp::verify() {
+  auto a = cast<RankedTensorType>(getOperand().getType());
+  FailureOr<std::pair<int64_t, int64_t>> mn = matrixDims(*this, a);
+  if (failed(mn))
+    return failure();
+  auto [m, n] = *mn;
+  int64_t k = std::min(m, n);
+  size_t count = getComputeUv() ? 3 : 1;
+  if (getResults().size() != count)
+    return emitOpError() << "expects " << count << " results, got " << getResults().size();
+  if (failed(verifyBatchOf(*this, getResults()[0].getType(), a, 2, {k}, "singular values")))
+    return failure();
+  if (!getComputeUv())
+    return success();
+  bool full = getFullMatrices();
+  if (failed(verifyBatchOf(*this, getResults()[1].getType(), a, 2, {m, full ? m : k}, "U")))
+    return failure();
+  return verifyBatchOf(*this, getResults()[2].getType(), a, 2, {full ? n : k, n}, "V^T");
+}
+
+LogicalResult EighOp::verify() {
+  auto a = cast<RankedTensorType>(getOperand().getType());
+  if (failed(verifySquareMatrices(*this, a, "the operand")))
+    return failure();
+  if (failed(verifyBatchOf(*this, getVectors().getType(), a, 0, {}, "vectors")))
+    return failure();
+  return verifyBatchOf(*this, getValues().getType(), a, 2, {a.getShape().back()}, "values");
+}
+
 LogicalResult HostCallbackOp::verify() {
   if (getIndex() < 0)
     return emitOpError() << "expects a callback index >= 0, got " << getIndex();

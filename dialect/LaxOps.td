@@ -520,6 +520,73 @@ def Lax_LuOp : Lax_Op<"lu", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Lax_GeqrfOp : Lax_Op<"geqrf", [Pure]> {
+  let summary = "Householder QR factorization in LAPACK's packed form (jaxpr `geqrf`)";
+  let description = [{
+    For each m x n matrix A of the operand's two trailing dimensions, what
+    LAPACK's geqrf computes: `packed` holds R on and above the diagonal and
+    the essential parts of the Householder vectors v_i below it (v_i[i] = 1
+    implied), `taus` the min(m, n) coefficients, with
+    A = H_0 H_1 ... H_{k-1} R and H_i = I - tau_i v_i v_i^T.
+  }];
+  let arguments = (ins Lax_FloatTensor:$operand);
+  let results = (outs Lax_FloatTensor:$packed, Lax_FloatTensor:$taus);
+  let assemblyFormat = [{
+    $operand attr-dict `:` type($operand) `->` type($packed) `,` type($taus)
+  }];
+  let hasVerifier = 1;
+}
+
+def Lax_HouseholderProductOp : Lax_Op<"householder_product",
+    [Pure, AllTypesMatch<["operand", "result"]>, AllElementTypesMatch<["operand", "taus"]>]> {
+  let summary = "the first columns of a product of Householder reflections (jaxpr `householder_product`)";
+  let description = [{
+    LAPACK's orgqr: for each m x n matrix of the operand (m >= n) holding
+    Householder vectors below its diagonal as geqrf leaves them, and the k
+    coefficients of `taus` (k <= n), the first n columns of
+    Q = H_0 ... H_{k-1}.
+  }];
+  let arguments = (ins Lax_FloatTensor:$operand, Lax_FloatTensor:$taus);
+  let results = (outs Lax_FloatTensor:$result);
+  let assemblyFormat = "$operand `,` $taus attr-dict `:` type($operand) `,` type($taus)";
+  let hasVerifier = 1;
+}
+
+def Lax_SvdOp : Lax_Op<"svd", [Pure]> {
+  let summary = "singular value decomposition (jaxpr `svd`)";
+  let description = [{
+    For each m x n matrix A of the operand's two trailing dimensions, the
+    k = min(m, n) singular values, descending, and with `compute_uv` the
+    factors of A = U diag(s) V^T: U (m x m with `full_matrices`, else
+    m x k) and V^T (n x n, else k x n). Singular vectors are determined up
+    to sign (and within repeated singular values): Kiln's may differ from
+    LAPACK's there.
+  }];
+  let arguments = (ins Lax_FloatTensor:$operand,
+                       DefaultValuedAttr<BoolAttr, "false">:$full_matrices,
+                       DefaultValuedAttr<BoolAttr, "true">:$compute_uv);
+  let results = (outs Variadic<Lax_FloatTensor>:$results);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($results)";
+  let hasVerifier = 1;
+}
+
+def Lax_EighOp : Lax_Op<"eigh", [Pure]> {
+  let summary = "eigendecomposition of symmetric matrices (jaxpr `eigh`)";
+  let description = [{
+    For each n x n matrix of the operand's two trailing dimensions, read as
+    the symmetric matrix its lower (`lower`) or upper triangle defines: the
+    eigenvectors as the columns of `vectors` and the eigenvalues, ascending,
+    in `values`. Eigenvectors are determined up to sign (and within
+    repeated eigenvalues): Kiln's may differ from LAPACK's there.
+  }];
+  let arguments = (ins Lax_FloatTensor:$operand, DefaultValuedAttr<BoolAttr, "true">:$lower);
+  let results = (outs Lax_FloatTensor:$vectors, Lax_FloatTensor:$values);
+  let assemblyFormat = [{
+    $operand attr-dict `:` type($operand) `->` type($vectors) `,` type($values)
+  }];
+  let hasVerifier = 1;
+}
+
 def Lax_HostCallbackOp : Lax_Op<"host_callback",
     [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "a call back into the host program (jaxpr `pure_callback`, `io_callback`, `debug_callback`)";

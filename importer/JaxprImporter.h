@@ -12,6 +12,7 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <string>
+#include <vector>
 
 namespace llvm {
 class SourceMgr;
@@ -38,6 +39,9 @@ mlir::OwningOpRef<mlir::ModuleOp> importJaxpr(llvm::SourceMgr &sourceMgr,
 /// Registers the `--import-jaxpr` translation and its options
 /// (`--jaxpr-entry-name`, `--jaxpr-input-types`) for mlir-translate drivers.
 void registerJaxprImportTranslation();
+
+/// The names of the jaxpr primitives the importer reads, sorted.
+std::vector<std::string> importablePrimitives();
 
 } // namespace kiln
 

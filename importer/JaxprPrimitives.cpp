@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "importer/JaxprPrimitives.h"
+#include "importer/JaxprImporter.h"
 
 #include "dialect/LaxOps.h"
 
@@ -417,13 +418,26 @@ static PrimitiveTable buildPrimitiveTable() {
   registerWindowPrimitives(table);
   registerSortPrimitives(table);
   registerContractionPrimitives(table);
+  registerDecompositionPrimitives(table);
   registerControlFlowPrimitives(table);
   registerIndexingPrimitives(table);
   registerRandomPrimitives(table);
   return table;
 }
 
-PrimitiveHandler kiln::jaxpr::lookupPrimitive(StringRef name) {
+static const PrimitiveTable &primitiveTable() {
   static const PrimitiveTable table = buildPrimitiveTable();
-  return table.lookup(name);
+  return table;
+}
+
+PrimitiveHandler kiln::jaxpr::lookupPrimitive(StringRef name) {
+  return primitiveTable().lookup(name);
+}
+
+std::vector<std::string> kiln::importablePrimitives() {
+  std::vector<std::string> names;
+  for (const auto &entry : primitiveTable())
+    names.push_back(entry.getKey().str());
+  llvm::sort(names);
+  return names;
 }

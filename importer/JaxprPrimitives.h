@@ -9,6 +9,8 @@
 //   registerShapePrimitives         reshape, slice, iota, ...     JaxprShapeOps.cpp
 //   registerContractionPrimitives   dot_general, cholesky, lu,    JaxprContraction.cpp
 //                                   triangular_solve
+//   registerDecompositionPrimitives geqrf, householder_product,   JaxprDecompositions.cpp
+//                                   qr, svd, eigh
 //   registerConvolutionPrimitives   conv_general_dilated          JaxprConvolution.cpp
 //   registerWindowPrimitives        reduce_window_*,              JaxprWindows.cpp
 //                                   select_and_scatter_add
@@ -91,6 +93,7 @@ void registerComparisonPrimitives(PrimitiveTable &table);
 void registerReductionPrimitives(PrimitiveTable &table);
 void registerShapePrimitives(PrimitiveTable &table);
 void registerContractionPrimitives(PrimitiveTable &table);
+void registerDecompositionPrimitives(PrimitiveTable &table);
 void registerConvolutionPrimitives(PrimitiveTable &table);
 void registerWindowPrimitives(PrimitiveTable &table);
 void registerSortPrimitives(PrimitiveTable &table);

@@ -21,7 +21,16 @@ using IntList = FailureOr<SmallVector<int64_t>>;
 //===--- Layout -------------------------------------------------------------===//
 
 EmitResult emitTranspose(PrimitiveEmitter &e) {
-  return emitWithAxes<TransposeOp>(e, "permutation");
+  if (!e.resultIsKey())
+    return emitWithAxes<TransposeOp>(e, "permutation");
+  // A key array's data has a trailing dimension of 2 the jaxpr does not
+  // show (here and below): it stays last.
+  EmitResult x = e.operands(1, 1);
+  IntList perm = e.builder.intListParam(e.eqn, "permutation");
+  if (failed(x) || failed(perm))
+    return failure();
+  perm->push_back(int64_t(perm->size()));
+  return e.finish(TransposeOp::create(e.b, e.loc, e.placeholder, (*x)[0], *perm));
 }
 
 /// squeeze and expand_dims: the axes are in `dimensions`.
@@ -47,6 +56,11 @@ EmitResult emitBroadcastInDim(PrimitiveEmitter &e) {
       e.builder.intListParam(e.eqn, "broadcast_dimensions", SmallVector<int64_t>{});
   if (failed(shape) || failed(dims))
     return failure();
+  if (e.resultIsKey()) {
+    if (e.eqn.findParam("shape")) // the annotation's shape has the 2 already
+      shape->push_back(2);
+    dims->push_back(int64_t(shape->size()) - 1);
+  }
   return e.finish(
       BroadcastInDimOp::create(e.b, e.loc, e.placeholder, (*x)[0], *shape, *dims));
 }
@@ -60,6 +74,11 @@ EmitResult emitReshape(PrimitiveEmitter &e) {
   if (failed(x) || failed(sizes) || failed(dims))
     return failure();
   Value input = (*x)[0];
+  if (e.resultIsKey()) {
+    sizes->push_back(2);
+    if (!dims->empty())
+      dims->push_back(int64_t(dims->size()));
+  }
   if (!dims->empty()) {
     Operation *t = TransposeOp::create(e.b, e.loc, e.placeholder, input, *dims);
     if (failed(e.builder.finishOp(t)))

@@ -1,8 +1,9 @@
-//===- DecompositionsToRuntime.cpp - cholesky, lu, trsm -> runtime -------===//
+//===- DecompositionsToRuntime.cpp - matrix decompositions -> runtime ----===//
 //
-// lax.cholesky, lax.lu and lax.triangular_solve become calls of the CPU
+// lax.cholesky, lax.lu, lax.triangular_solve, lax.geqrf,
+// lax.householder_product, lax.svd and lax.eigh become calls of the CPU
 // runtime's loops (runtime/cpu/KilnLinalg.cpp: kiln_rt_{s,d}cholesky,
-// kiln_rt_{s,d}lu, kiln_rt_{s,d}trsm) on [batch, m, m] views of their operands: the batch
+// kiln_rt_{s,d}lu, kiln_rt_{s,d}trsm, ...) on [batch, m, n] views of their operands: the batch
 // dimensions collapse into one, and the call writes a fresh buffer, which
 // becomes the result tensor. f32 and f64 (JAX's CPU lowering, LAPACK, has
 // no f16/bf16 either); the GPU pipeline has no such runtime functions, so a
@@ -45,13 +46,16 @@ struct RuntimeResult {
 /// i64; the buffers, reshaped, replace `op`'s results.
 LogicalResult callRuntime(Operation *op, ConversionPatternRewriter &rewriter, StringRef name,
                           Type elt, ValueRange operands, ArrayRef<RuntimeResult> results,
-                          ArrayRef<bool> flags) {
+                          ArrayRef<bool> flags, ArrayRef<int64_t> operandMatrixRanks = {}) {
   if (!elt.isF32() && !elt.isF64())
     return rewriter.notifyMatchFailure(op, "the CPU runtime has f32 and f64 only");
   Location loc = op->getLoc();
   SmallVector<Value> args;
-  for (Value v : operands)
-    args.push_back(reshapeTensor(rewriter, loc, v, batched3(cast<RankedTensorType>(v.getType()))));
+  for (auto [i, v] : llvm::enumerate(operands)) {
+    int64_t matrixRank = i < operandMatrixRanks.size() ? operandMatrixRanks[i] : 2;
+    args.push_back(reshapeTensor(rewriter, loc, v,
+                                 batched3(cast<RankedTensorType>(v.getType()), matrixRank)));
+  }
   // Every operand's tensor first, then the buffers (bufferReadHere).
   for (Value &v : args)
     v = runtimeBuffer3(rewriter, loc, v);
@@ -117,10 +121,59 @@ struct LuPattern : StaticTensorPattern<lax::LuOp> {
   }
 };
 
+RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+struct GeqrfPattern : StaticTensorPattern<lax::GeqrfOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::GeqrfOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType packed = tensorType(op.getPacked());
+    return callRuntime(op, rewriter, "geqrf", packed.getElementType(), adaptor.getOperand(),
+                       {{packed}, {tensorType(op.getTaus()), 1}}, {});
+  }
+};
+
+struct HouseholderProductPattern : StaticTensorPattern<lax::HouseholderProductOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::HouseholderProductOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = tensorType(op.getResult());
+    return callRuntime(op, rewriter, "householder_product", type.getElementType(),
+                       {adaptor.getOperand(), adaptor.getTaus()}, {{type}}, {}, {2, 1});
+  }
+};
+
+struct SvdPattern : StaticTensorPattern<lax::SvdOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::SvdOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
+    SmallVector<RuntimeResult> results{{tensorType(op.getResults()[0]), 1}};
+    if (op.getComputeUv()) {
+      results.push_back({tensorType(op.getResults()[1])});
+      results.push_back({tensorType(op.getResults()[2])});
+      return callRuntime(op, rewriter, "svd", results[0].type.getElementType(),
+                         adaptor.getOperand(), results, {op.getFullMatrices()});
+    }
+    return callRuntime(op, rewriter, "svd_values", results[0].type.getElementType(),
+                       adaptor.getOperand(), results, {});
+  }
+};
+
+struct EighPattern : StaticTensorPattern<lax::EighOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::EighOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType vectors = tensorType(op.getVectors());
+    return callRuntime(op, rewriter, "eigh", vectors.getElementType(), adaptor.getOperand(),
+                       {{vectors}, {tensorType(op.getValues()), 1}}, {op.getLower()});
+  }
+};
+
 } // namespace
 
 void populateDecompositionPatterns(RewritePatternSet &patterns) {
-  patterns.add<CholeskyPattern, LuPattern, TriangularSolvePattern>(patterns.getContext());
+  patterns.add<CholeskyPattern, LuPattern, TriangularSolvePattern, GeqrfPattern,
+               HouseholderProductPattern, SvdPattern, EighPattern>(patterns.getContext());
 }
 
 } // namespace kiln::lowering

@@ -614,6 +614,8 @@ void bindProgram(nb::module_ &m) {
         return out;
       },
       "(op name, JAX primitive, arity) of every parameterless elementwise lax op");
+  m.def("importable_primitives", &importablePrimitives,
+        "Sorted names of the jaxpr primitives Kiln's importer reads");
 }
 
 } // namespace kiln::python

@@ -103,6 +103,9 @@ private:
   std::optional<mlir::FailureOr<Tensor>> evalContraction(mlir::Operation *op);
   /// lax.lu's three results (InterpretContraction.cpp).
   llvm::SmallVector<Tensor> evalLu(kiln::lax::LuOp op);
+  /// The decompositions with several results (lu, geqrf, svd, eigh) and
+  /// householder_product (InterpretDecompositions.cpp): nullopt for other ops.
+  std::optional<llvm::SmallVector<Tensor>> evalDecomposition(mlir::Operation *op);
   mlir::FailureOr<llvm::SmallVector<Tensor>> evalScan(lax::ScanOp scan);
   /// while and cond (InterpretControlFlow.cpp): nullopt for other ops.
   std::optional<mlir::FailureOr<llvm::SmallVector<Tensor>>>

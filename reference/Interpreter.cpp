@@ -91,8 +91,8 @@ LogicalResult Evaluator::evalOp(Operation *op) {
       bind(r, std::move(t));
     return success();
   }
-  if (auto luOp = dyn_cast<lax::LuOp>(op)) {
-    for (auto [r, t] : llvm::zip(op->getResults(), evalLu(luOp)))
+  if (std::optional<SmallVector<Tensor>> results = evalDecomposition(op)) {
+    for (auto [r, t] : llvm::zip(op->getResults(), *results))
       bind(r, std::move(t));
     return success();
   }

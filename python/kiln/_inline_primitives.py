@@ -1,15 +1,23 @@
-"""Equinox's filter primitives, inlined before Kiln imports a jaxpr.
+"""Primitives defined by JAX code, inlined before Kiln imports a jaxpr.
 
-Libraries built on equinox (lineax's ``linear_solve``, optimistix's and
-diffrax's solvers through it) define primitives whose parameters are Python
-objects (``treedef``, ``static``, ``flatten``): a jaxpr printed with them
-cannot be read back, by Kiln or by JAX. Their forward meaning is their
-implementation rule, which is JAX code. ``inline_filter_primitives``
-re-traces a ClosedJaxpr with each such equation replaced by its
-implementation traced in place (in nested jaxprs too: jit, scan, while and
-cond bodies), so what Kiln imports is made of JAX's own primitives. The
-program was already differentiated or batched by JAX before this point:
-only the forward implementation is ever needed.
+Two kinds of primitive are JAX functions under another name:
+
+- equinox's filter primitives: libraries built on equinox (lineax's
+  ``linear_solve``, optimistix's and diffrax's solvers through it) define
+  primitives whose parameters are Python objects (``treedef``, ``static``,
+  ``flatten``): a jaxpr printed with them cannot be read back, by Kiln or
+  by JAX. Their forward meaning is their implementation rule.
+- JAX's composite primitives that Kiln's importer has no op for
+  (``random_gamma``, ``bessel_i0e``, ``igamma``, ``regularized_incomplete_beta``,
+  ``tridiagonal_solve``, ...): XLA compiles them from a JAX function too (their
+  lowering rule is ``mlir.lower_fun(fun)``), so Kiln inlines the same
+  ``fun``, and computes what XLA computes.
+
+``inline_filter_primitives`` re-traces a ClosedJaxpr with each such
+equation replaced by its JAX function traced in place (in nested jaxprs too:
+jit, scan, while and cond bodies), so what Kiln imports is made of
+primitives it reads. The program was already differentiated or batched by
+JAX before this point: only the forward meaning is ever needed.
 """
 from __future__ import annotations
 
@@ -19,8 +27,50 @@ _FILTER_PARAMS = frozenset({"treedef", "static", "flatten"})
 
 
 def _is_filter_primitive(eqn) -> bool:
-    """An equinox filter primitive (equinox.internal.filter_primitive_def)."""
-    return frozenset(eqn.params) == _FILTER_PARAMS
+    """An equinox filter primitive (equinox.internal.filter_primitive_def),
+    or a composite JAX primitive Kiln inlines."""
+    return frozenset(eqn.params) == _FILTER_PARAMS or _composite(eqn.primitive) is not None
+
+
+_importable: frozenset | None = None
+
+
+def _composite(primitive):
+    """The JAX function XLA lowers `primitive` from (its CPU lowering rule is
+    ``mlir.lower_fun(fun, multiple_results)``), as a function returning a
+    list; None for a primitive Kiln's importer reads or that is lowered
+    otherwise."""
+    global _importable
+    if _importable is None:
+        from . import _kiln
+        _importable = frozenset(_kiln.importable_primitives())
+    if primitive.name in _importable:
+        return None
+    from jax._src.interpreters import mlir
+    # The CPU rule first; where it calls a library (LAPACK's gtsv), the
+    # generic rule, a JAX function computing the same.
+    for rule in (mlir._platform_specific_lowerings.get("cpu", {}).get(primitive),
+                 mlir._lowerings.get(primitive)):
+        rule = getattr(rule, "rule", rule)
+        if getattr(rule, "__name__", "") != "f_lowered" or not rule.__closure__:
+            continue
+        cells = dict(zip(rule.__code__.co_freevars, (c.cell_contents for c in rule.__closure__)))
+        fun, multiple = cells.get("fun"), cells.get("multiple_results")
+        if callable(fun):
+            return (lambda *a, **kw: list(fun(*a, **kw))) if multiple else \
+                (lambda *a, **kw: [fun(*a, **kw)])
+    return None
+
+
+def _implementation(eqn):
+    """How `eqn` is evaluated when inlined: a function of its operands
+    returning the list of its results."""
+    composite = _composite(eqn.primitive)
+    if composite is not None:
+        return lambda *args: composite(*args, **eqn.params)
+    if eqn.primitive.multiple_results:
+        return lambda *args: list(eqn.primitive.impl(*args, **eqn.params))
+    return lambda *args: [eqn.primitive.impl(*args, **eqn.params)]
 
 
 def _contains(jaxpr) -> bool:
@@ -72,12 +122,12 @@ def _evaluate(jaxpr, consts, args) -> list:
     for eqn in jaxpr.eqns:
         invals = [read(v) for v in eqn.invars]
         if _is_filter_primitive(eqn):
-            outs = eqn.primitive.impl(*invals, **eqn.params)
+            outs = _implementation(eqn)(*invals)
         else:
             params = {k: _rewrite_param(p) for k, p in eqn.params.items()}
             outs = eqn.primitive.bind(*invals, **eqn.primitive.get_bind_params(params))
-        if not eqn.primitive.multiple_results:
-            outs = [outs]
+            if not eqn.primitive.multiple_results:
+                outs = [outs]
         for v, o in zip(eqn.outvars, outs):
             if not isinstance(v, core.DropVar):
                 env[v] = o

@@ -57,6 +57,9 @@ def default_cache_dir() -> str: ...
 def elementwise_primitives() -> list[tuple[str, str, int]]:
     """(op name, JAX primitive, arity) of every parameterless elementwise lax op"""
 
+def importable_primitives() -> list[str]:
+    """Sorted names of the jaxpr primitives Kiln's importer reads"""
+
 def ffi_handler() -> object:
     """The XLA FFI handler of kiln.kernel (a PyCapsule for jax.ffi.register_ffi_target)"""
 

@@ -163,6 +163,19 @@ class Evaluator:
             return [jnp.where(failed, jnp.nan, jnp.where(lower, factor, x)).astype(x.dtype)]
         if kind == "lu":
             return list(lax.linalg.lu(xs[0]))
+        if kind == "geqrf":
+            from jax._src.lax import linalg as lax_linalg  # geqrf is not public
+            return list(lax_linalg.geqrf(xs[0]))
+        if kind == "householder_product":
+            return [lax.linalg.householder_product(xs[0], xs[1])]
+        if kind == "svd":
+            full, uv = bool(attrs.get("full_matrices", False)), bool(attrs.get("compute_uv", True))
+            if not uv:
+                return [lax.linalg.svd(xs[0], full_matrices=full, compute_uv=False)]
+            u, s, vt = lax.linalg.svd(xs[0], full_matrices=full, compute_uv=True)
+            return [s, u, vt]
+        if kind == "eigh":
+            return list(lax.linalg.eigh(xs[0], lower=bool(attrs.get("lower", True))))
         if kind == "triangular_solve":
             return [lax.linalg.triangular_solve(
                 xs[0], xs[1], left_side=bool(attrs["left_side"]), lower=bool(attrs["lower"]),

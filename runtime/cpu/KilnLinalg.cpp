@@ -1,4 +1,4 @@
-//===- KilnLinalg.cpp - Cholesky and triangular solves --------------------===//
+//===- KilnLinalg.cpp - matrix decompositions and triangular solves ------===//
 //
 // lax.cholesky, lax.lu and lax.triangular_solve on the CPU: the reference
 // interpreter's algorithms (reference/InterpretContraction.cpp), per matrix
@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/KilnRuntimeCpu.h"
+
+#include "linalg/Decompositions.h"
 
 #include <algorithm>
 #include <cmath>
@@ -129,6 +131,77 @@ void lu(KilnMemRef3<T> *a, KilnMemRef3<T> *out, KilnMemRef3<int32_t> *pivots,
   }
 }
 
+/// Matrix `b` of `m` ([B, rows, cols], any strides) as dense row-major
+/// doubles, and back (rounded once to T).
+template <typename T> std::vector<double> load(KilnMemRef3<T> *m, int64_t b) {
+  int64_t rows = m->sizes[1], cols = m->sizes[2];
+  std::vector<double> x(static_cast<size_t>(rows * cols));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      x[i * cols + j] = double(at(m, b, i, j));
+  return x;
+}
+
+template <typename T> void store(KilnMemRef3<T> *m, int64_t b, const std::vector<double> &x) {
+  int64_t rows = m->sizes[1], cols = m->sizes[2];
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      at(m, b, i, j) = T(x[i * cols + j]);
+}
+
+template <typename T> void geqrf(KilnMemRef3<T> *a, KilnMemRef3<T> *out, KilnMemRef3<T> *taus) {
+  int64_t m = a->sizes[1], n = a->sizes[2];
+  std::vector<double> tau(static_cast<size_t>(std::min(m, n)));
+  for (int64_t b = 0; b < a->sizes[0]; ++b) {
+    std::vector<double> x = load(a, b);
+    kiln::linalg::geqrf(x.data(), m, n, tau.data());
+    store(out, b, x);
+    store(taus, b, tau);
+  }
+}
+
+template <typename T>
+void householderProduct(KilnMemRef3<T> *a, KilnMemRef3<T> *taus, KilnMemRef3<T> *out) {
+  int64_t m = a->sizes[1], n = a->sizes[2], k = taus->sizes[2];
+  for (int64_t b = 0; b < a->sizes[0]; ++b) {
+    std::vector<double> x = load(a, b), tau = load(taus, b);
+    kiln::linalg::householderProduct(x.data(), m, n, tau.data(), k);
+    store(out, b, x);
+  }
+}
+
+template <typename T>
+void svd(KilnMemRef3<T> *a, KilnMemRef3<T> *s, KilnMemRef3<T> *u, KilnMemRef3<T> *vt, bool full) {
+  int64_t m = a->sizes[1], n = a->sizes[2], k = std::min(m, n);
+  std::vector<double> values(static_cast<size_t>(k)), uu, vv;
+  if (u) {
+    uu.resize(static_cast<size_t>(u->sizes[1] * u->sizes[2]));
+    vv.resize(static_cast<size_t>(vt->sizes[1] * vt->sizes[2]));
+  }
+  for (int64_t b = 0; b < a->sizes[0]; ++b) {
+    std::vector<double> x = load(a, b);
+    kiln::linalg::svd(x.data(), m, n, values.data(), u ? uu.data() : nullptr,
+                      u ? vv.data() : nullptr, full);
+    store(s, b, values);
+    if (u) {
+      store(u, b, uu);
+      store(vt, b, vv);
+    }
+  }
+}
+
+template <typename T>
+void eigh(KilnMemRef3<T> *a, KilnMemRef3<T> *vectors, KilnMemRef3<T> *values, bool lower) {
+  int64_t n = a->sizes[1];
+  std::vector<double> w(static_cast<size_t>(n)), v(static_cast<size_t>(n * n));
+  for (int64_t b = 0; b < a->sizes[0]; ++b) {
+    std::vector<double> x = load(a, b);
+    kiln::linalg::eigh(x.data(), n, lower, w.data(), v.data());
+    store(vectors, b, v);
+    store(values, b, w);
+  }
+}
+
 } // namespace
 
 extern "C" {
@@ -158,4 +231,28 @@ void _mlir_ciface_kiln_rt_dtrsm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
                                 int64_t transposeA, int64_t unitDiagonal) {
   triangularSolve(a, b, out, leftSide, lower, transposeA, unitDiagonal);
 }
+
+#define KILN_DECOMPOSITIONS(prefix, T)                                                          \
+  void _mlir_ciface_kiln_rt_##prefix##geqrf(KilnMemRef3<T> *a, KilnMemRef3<T> *out,             \
+                                            KilnMemRef3<T> *taus) {                             \
+    geqrf(a, out, taus);                                                                         \
+  }                                                                                              \
+  void _mlir_ciface_kiln_rt_##prefix##householder_product(                                      \
+      KilnMemRef3<T> *a, KilnMemRef3<T> *taus, KilnMemRef3<T> *out) {                          \
+    householderProduct(a, taus, out);                                                            \
+  }                                                                                              \
+  void _mlir_ciface_kiln_rt_##prefix##svd(KilnMemRef3<T> *a, KilnMemRef3<T> *s,                 \
+                                          KilnMemRef3<T> *u, KilnMemRef3<T> *vt, int64_t full) { \
+    svd(a, s, u, vt, full != 0);                                                                 \
+  }                                                                                              \
+  void _mlir_ciface_kiln_rt_##prefix##svd_values(KilnMemRef3<T> *a, KilnMemRef3<T> *s) {       \
+    svd<T>(a, s, nullptr, nullptr, false);                                                       \
+  }                                                                                              \
+  void _mlir_ciface_kiln_rt_##prefix##eigh(KilnMemRef3<T> *a, KilnMemRef3<T> *vectors,          \
+                                           KilnMemRef3<T> *values, int64_t lower) {              \
+    eigh(a, vectors, values, lower != 0);                                                        \
+  }
+KILN_DECOMPOSITIONS(s, float)
+KILN_DECOMPOSITIONS(d, double)
+#undef KILN_DECOMPOSITIONS
 }

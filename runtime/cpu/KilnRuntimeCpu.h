@@ -76,6 +76,24 @@ int32_t kiln_rt_gemm_backends();
 /// pointer may be null.
 void kiln_rt_heap_stats(int64_t *live, int64_t *peak, int32_t resetPeak);
 
+/// lax.geqrf, lax.householder_product, lax.svd (with and without U, V^T)
+/// and lax.eigh of each matrix of `a` ([B, m, n]; vectors are [B, 1, k]),
+/// in double with linalg/Decompositions.h, rounded once on store
+/// (KilnLinalg.cpp). `s` (f32) and `d` (f64) variants.
+#define KILN_DECLARE_DECOMPOSITIONS(prefix, T)                                                  \
+  void _mlir_ciface_kiln_rt_##prefix##geqrf(KilnMemRef3<T> *a, KilnMemRef3<T> *out,             \
+                                            KilnMemRef3<T> *taus);                              \
+  void _mlir_ciface_kiln_rt_##prefix##householder_product(                                      \
+      KilnMemRef3<T> *a, KilnMemRef3<T> *taus, KilnMemRef3<T> *out);                            \
+  void _mlir_ciface_kiln_rt_##prefix##svd(KilnMemRef3<T> *a, KilnMemRef3<T> *s,                 \
+                                          KilnMemRef3<T> *u, KilnMemRef3<T> *vt, int64_t full); \
+  void _mlir_ciface_kiln_rt_##prefix##svd_values(KilnMemRef3<T> *a, KilnMemRef3<T> *s);        \
+  void _mlir_ciface_kiln_rt_##prefix##eigh(KilnMemRef3<T> *a, KilnMemRef3<T> *vectors,          \
+                                           KilnMemRef3<T> *values, int64_t lower);
+KILN_DECLARE_DECOMPOSITIONS(s, float)
+KILN_DECLARE_DECOMPOSITIONS(d, double)
+#undef KILN_DECLARE_DECOMPOSITIONS
+
 /// What kiln_rt_guarded_call returns.
 enum KilnCallStatus : int32_t {
   kKilnCallOk = 0,
