@@ -25,7 +25,8 @@ import functools
 import warnings
 from typing import Any, Callable
 
-from ._jit import ArgSpec, Jitted, _is_filter_array, _is_key, _jax, _signature, inlining, jit, to_cpu
+from ._jit import (ArgSpec, Jitted, _is_filter_array, _jax, _signature, decode_leaf, encode_leaf,
+                   inlining, jit, leaf_encoding, to_cpu)
 
 _DONATE = {  # donate: (first donated position, silence the unused-buffer warning)
     "all": (0, True),
@@ -63,8 +64,7 @@ def _unflatten(aux: _Aux, arrays) -> Any:
     arrays = list(arrays)
     for i, impl in enumerate(aux.keys):
         if impl is not None and _is_filter_array(arrays[i]):
-            x = arrays[i]
-            arrays[i] = jax.random.wrap_key_data(x if isinstance(x, tracer) else to_cpu(x), impl=impl)
+            arrays[i] = decode_leaf(arrays[i], impl)
     if aux.return_jax:
         arrays = [to_cpu(x) if _is_filter_array(x) and not isinstance(x, (tracer, jax.Array)) else x
                   for x in arrays]
@@ -88,8 +88,8 @@ def _split_outputs(fun: Callable, return_jax: bool) -> Callable:
         leaves, treedef = jax.tree_util.tree_flatten(fun(*args, **kwargs))
         mask = [_is_filter_array(x) for x in leaves]
         arrays = [x for x, m in zip(leaves, mask) if m]
-        keys = tuple(jax.random.key_impl(x) if _is_key(x) else None for x in arrays)
-        arrays = [jax.random.key_data(x) if k is not None else x for x, k in zip(arrays, keys)]
+        keys = tuple(leaf_encoding(x) for x in arrays)
+        arrays = [encode_leaf(x, k) for x, k in zip(arrays, keys)]
         static = tuple(None if m else x for x, m in zip(leaves, mask))
         # A None leaf is a node (no leaf) in JAX's trees: None marks the arrays.
         return _Split(arrays, _Aux(treedef, static, keys, return_jax))

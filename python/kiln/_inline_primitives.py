@@ -28,8 +28,14 @@ _FILTER_PARAMS = frozenset({"treedef", "static", "flatten"})
 
 def _is_filter_primitive(eqn) -> bool:
     """An equinox filter primitive (equinox.internal.filter_primitive_def),
-    or a composite JAX primitive Kiln inlines."""
-    return frozenset(eqn.params) == _FILTER_PARAMS or _composite(eqn.primitive) is not None
+    a composite JAX primitive Kiln inlines, or equinox's maybe_set with a
+    static index (a slice: the importer reads only a dynamic one)."""
+    return (frozenset(eqn.params) == _FILTER_PARAMS or _composite(eqn.primitive) is not None
+            or _static_maybe_set(eqn))
+
+
+def _static_maybe_set(eqn) -> bool:
+    return eqn.primitive.name == "maybe_set" and eqn.params.get("i_static") is not None
 
 
 _importable: frozenset | None = None
@@ -46,6 +52,12 @@ def _composite(primitive):
         _importable = frozenset(_kiln.importable_primitives())
     if primitive.name in _importable:
         return None
+    return _lowered_fun(primitive)
+
+
+def _lowered_fun(primitive):
+    """`primitive`'s lower_fun function as a function returning a list, or
+    None."""
     from jax._src.interpreters import mlir
     # The CPU rule first; where it calls a library (LAPACK's gtsv), the
     # generic rule, a JAX function computing the same.
@@ -65,7 +77,7 @@ def _composite(primitive):
 def _implementation(eqn):
     """How `eqn` is evaluated when inlined: a function of its operands
     returning the list of its results."""
-    composite = _composite(eqn.primitive)
+    composite = _lowered_fun(eqn.primitive) if _static_maybe_set(eqn) else _composite(eqn.primitive)
     if composite is not None:
         return lambda *args: composite(*args, **eqn.params)
     if eqn.primitive.multiple_results:
@@ -134,12 +146,20 @@ def _evaluate(jaxpr, consts, args) -> list:
     return [read(v) for v in jaxpr.outvars]
 
 
+# An inlined implementation may bind primitives inlined in turn (lineax's
+# linear_solve binds maybe_set and ormqr): rounds until none is left.
+_MAX_ROUNDS = 8
+
+
 def inline_filter_primitives(closed):
-    """`closed` (a ClosedJaxpr) itself when it has no filter primitive,
+    """`closed` (a ClosedJaxpr) itself when it has no primitive to inline,
     else the same function re-traced with each inlined."""
-    if not _contains(closed):
-        return closed
     import jax
-    avals = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-             for a in closed.in_avals]
-    return jax.make_jaxpr(lambda *args: _evaluate(closed.jaxpr, closed.consts, args))(*avals)
+    for _ in range(_MAX_ROUNDS):
+        if not _contains(closed):
+            return closed
+        avals = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                 for a in closed.in_avals]
+        closed = jax.make_jaxpr(
+            lambda *args, c=closed: _evaluate(c.jaxpr, c.consts, args))(*avals)
+    return closed

@@ -28,6 +28,7 @@ import numpy as np
 
 from . import _kiln
 from ._callbacks import extract_host_callbacks
+from ._complex import join as join_complex, lower_complex, split as split_complex
 from ._inline_primitives import inline_filter_primitives
 from ._export import Exported, export as export_library
 from ._jaxpr import hoisted_consts, normalize_jaxpr_text
@@ -138,27 +139,67 @@ def _is_key(x) -> bool:
     return jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
 
 
+@dataclass(frozen=True)
+class ComplexLeaf:
+    """A complex leaf, which Kiln's code takes and gives as its interleaved
+    real view ([..., 2], kiln/_complex.py)."""
+    dtype: Any
+
+
+def _is_complex(x) -> bool:
+    dtype = getattr(x, "dtype", None)
+    return isinstance(dtype, np.dtype) and dtype.kind == "c"
+
+
+def leaf_encoding(x) -> Any:
+    """How Kiln's code holds leaf `x`: a typed key's implementation (as its
+    key data), a ComplexLeaf (as its real view), or None (as it is)."""
+    if _is_key(x):
+        return _jax().random.key_impl(x)
+    if _is_complex(x):
+        return ComplexLeaf(np.dtype(x.dtype))
+    return None
+
+
+def encode_leaf(x, encoding) -> Any:
+    if encoding is None:
+        return x
+    if isinstance(encoding, ComplexLeaf):
+        return split_complex(x)
+    return _jax().random.key_data(x)
+
+
+def decode_leaf(x, encoding) -> Any:
+    """The leaf that `x` (Kiln's form of it) stands for."""
+    if encoding is None:
+        return x
+    if isinstance(encoding, ComplexLeaf):
+        return join_complex(x, encoding.dtype)
+    jax = _jax()
+    return jax.random.wrap_key_data(x if isinstance(x, jax.core.Tracer) else to_cpu(x),
+                                    impl=encoding)
+
+
 def unwrap_keys(leaves: Sequence[Any]) -> tuple[list, tuple]:
     """Typed PRNG keys among `leaves` as their key data (uint32[..., 2]
-    for threefry), which Kiln's code takes; and per leaf the key's
-    implementation (None for arrays), which the trace wraps again."""
-    impls = tuple(_jax().random.key_impl(x) if _is_key(x) else None for x in leaves)
+    for threefry) and complex arrays as their real views, which Kiln's code
+    takes; and per leaf its encoding (leaf_encoding; None for arrays), by
+    which the trace turns them back."""
+    impls = tuple(leaf_encoding(x) for x in leaves)
     if not any(impls):
         return list(leaves), impls
-    data = _jax().random.key_data
-    return [data(x) if impl is not None else x for x, impl in zip(leaves, impls)], impls
+    return [encode_leaf(x, impl) for x, impl in zip(leaves, impls)], impls
 
 
 def wrap_keys(out, out_tree, out_keys: Sequence[Any]):
-    """`out` (in `out_tree`'s structure) with the key data at the positions
-    of `out_keys` wrapped as typed keys again (on the CPU device)."""
+    """`out` (in `out_tree`'s structure) with the leaves at the positions
+    of `out_keys` decoded: key data wrapped as typed keys again (on the CPU
+    device), real views of complex results as complex arrays."""
     if not any(k is not None for k in out_keys):
         return out
     jax = _jax()
     leaves = jax.tree_util.tree_leaves(out)
-    leaves = [x if impl is None else
-              jax.random.wrap_key_data(x if isinstance(x, jax.core.Tracer) else to_cpu(x), impl=impl)
-              for x, impl in zip(leaves, out_keys)]
+    leaves = [decode_leaf(x, impl) for x, impl in zip(leaves, out_keys)]
     return jax.tree_util.tree_unflatten(out_tree, leaves)
 
 
@@ -430,8 +471,7 @@ def trace(fun: Callable, flat: Flat, leaves: Sequence[Any] | None = None) -> Tra
     impls = flat.key_impls or (None,) * len(flat.leaves)
 
     def flat_fun(*arrays):
-        arrays = [a if impl is None else jax.random.wrap_key_data(a, impl=impl)
-                  for a, impl in zip(arrays, impls)]
+        arrays = [decode_leaf(a, impl) for a, impl in zip(arrays, impls)]
         it_arrays, it_others = iter(arrays), iter(flat.others)
         all_leaves = [next(it_arrays) if m else next(it_others) for m in flat.mask]
         d, kw = jax.tree_util.tree_unflatten(flat.in_tree, all_leaves)
@@ -440,14 +480,16 @@ def trace(fun: Callable, flat: Flat, leaves: Sequence[Any] | None = None) -> Tra
         out = fun(*full, **kw, **flat.static_kwargs)
         out_leaves, out_tree = jax.tree_util.tree_flatten(out)
         out_store["tree"] = out_tree
-        out_store["keys"] = tuple(jax.random.key_impl(x) if _is_key(x) else None for x in out_leaves)
-        return [jax.random.key_data(x) if _is_key(x) else x for x in out_leaves]
+        out_store["keys"] = tuple(leaf_encoding(x) for x in out_leaves)
+        return [encode_leaf(x, e) for x, e in zip(out_leaves, out_store["keys"])]
 
     with inline():  # kiln.jit functions called by `fun` are traced through
         closed = jax.make_jaxpr(flat_fun)(*(flat.leaves if leaves is None else leaves))
         # Equinox's filter primitives (lineax's linear_solve) print with
         # Python objects as parameters: their implementations instead.
         closed = inline_filter_primitives(closed)
+        # Complex values inside: pairs of real arrays.
+        closed = lower_complex(closed)
         # Callbacks into Python (jax.debug.print, pure_callback, equinox's
         # checks): numbered, run by the compiled code through a table.
         closed, callbacks = extract_host_callbacks(closed)

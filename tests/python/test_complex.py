@@ -1,0 +1,96 @@
+"""Complex values (complex64/complex128) and jnp.fft through kiln.jit,
+against jax.jit and numpy's float64 FFT. Kiln holds a complex value as two
+real arrays (kiln/_complex.py): complex arguments and results cross the
+boundary as their interleaved real views."""
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+import kiln
+
+
+def _normal(shape, seed, dtype=np.float32):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def _cnormal(shape, seed):
+    return (_normal(shape, seed) + 1j * _normal(shape, seed + 1)).astype(np.complex64)
+
+
+def _close(got, want, tol=2e-5):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.dtype, want.dtype)
+    scale = max(1.0, float(np.abs(want).max()))
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale)
+
+
+def _check(f, *args, tol=2e-5):
+    got = jax.tree_util.tree_leaves(kiln.jit(f, cache_dir=None)(*args))
+    want = jax.tree_util.tree_leaves(jax.jit(f)(*args))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        _close(g, w, tol)
+
+
+def test_complex_arguments_and_results():
+    z, w = _cnormal((5, 7), 0), _cnormal((5, 7), 2)
+    f = lambda a, b: (a * b, a / b, a + 1j * b, jnp.conj(a) - b, jnp.abs(a), jnp.real(a * b),
+                      jnp.imag(a), jnp.exp(a / 4), jnp.log(a), jnp.sqrt(a), a ** 3, jnp.angle(b),
+                      (a == a).all(), a @ b.T, jnp.sum(a, axis=0), jnp.where(jnp.abs(a) > 1, a, b))
+    _check(f, z, w, tol=1e-5)
+
+
+def test_complex_structure_ops():
+    z = _cnormal((4, 6), 4)
+    idx = np.array([3, 0, 2], np.int32)
+    f = lambda a, i: (a.T.reshape(3, 8), a[1:, ::2], jnp.concatenate([a, a[::-1]], 0), a[i],
+                      jnp.pad(a, ((1, 0), (0, 2))), jnp.broadcast_to(a[0], (3, 6)),
+                      a.at[i].add(1j), lax.dynamic_slice(a, (i[0], 1), (1, 4)), jnp.cumsum(a, 1))
+    _check(f, z, idx)
+
+
+@pytest.mark.parametrize("n", [1, 8, 31, 64, 100])
+def test_fft_kinds_against_numpy(n):
+    x = _normal((3, n), n)
+    z = _cnormal((3, n), n)
+    f = lambda x, z: (jnp.fft.fft(z), jnp.fft.ifft(z), jnp.fft.rfft(x), jnp.fft.irfft(jnp.fft.rfft(x), n),
+                      jnp.fft.irfft(z[:, : n // 2 + 1], n))
+    got = kiln.jit(f, cache_dir=None)(x, z)
+    x64, z64 = x.astype(np.float64), z.astype(np.complex128)
+    want = (np.fft.fft(z64), np.fft.ifft(z64), np.fft.rfft(x64), x64,
+            np.fft.irfft(z64[:, : n // 2 + 1], n))
+    xla = jax.jit(f)(x, z)
+    for g, w, xl in zip(got, want, xla):
+        g, xl = np.asarray(g), np.asarray(xl)
+        assert g.dtype == xl.dtype
+        err, xla_err = np.abs(g - w).max(), np.abs(xl - w).max()
+        # A matrix product per axis is a few times XLA's FFT's rounding.
+        assert err <= max(8 * xla_err, 1e-5 * max(1.0, np.abs(w).max())), (err, xla_err)
+
+
+def test_fft_nd_and_axes():
+    x = _normal((6, 8, 10), 9)
+    f = lambda x: (jnp.fft.fftn(x), jnp.fft.rfftn(x), jnp.fft.irfftn(jnp.fft.rfftn(x), s=x.shape),
+                   jnp.fft.fft(x, axis=1), jnp.fft.fft2(x, axes=(0, 2)), jnp.fft.ifftshift(x))
+    _check(f, x, tol=2e-5)
+
+
+def test_grad_through_fft():
+    x = _normal((48,), 5)
+    f = lambda x: jax.grad(lambda v: jnp.sum(jnp.abs(jnp.fft.rfft(v) * (1 + 2j)) ** 2))(x)
+    _check(f, x, tol=1e-4)
+
+
+def test_rewrite_with_complex():
+    z = _cnormal((8,), 3)
+    f = lambda a: jnp.fft.fft(a) * 2j
+    _close(jax.jit(kiln.rewrite(f))(z), jax.jit(f)(z), 1e-5)
+
+
+def test_complex_in_a_loop_body_is_a_clear_error():
+    f = lambda z: lax.fori_loop(0, 3, lambda i, c: c * (1 + 1j), z)
+    with pytest.raises(kiln.Error, match="complex values in 'scan'"):
+        kiln.jit(f, cache_dir=None)(_cnormal((4,), 1))
