@@ -182,7 +182,8 @@ std::string llvmOptionsThatChangeCode() {
   for (auto &[name, option] : llvm::cl::getRegisteredOptions()) {
     if (!option->getNumOccurrences() || option->isPositional() || option->isSink())
       continue;
-    if (!llvm::is_contained(option->Categories, &llvm::cl::getGeneralCategory()))
+    if (!llvm::is_contained(option->Categories, &llvm::cl::getGeneralCategory()) ||
+        llvmOptionSetByKiln(name))
       continue;
     names += (names.empty() ? "--" : ", --") + name.str();
   }

@@ -153,6 +153,34 @@ void markAllocatorsNoAlias(llvm::Module &module) {
       fn->addRetAttr(llvm::Attribute::NoAlias);
 }
 
+/// The largest module (LLVM instructions before optimization) whose loops
+/// LLVM unrolls.
+constexpr size_t kUnrollModuleInstructions = 2000;
+
+constexpr llvm::StringLiteral kFullUnrollOption = "unroll-full-max-count";
+/// Whether limitFullUnrolling set the option (rather than the command line).
+std::atomic<bool> fullUnrollingLimited{false};
+
+/// Full unrolling of loops of at most 4 iterations (LLVM's default: any
+/// count whose cost is under its threshold), unless the command line says
+/// otherwise. LLVM fully unrolls before its loop vectorizer runs, and Kiln
+/// runs no SLP vectorizer after it (compileToHostObject says why): an
+/// unrolled 32-step inner loop of a generated contraction became 32
+/// scalar FMAs per element, and a 2-layer 8 x 32 MLP ran in 12 us instead
+/// of 1 us. Set once per process; the compile cache's key names the
+/// compiler binary, which fixes this choice.
+void limitFullUnrolling() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto &options = llvm::cl::getRegisteredOptions();
+    auto it = options.find(kFullUnrollOption);
+    // LLVM reads the option only when it occurred: it is given as the
+    // command line would give it.
+    if (it != options.end() && !it->second->getNumOccurrences())
+      fullUnrollingLimited = !it->second->addOccurrence(0, kFullUnrollOption, "4");
+  });
+}
+
 /// LLVM's default pipeline at `optLevel`, as mlir::makeOptimizingTransformer
 /// builds it, without the SLP vectorizer (compileToHostObject says why).
 void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm, unsigned optLevel) {
@@ -160,8 +188,16 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm, unsigned optL
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
+  limitFullUnrolling();
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopUnrolling = true;
+  // Unrolling multiplies a large module's code (a 20-layer MLP of 8 x 32
+  // matmuls: 13x, and 2.0 s of the 2.3 s LLVM spent on it); past
+  // kUnrollModuleInstructions only loops their metadata asks to unroll are
+  // (Kiln's own vector code is unrolled before it reaches LLVM).
+  size_t instructions = 0;
+  for (const llvm::Function &f : module)
+    instructions += f.getInstructionCount();
+  tuning.LoopUnrolling = instructions <= kUnrollModuleInstructions;
   tuning.LoopInterleaving = true;
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = false;
@@ -670,6 +706,10 @@ void *LoadedObject::lookup(const std::string &symbol, std::string *error) const 
   if (!take(address, ("no symbol '" + symbol + "'").c_str(), error))
     return nullptr;
   return address->toPtr<void *>();
+}
+
+bool llvmOptionSetByKiln(llvm::StringRef name) {
+  return name == kFullUnrollOption && fullUnrollingLimited;
 }
 
 } // namespace kiln

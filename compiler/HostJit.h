@@ -38,6 +38,10 @@ std::string hostTargetDescription();
 /// LLVM does not know.
 int64_t vectorRegisterBits(const ObjectTarget &target);
 
+/// Whether the LLVM command-line option `name` was set by Kiln itself
+/// (compileToHostObject limits LLVM's full unrolling), not by a user.
+bool llvmOptionSetByKiln(llvm::StringRef name);
+
 /// Translates `llvmDialectModule` to LLVM IR, optimises it at `optLevel` for
 /// `target` and emits a relocatable object into `object`; `fpContract`:
 /// multiplies and adds may become FMAs (CompileOptions::fpContract). Returns
