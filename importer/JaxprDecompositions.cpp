@@ -140,6 +140,17 @@ EmitResult emitQr(PrimitiveEmitter &e) {
   return SmallVector<Value>{q.getResult(), *upper};
 }
 
+/// `a`'s matrices (matrices()) for svd and eigh, which Kiln computes whole:
+/// a subset_by_index other than None is a located error naming `values`.
+FailureOr<RankedTensorType> wholeDecomposition(PrimitiveEmitter &e, Value a, StringRef values) {
+  if (const Param *subset = e.eqn.findParam("subset_by_index"))
+    if (subset->value.text != "None")
+      return e.builder.emitError(subset->loc)
+             << "'" << e.primitive() << "' with subset_by_index (a subset of the " << values
+             << ") is not supported";
+  return matrices(e, a);
+}
+
 /// svd[full_matrices compute_uv subset_by_index algorithm] a: s, then u
 /// and vt with compute_uv.
 EmitResult emitSvd(PrimitiveEmitter &e) {
@@ -148,11 +159,7 @@ EmitResult emitSvd(PrimitiveEmitter &e) {
   FailureOr<bool> computeUv = e.builder.boolParam(e.eqn, "compute_uv", true);
   if (failed(x) || failed(full) || failed(computeUv))
     return failure();
-  if (const Param *subset = e.eqn.findParam("subset_by_index"))
-    if (subset->value.text != "None")
-      return e.builder.emitError(subset->loc)
-             << "'svd' with subset_by_index (a subset of the singular values) is not supported";
-  FailureOr<RankedTensorType> type = matrices(e, (*x)[0]);
+  FailureOr<RankedTensorType> type = wholeDecomposition(e, (*x)[0], "singular values");
   if (failed(type))
     return failure();
   auto [m, n] = matrixDims(*type);
@@ -173,11 +180,7 @@ EmitResult emitEigh(PrimitiveEmitter &e) {
   FailureOr<bool> sorted = e.builder.boolParam(e.eqn, "sort_eigenvalues", true);
   if (failed(x) || failed(lower) || failed(sorted))
     return failure();
-  if (const Param *subset = e.eqn.findParam("subset_by_index"))
-    if (subset->value.text != "None")
-      return e.builder.emitError(subset->loc)
-             << "'eigh' with subset_by_index (a subset of the eigenvalues) is not supported";
-  FailureOr<RankedTensorType> type = matrices(e, (*x)[0]);
+  FailureOr<RankedTensorType> type = wholeDecomposition(e, (*x)[0], "eigenvalues");
   if (failed(type))
     return failure();
   // sort_eigenvalues=False lets LAPACK return them in any order; it returns
