@@ -128,6 +128,9 @@ class Traced:
     out_keys: tuple = ()
     # The Python callbacks the program calls (kiln/_callbacks.py), or None.
     callbacks: Any = None
+    # The function as JAX evaluates it: `closed` before its callbacks were
+    # numbered (JAX cannot evaluate kiln_host_callback); None: `closed`.
+    jax_closed: Any = None
 
 
 def _is_key(x) -> bool:
@@ -492,10 +495,11 @@ def trace(fun: Callable, flat: Flat, leaves: Sequence[Any] | None = None) -> Tra
         closed = lower_complex(closed)
         # Callbacks into Python (jax.debug.print, pure_callback, equinox's
         # checks): numbered, run by the compiled code through a table.
+        jax_closed = closed
         closed, callbacks = extract_host_callbacks(closed)
     name = getattr(fun, "__name__", "fun")
     return Traced(closed, normalize_jaxpr_text(str(closed)), out_store["tree"], name,
-                  out_store["keys"], callbacks)
+                  out_store["keys"], callbacks, jax_closed)
 
 
 def abstract_leaves(leaves: Sequence[Any]) -> list:
@@ -925,7 +929,7 @@ class Jitted(_kiln.JitFunction):
         fn = fns.get(flat.key)
         if fn is None:
             traced = trace(self._fun, flat, abstract_leaves(flat.leaves))
-            fn = _transforms.Fn(traced.closed, self._options, traced.name)
+            fn = _transforms.Fn(traced.jax_closed, self._options, traced.name)
             fn.out_tree, fn.out_keys = traced.out_tree, traced.out_keys
             fns[flat.key] = fn
         out = _jax().tree_util.tree_unflatten(fn.out_tree, _transforms.call(fn, flat.leaves))

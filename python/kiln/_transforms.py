@@ -37,6 +37,7 @@ import numpy as np
 
 from . import _kiln
 from ._jaxpr import normalize_jaxpr_text
+from ._callbacks import extract_host_callbacks
 from ._jit import Compiled, Options, Traced, _jax, inline, to_cpu
 
 
@@ -112,8 +113,10 @@ class Fn:
         if self._compiled is None and self._error is None:
             jax = _jax()
             n = len(self.out_avals)
-            traced = Traced(self.closed, normalize_jaxpr_text(str(self.closed)),
-                            jax.tree_util.tree_structure([0] * n), self.name)
+            closed, callbacks = extract_host_callbacks(self.closed)
+            traced = Traced(closed, normalize_jaxpr_text(str(closed)),
+                            jax.tree_util.tree_structure([0] * n), self.name,
+                            callbacks=callbacks, jax_closed=self.closed)
             from ._jit import import_traced
             try:
                 compiled = Compiled.build(traced, import_traced(traced), self.options)

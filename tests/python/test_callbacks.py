@@ -199,3 +199,18 @@ def test_export_refuses_callbacks(tmp_path, cache_dir):
     with pytest.raises(kiln.Error, match="calls back into Python"):
         compiled.export(tmp_path / "libf.so")
     assert not (tmp_path / "libf.so").exists()
+
+
+def test_callbacks_under_jax_transformations(cache_dir):
+    # Under jax.jit and jax.vmap the kiln.jit function runs as a primitive
+    # (XLA's FFI call of Kiln's code, _transforms.py): its callbacks run too.
+    def f(x):
+        y = jax.pure_callback(lambda v: np.asarray(v) * 2, jax.ShapeDtypeStruct(x.shape, x.dtype),
+                              x, vmap_method="sequential")
+        return y * x + 1
+
+    k = kiln.jit(f, cache_dir=cache_dir)
+    x = np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(jax.jit(k)(x)), np.asarray(jax.jit(f)(x)))
+    xs = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(np.asarray(jax.vmap(k)(xs)), np.asarray(jax.vmap(f)(xs)))
