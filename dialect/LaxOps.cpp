@@ -188,6 +188,24 @@ LogicalResult EighOp::verify() {
   return verifyBatchOf(*this, getValues().getType(), a, 2, {a.getShape().back()}, "values");
 }
 
+LogicalResult EigOp::verify() {
+  auto a = cast<RankedTensorType>(getOperand().getType());
+  if (failed(verifySquareMatrices(*this, a, "the operand")))
+    return failure();
+  size_t count = getComputeVectors() ? 4 : 2;
+  if (getResults().size() != count)
+    return emitOpError() << "expects " << count << " results, got " << getResults().size();
+  SmallVector<int64_t> values{a.getShape().back()};
+  for (unsigned i = 0; i < count; ++i) {
+    bool isValue = i < 2;
+    if (failed(verifyBatchOf(*this, getResults()[i].getType(), a, isValue ? 2 : 0,
+                             isValue ? ArrayRef<int64_t>(values) : ArrayRef<int64_t>(),
+                             isValue ? "eigenvalue parts" : "eigenvector parts")))
+      return failure();
+  }
+  return success();
+}
+
 LogicalResult HostCallbackOp::verify() {
   if (getIndex() < 0)
     return emitOpError() << "expects a callback index >= 0, got " << getIndex();

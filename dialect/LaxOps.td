@@ -587,6 +587,24 @@ def Lax_EighOp : Lax_Op<"eigh", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Lax_EigOp : Lax_Op<"eig", [Pure]> {
+  let summary = "eigenvalues (and right eigenvectors) of general matrices, as real parts (jaxpr `eig`)";
+  let description = [{
+    For each n x n real matrix of the operand's two trailing dimensions, its
+    n (complex) eigenvalues as `values_re` and `values_im` (complex
+    conjugate pairs adjacent, in the order of the real Schur form, as
+    LAPACK's geev), and with `compute_vectors` the right eigenvectors as
+    the columns of `vectors_re` + i `vectors_im`, each of unit norm (their
+    phase may differ from LAPACK's). Kiln's lax types are real: kiln.jit
+    writes JAX's complex results in these parts (kiln/_complex.py).
+  }];
+  let arguments = (ins Lax_FloatTensor:$operand,
+                       DefaultValuedAttr<BoolAttr, "false">:$compute_vectors);
+  let results = (outs Variadic<Lax_FloatTensor>:$results);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($results)";
+  let hasVerifier = 1;
+}
+
 def Lax_HostCallbackOp : Lax_Op<"host_callback",
     [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "a call back into the host program (jaxpr `pure_callback`, `io_callback`, `debug_callback`)";

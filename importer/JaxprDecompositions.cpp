@@ -192,6 +192,28 @@ EmitResult emitEigh(PrimitiveEmitter &e) {
   return results(e, EighOp::create(e.b, e.loc, *type, batchOf(*type, 2, {n}), (*x)[0], *lower));
 }
 
+/// kiln_eig[vectors] a: what kiln.jit writes for JAX's eig, whose results
+/// are complex (kiln/_complex.py): the eigenvalues' real and imaginary
+/// parts, then with `vectors` the right eigenvectors' (lax.eig).
+EmitResult emitKilnEig(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(1, 1);
+  FailureOr<bool> vectors = e.builder.boolParam(e.eqn, "vectors", false);
+  if (failed(x) || failed(vectors))
+    return failure();
+  FailureOr<RankedTensorType> type = matrices(e, (*x)[0]);
+  if (failed(type))
+    return failure();
+  auto [m, n] = matrixDims(*type);
+  if (m != n)
+    return e.builder.emitError(e.eqn.primitiveLoc) << "'eig' takes square matrices, got "
+                                                   << *type;
+  RankedTensorType values = batchOf(*type, 2, {n});
+  SmallVector<Type> types{values, values};
+  if (*vectors)
+    types.append({*type, *type});
+  return results(e, EigOp::create(e.b, e.loc, types, (*x)[0], *vectors));
+}
+
 } // namespace
 
 void kiln::jaxpr::registerDecompositionPrimitives(PrimitiveTable &table) {
@@ -201,5 +223,6 @@ void kiln::jaxpr::registerDecompositionPrimitives(PrimitiveTable &table) {
       {"qr", emitQr},
       {"svd", emitSvd},
       {"eigh", emitEigh},
+      {"kiln_eig", emitKilnEig},
   });
 }

@@ -1,7 +1,7 @@
 //===- Decompositions.h - QR, SVD and symmetric eigendecompositions -*- C++ -*-===//
 //
 // The matrix decompositions of jax.lax.linalg that have no short exact
-// algorithm of their own (geqrf, householder_product, svd, eigh), in
+// algorithm of their own (geqrf, householder_product, svd, eigh, eig), in
 // double precision on one dense row-major matrix, with Eigen. One
 // implementation for both layers that need them: the reference
 // interpreter (reference/InterpretDecompositions.cpp) and the CPU runtime
@@ -23,6 +23,7 @@
 #define KILN_LINALG_DECOMPOSITIONS_H
 
 #include <Eigen/Dense>
+#include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
 
 #include <algorithm>
@@ -92,6 +93,30 @@ inline void eigh(const double *a, int64_t n, bool lower, double *w, double *v) {
   Eigen::SelfAdjointEigenSolver<RowMatrix> d(symmetric);
   Eigen::Map<Eigen::VectorXd>(w, n) = d.eigenvalues();
   MatrixMap(v, n, n) = d.eigenvectors();
+}
+
+/// The eigenvalues of the general real matrix `a` (n x n) as real and
+/// imaginary parts (`wr`, `wi`, n each; complex conjugate pairs adjacent,
+/// in the order of the real Schur form, as LAPACK's geev), and with `vr`
+/// and `vi` not null the right eigenvectors as columns (n x n each), each
+/// of unit Euclidean norm (their phase is Eigen's, not LAPACK's).
+inline void eig(const double *a, int64_t n, double *wr, double *wi, double *vr, double *vi) {
+  ConstMatrixMap matrix(a, n, n);
+  Eigen::EigenSolver<RowMatrix> d(matrix, /*computeEigenvectors=*/vr != nullptr);
+  for (int64_t i = 0; i < n; ++i) {
+    wr[i] = d.eigenvalues()(i).real();
+    wi[i] = d.eigenvalues()(i).imag();
+  }
+  if (!vr)
+    return;
+  Eigen::MatrixXcd vectors = d.eigenvectors();
+  for (int64_t j = 0; j < n; ++j) {
+    double norm = vectors.col(j).norm();
+    if (norm > 0)
+      vectors.col(j) /= norm;
+  }
+  MatrixMap(vr, n, n) = vectors.real();
+  MatrixMap(vi, n, n) = vectors.imag();
 }
 
 } // namespace kiln::linalg

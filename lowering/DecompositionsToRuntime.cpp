@@ -1,7 +1,7 @@
 //===- DecompositionsToRuntime.cpp - matrix decompositions -> runtime ----===//
 //
 // lax.cholesky, lax.lu, lax.triangular_solve, lax.geqrf,
-// lax.householder_product, lax.svd and lax.eigh become calls of the CPU
+// lax.householder_product, lax.svd, lax.eigh and lax.eig become calls of the CPU
 // runtime's loops (runtime/cpu/KilnLinalg.cpp: kiln_rt_{s,d}cholesky,
 // kiln_rt_{s,d}lu, kiln_rt_{s,d}trsm, ...) on [batch, m, n] views of their operands: the batch
 // dimensions collapse into one, and the call writes a fresh buffer, which
@@ -169,11 +169,24 @@ struct EighPattern : StaticTensorPattern<lax::EighOp> {
   }
 };
 
+struct EigPattern : StaticTensorPattern<lax::EigOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::EigOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
+    SmallVector<RuntimeResult> results;
+    for (auto [i, r] : llvm::enumerate(op.getResults()))
+      results.push_back({tensorType(r), i < 2 ? 1 : 2});
+    return callRuntime(op, rewriter, op.getComputeVectors() ? "eig" : "eig_values",
+                       results[0].type.getElementType(), adaptor.getOperand(), results, {});
+  }
+};
+
 } // namespace
 
 void populateDecompositionPatterns(RewritePatternSet &patterns) {
   patterns.add<CholeskyPattern, LuPattern, TriangularSolvePattern, GeqrfPattern,
-               HouseholderProductPattern, SvdPattern, EighPattern>(patterns.getContext());
+               HouseholderProductPattern, SvdPattern, EighPattern, EigPattern>(
+      patterns.getContext());
 }
 
 } // namespace kiln::lowering

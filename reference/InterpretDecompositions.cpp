@@ -103,6 +103,27 @@ SmallVector<Tensor> eigh(const Evaluator &ev, EighOp op, const Tensor &a) {
   return {vectors, values};
 }
 
+SmallVector<Tensor> eig(const Evaluator &ev, EigOp op, const Tensor &a) {
+  SmallVector<Tensor> out;
+  for (Value r : op.getResults())
+    out.push_back(ev.make(r.getType()));
+  int64_t n = a.shape().back();
+  bool vectors = op.getComputeVectors();
+  std::vector<double> wr(n), wi(n), vr(vectors ? n * n : 0), vi(vectors ? n * n : 0);
+  for (int64_t b = 0; b < countOf(a, n, n); ++b) {
+    std::vector<double> x = matrixOf(a, b, n * n);
+    linalg::eig(x.data(), n, wr.data(), wi.data(), vectors ? vr.data() : nullptr,
+                vectors ? vi.data() : nullptr);
+    store(out[0], b, wr);
+    store(out[1], b, wi);
+    if (vectors) {
+      store(out[2], b, vr);
+      store(out[3], b, vi);
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 std::optional<SmallVector<Tensor>> Evaluator::evalDecomposition(Operation *op) {
@@ -114,5 +135,6 @@ std::optional<SmallVector<Tensor>> Evaluator::evalDecomposition(Operation *op) {
       .Case([&](HouseholderProductOp o) -> R { return householderProduct(*this, o, in(0), in(1)); })
       .Case([&](SvdOp o) -> R { return svd(*this, o, in(0)); })
       .Case([&](EighOp o) -> R { return eigh(*this, o, in(0)); })
+      .Case([&](EigOp o) -> R { return eig(*this, o, in(0)); })
       .Default([](Operation *) -> R { return std::nullopt; });
 }

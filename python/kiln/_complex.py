@@ -6,7 +6,8 @@ Kiln's lax types are real. A traced function whose values are complex
 real and imaginary parts) and every primitive on complex values written in
 real JAX operations: arithmetic by its formulas, structural primitives
 (reshape, slice, gather, select_n, ...) applied to both parts, dot_general
-as real products, and ``fft`` as discrete Fourier transforms by matrix
+as real products, ``eig`` of a real matrix as Kiln's ``kiln_eig`` (its
+parts), and ``fft`` as discrete Fourier transforms by matrix
 products with exact cos/sin tables (computed in float64), one axis at a
 time: O(n^2) per axis of length n, for the lengths spectral programs use
 (at most ``MAX_FFT_LENGTH``).
@@ -409,7 +410,62 @@ def _pad(eqn, x, value):
     return Pair(lax.pad(x.re, value.re, cfg), lax.pad(x.im, value.im, cfg))
 
 
+_eig_primitive = None
+
+
+def _kiln_eig():
+    """The primitive kiln.jit writes for eig: real results (the importer's
+    kiln_eig, lax.eig): the eigenvalues' real and imaginary parts, then the
+    right eigenvectors'."""
+    global _eig_primitive
+    if _eig_primitive is None:
+        from jax.extend import core
+        from jax.core import ShapedArray
+        _eig_primitive = core.Primitive("kiln_eig")
+        _eig_primitive.multiple_results = True
+
+        def abstract(a, *, vectors):
+            values = ShapedArray(a.shape[:-1], a.dtype)
+            matrix = ShapedArray(a.shape, a.dtype)
+            return [values, values] + ([matrix, matrix] if vectors else [])
+
+        _eig_primitive.def_abstract_eval(abstract)
+    return _eig_primitive
+
+
+def _eig(eqn, a):
+    if isinstance(a, Pair):
+        raise _kiln.Error("kiln: 'eig' of a complex matrix is not supported (of a real one it is)")
+    if eqn.params.get("compute_left_eigenvectors"):
+        raise _kiln.Error("kiln: 'eig' with left eigenvectors is not supported (right ones are)")
+    vectors = bool(eqn.params.get("compute_right_eigenvectors", True))
+    outs = _kiln_eig().bind(a, vectors=vectors)
+    return [Pair(outs[0], outs[1])] + ([Pair(outs[2], outs[3])] if vectors else [])
+
+
+def _sort(eqn, *xs):
+    """sort's operands with each complex one as two (real, imaginary): a
+    complex key orders by its real part, then its imaginary part, as JAX
+    orders complex numbers, so it becomes two keys."""
+    lax = _jax().lax
+    num_keys = eqn.params["num_keys"]
+    flat, keys = [], 0
+    for i, x in enumerate(xs):
+        parts = [x.re, x.im] if isinstance(x, Pair) else [x]
+        flat += parts
+        if i < num_keys:
+            keys += len(parts)
+    outs = lax.sort_p.bind(*flat, dimension=eqn.params["dimension"],
+                           is_stable=eqn.params["is_stable"], num_keys=keys)
+    it, results = iter(outs), []
+    for x in xs:
+        results.append(Pair(next(it), next(it)) if isinstance(x, Pair) else next(it))
+    return results
+
+
 _RULES = {
+    "sort": _sort,
+    "eig": _eig,
     "mul": _mul,
     "div": _div,
     "abs": _abs,

@@ -176,6 +176,13 @@ class Evaluator:
             return [s, u, vt]
         if kind == "eigh":
             return list(lax.linalg.eigh(xs[0], lower=bool(attrs.get("lower", True))))
+        if kind == "eig":
+            vectors = bool(attrs.get("compute_vectors", False))
+            out = lax.linalg.eig(xs[0], compute_left_eigenvectors=False,
+                                 compute_right_eigenvectors=vectors)
+            out = out if isinstance(out, (list, tuple)) else [out]
+            real = xs[0].dtype
+            return [part(z).astype(real) for z in out for part in (jnp.real, jnp.imag)]
         if kind == "triangular_solve":
             return [lax.linalg.triangular_solve(
                 xs[0], xs[1], left_side=bool(attrs["left_side"]), lower=bool(attrs["lower"]),

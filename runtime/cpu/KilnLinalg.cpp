@@ -202,6 +202,28 @@ void eigh(KilnMemRef3<T> *a, KilnMemRef3<T> *vectors, KilnMemRef3<T> *values, bo
   }
 }
 
+template <typename T>
+void eig(KilnMemRef3<T> *a, KilnMemRef3<T> *wr, KilnMemRef3<T> *wi, KilnMemRef3<T> *vr,
+         KilnMemRef3<T> *vi) {
+  int64_t n = a->sizes[1];
+  std::vector<double> re(static_cast<size_t>(n)), im(static_cast<size_t>(n)), vre, vim;
+  if (vr) {
+    vre.resize(static_cast<size_t>(n * n));
+    vim.resize(static_cast<size_t>(n * n));
+  }
+  for (int64_t b = 0; b < a->sizes[0]; ++b) {
+    std::vector<double> x = load(a, b);
+    kiln::linalg::eig(x.data(), n, re.data(), im.data(), vr ? vre.data() : nullptr,
+                      vr ? vim.data() : nullptr);
+    store(wr, b, re);
+    store(wi, b, im);
+    if (vr) {
+      store(vr, b, vre);
+      store(vi, b, vim);
+    }
+  }
+}
+
 } // namespace
 
 extern "C" {
@@ -251,6 +273,15 @@ void _mlir_ciface_kiln_rt_dtrsm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
   void _mlir_ciface_kiln_rt_##prefix##eigh(KilnMemRef3<T> *a, KilnMemRef3<T> *vectors,          \
                                            KilnMemRef3<T> *values, int64_t lower) {              \
     eigh(a, vectors, values, lower != 0);                                                        \
+  }                                                                                              \
+  void _mlir_ciface_kiln_rt_##prefix##eig(KilnMemRef3<T> *a, KilnMemRef3<T> *wr,                \
+                                          KilnMemRef3<T> *wi, KilnMemRef3<T> *vr,                \
+                                          KilnMemRef3<T> *vi) {                                  \
+    eig(a, wr, wi, vr, vi);                                                                      \
+  }                                                                                              \
+  void _mlir_ciface_kiln_rt_##prefix##eig_values(KilnMemRef3<T> *a, KilnMemRef3<T> *wr,         \
+                                                 KilnMemRef3<T> *wi) {                           \
+    eig<T>(a, wr, wi, nullptr, nullptr);                                                         \
   }
 KILN_DECOMPOSITIONS(s, float)
 KILN_DECOMPOSITIONS(d, double)

@@ -76,8 +76,8 @@ int32_t kiln_rt_gemm_backends();
 /// pointer may be null.
 void kiln_rt_heap_stats(int64_t *live, int64_t *peak, int32_t resetPeak);
 
-/// lax.geqrf, lax.householder_product, lax.svd (with and without U, V^T)
-/// and lax.eigh of each matrix of `a` ([B, m, n]; vectors are [B, 1, k]),
+/// lax.geqrf, lax.householder_product, lax.svd (with and without U, V^T),
+/// lax.eigh and lax.eig (with and without vectors) of each matrix of `a` ([B, m, n]; vectors are [B, 1, k]),
 /// in double with linalg/Decompositions.h, rounded once on store
 /// (KilnLinalg.cpp). `s` (f32) and `d` (f64) variants.
 #define KILN_DECLARE_DECOMPOSITIONS(prefix, T)                                                  \
@@ -89,7 +89,12 @@ void kiln_rt_heap_stats(int64_t *live, int64_t *peak, int32_t resetPeak);
                                           KilnMemRef3<T> *u, KilnMemRef3<T> *vt, int64_t full); \
   void _mlir_ciface_kiln_rt_##prefix##svd_values(KilnMemRef3<T> *a, KilnMemRef3<T> *s);        \
   void _mlir_ciface_kiln_rt_##prefix##eigh(KilnMemRef3<T> *a, KilnMemRef3<T> *vectors,          \
-                                           KilnMemRef3<T> *values, int64_t lower);
+                                           KilnMemRef3<T> *values, int64_t lower);               \
+  void _mlir_ciface_kiln_rt_##prefix##eig(KilnMemRef3<T> *a, KilnMemRef3<T> *wr,                \
+                                          KilnMemRef3<T> *wi, KilnMemRef3<T> *vr,                \
+                                          KilnMemRef3<T> *vi);                                   \
+  void _mlir_ciface_kiln_rt_##prefix##eig_values(KilnMemRef3<T> *a, KilnMemRef3<T> *wr,         \
+                                                 KilnMemRef3<T> *wi);
 KILN_DECLARE_DECOMPOSITIONS(s, float)
 KILN_DECLARE_DECOMPOSITIONS(d, double)
 #undef KILN_DECLARE_DECOMPOSITIONS

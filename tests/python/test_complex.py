@@ -94,3 +94,9 @@ def test_complex_in_a_loop_body_is_a_clear_error():
     f = lambda z: lax.fori_loop(0, 3, lambda i, c: c * (1 + 1j), z)
     with pytest.raises(kiln.Error, match="complex values in 'scan'"):
         kiln.jit(f, cache_dir=None)(_cnormal((4,), 1))
+
+
+def test_sort_complex():
+    # JAX orders complex numbers by real part, then imaginary part.
+    z = (np.round(_normal((40,), 7)) + 1j * _normal((40,), 8)).astype(np.complex64)
+    _check(lambda a: (jnp.sort_complex(a), jnp.sort(a), jnp.argsort(a)), z)

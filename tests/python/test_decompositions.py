@@ -131,3 +131,25 @@ def test_pivoted_qr_is_a_located_error():
     f = lambda x: jax.scipy.linalg.qr(x, pivoting=True)
     with pytest.raises(kiln.JaxprImportError, match="pivoting=True"):
         _kiln(f, _normal((5, 4), 1))
+
+
+@pytest.mark.parametrize("n", [1, 5, 24])
+def test_eig_of_general_matrices(n):
+    # Eigenvalues are unique (compared sorted with jax.jit's and numpy's in
+    # float64); eigenvectors up to a complex phase: A v = w v, |v| = 1.
+    a = _normal((2, n, n), 40 + n)
+    f = lambda x: jnp.linalg.eig(x)
+    (w, v), (w_want, _) = _kiln(f, a), jax.jit(f)(a)
+    assert w.dtype == np.complex64 and v.dtype == np.complex64
+    key = lambda z: np.sort_complex(np.round(np.asarray(z, np.complex128), 4))
+    for b in range(2):
+        np.testing.assert_allclose(key(w[b]), key(w_want[b]), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(key(w[b]), key(np.linalg.eigvals(a[b].astype(np.float64))),
+                                   rtol=1e-4, atol=1e-4)
+    w, v = np.asarray(w, np.complex128), np.asarray(v, np.complex128)
+    a64 = a.astype(np.float64)
+    _assert_close(np.abs(a64 @ v - v * w[:, None, :]), np.zeros(v.shape), 1e-4)
+    _assert_close(np.linalg.norm(v, axis=-2), np.ones(w.shape), 1e-5)
+    g = lambda x: jnp.sort_complex(jnp.linalg.eigvals(x))
+    got, want = np.asarray(_kiln(g, a)), np.asarray(jax.jit(g)(a))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
