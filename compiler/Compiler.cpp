@@ -415,8 +415,7 @@ bool Executable::callRawChecked(void *const *buffers, std::string *error) const 
 }
 
 bool Executable::callWithCallbacks(void *const *buffers, const HostCallbacks &callbacks,
-                                   bool *callbackFailed, std::string *error) const {
-  *callbackFailed = false;
+                                   std::string *error) const {
   if (!impl_->setHostCallback) {
     if (error)
       *error = "host callbacks need the CPU runtime";
@@ -426,17 +425,9 @@ bool Executable::callWithCallbacks(void *const *buffers, const HostCallbacks &ca
   Fn previous = nullptr;
   void *previousContext = nullptr;
   impl_->setHostCallback(callbacks.fn, callbacks.context, &previous, &previousContext);
-  size_t bytes = 0;
-  int32_t status = impl_->guardedCall(fn_, buffers, &bytes);
+  bool ok = callRawChecked(buffers, error);
   impl_->setHostCallback(previous, previousContext, nullptr, nullptr);
-  if (status == 0)
-    return true;
-  *callbackFailed = status == 2;
-  if (error)
-    *error = status == 2 ? std::string("a host callback failed")
-                         : "out of memory: the compiled code could not allocate " +
-                               std::to_string(bytes) + " bytes for a temporary";
-  return false;
+  return ok;
 }
 
 Compiler::Compiler(CompileOptions options) : options_(std::move(options)) {}

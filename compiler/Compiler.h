@@ -190,11 +190,11 @@ public:
     int32_t (*fn)(void *context, int64_t index, void *const *buffers) = nullptr;
     void *context = nullptr;
   };
-  /// callRawChecked with `callbacks` installed for the call's duration. When
-  /// a callback fails the call returns false with `*callbackFailed` set (the
-  /// handler knows why); `error` says so too. CPU only.
+  /// callRawChecked with `callbacks` installed on this thread for the
+  /// call's duration (a failed callback: false, the handler knows why).
+  /// CPU only.
   bool callWithCallbacks(void *const *buffers, const HostCallbacks &callbacks,
-                         bool *callbackFailed, std::string *error = nullptr) const;
+                         std::string *error = nullptr) const;
 
 private:
   friend class Compiler;

@@ -425,8 +425,7 @@ EmitResult emitHostCallback(PrimitiveEmitter &e) {
       return failure();
     types.push_back(*t);
   }
-  auto op = kiln::lax::HostCallbackOp::create(e.b, e.loc, types, *x, *index, name);
-  return SmallVector<Value>(op->getResults());
+  return e.finish(kiln::lax::HostCallbackOp::create(e.b, e.loc, types, *x, *index, name));
 }
 } // namespace
 

@@ -39,12 +39,6 @@ std::pair<int64_t, int64_t> matrixDims(RankedTensorType t) {
   return {t.getDimSize(t.getRank() - 2), t.getDimSize(t.getRank() - 1)};
 }
 
-EmitResult results(PrimitiveEmitter &e, Operation *op) {
-  if (failed(e.builder.finishOp(op)))
-    return failure();
-  return SmallVector<Value>(op->getResults());
-}
-
 FailureOr<GeqrfOp> geqrf(PrimitiveEmitter &e, Value a) {
   FailureOr<RankedTensorType> type = matrices(e, a);
   if (failed(type))
@@ -72,7 +66,7 @@ EmitResult emitHouseholderProduct(PrimitiveEmitter &e) {
   EmitResult x = e.operands(2, 2);
   if (failed(x) || failed(matrices(e, (*x)[0])))
     return failure();
-  return results(e, HouseholderProductOp::create(e.b, e.loc, (*x)[0].getType(), (*x)[0],
+  return e.finish(HouseholderProductOp::create(e.b, e.loc, (*x)[0].getType(), (*x)[0],
                                                  (*x)[1]));
 }
 
@@ -169,7 +163,7 @@ EmitResult emitSvd(PrimitiveEmitter &e) {
     types.push_back(batchOf(*type, 2, {m, *full ? m : k}));
     types.push_back(batchOf(*type, 2, {*full ? n : k, n}));
   }
-  return results(e, SvdOp::create(e.b, e.loc, types, (*x)[0], *full, *computeUv));
+  return e.finish(SvdOp::create(e.b, e.loc, types, (*x)[0], *full, *computeUv));
 }
 
 /// eigh[lower sort_eigenvalues subset_by_index algorithm] a: vectors,
@@ -189,7 +183,7 @@ EmitResult emitEigh(PrimitiveEmitter &e) {
   if (m != n)
     return e.builder.emitError(e.eqn.primitiveLoc) << "'eigh' takes square matrices, got "
                                                    << *type;
-  return results(e, EighOp::create(e.b, e.loc, *type, batchOf(*type, 2, {n}), (*x)[0], *lower));
+  return e.finish(EighOp::create(e.b, e.loc, *type, batchOf(*type, 2, {n}), (*x)[0], *lower));
 }
 
 /// kiln_eig[vectors] a: what kiln.jit writes for JAX's eig, whose results
@@ -211,7 +205,7 @@ EmitResult emitKilnEig(PrimitiveEmitter &e) {
   SmallVector<Type> types{values, values};
   if (*vectors)
     types.append({*type, *type});
-  return results(e, EigOp::create(e.b, e.loc, types, (*x)[0], *vectors));
+  return e.finish(EigOp::create(e.b, e.loc, types, (*x)[0], *vectors));
 }
 
 } // namespace

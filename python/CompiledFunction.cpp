@@ -328,19 +328,16 @@ int32_t runPythonCallback(void *context, int64_t index, void *const *buffers) {
 
 bool CompiledFunction::invoke(void *const *buffers, std::string *error,
                               std::optional<nb::python_error> *raised, bool releaseGil) const {
-  if (!hostCallback_.is_valid() || hostCallback_.is_none()) {
-    if (!releaseGil)
-      return exe_->callRawChecked(buffers, error);
-    nb::gil_scoped_release release;
-    return exe_->callRawChecked(buffers, error);
-  }
+  bool callbacks = hostCallback_.is_valid() && !hostCallback_.is_none();
   CallbackState state{hostCallback_, raised};
-  Executable::HostCallbacks callbacks{runPythonCallback, &state};
-  bool callbackFailed = false;
+  auto call = [&] {
+    return callbacks ? exe_->callWithCallbacks(buffers, {runPythonCallback, &state}, error)
+                     : exe_->callRawChecked(buffers, error);
+  };
   if (!releaseGil)
-    return exe_->callWithCallbacks(buffers, callbacks, &callbackFailed, error);
+    return call();
   nb::gil_scoped_release release;
-  return exe_->callWithCallbacks(buffers, callbacks, &callbackFailed, error);
+  return call();
 }
 
 nb::object CompiledFunction::call(nb::handle argsHandle) const {

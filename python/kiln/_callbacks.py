@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from . import _kiln
+from ._jaxpr import primitives
 
 # Primitives that call back into Python.
 CALLBACK_PRIMITIVES = frozenset({"pure_callback", "io_callback", "debug_callback", "debug_print"})
@@ -205,23 +206,11 @@ class _Extraction:
                     "typed PRNG keys is not supported; pass jax.random.key_data(key)")
 
 
-def _contains(jaxpr) -> bool:
-    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
-    from ._jaxpr import subjaxprs
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name in CALLBACK_PRIMITIVES:
-            return True
-        for value in eqn.params.values():
-            if any(_contains(j) for j in subjaxprs(value)):
-                return True
-    return False
-
-
 def extract_host_callbacks(closed) -> tuple[Any, HostCallbacks | None]:
     """`closed` (a ClosedJaxpr) with its callback equations replaced by
     numbered ``kiln_host_callback`` equations, and their table; `closed`
     itself and None when it has none."""
-    if not _contains(closed):
+    if CALLBACK_PRIMITIVES.isdisjoint(primitives(closed)):
         return closed, None
     from jax.extend import core
     extraction = _Extraction()

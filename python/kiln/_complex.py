@@ -34,8 +34,7 @@ _COMPONENTWISE = frozenset({
     "add", "sub", "neg", "add_any", "reshape", "transpose", "broadcast_in_dim", "squeeze",
     "expand_dims", "slice", "rev", "concatenate", "dynamic_slice", "dynamic_update_slice",
     "gather", "select_n", "copy", "copy_p", "reduce_sum", "cumsum", "stop_gradient",
-    "optimization_barrier", "scatter-add", "scatter_add", "scatter", "squeeze", "pad",
-    "split", "device_put",
+    "optimization_barrier", "scatter-add", "scatter_add", "scatter", "split", "device_put",
 })
 # Call-like primitives: the body is evaluated in place.
 _CALLS = {"pjit": "jaxpr", "jit": "jaxpr", "closed_call": "call_jaxpr", "core_call": "call_jaxpr",
@@ -304,7 +303,7 @@ def _convert(eqn, x):
     lax = _jax().lax
     if is_complex_dtype(new):
         rdt = real_dtype(new)
-        p = _as_pair(x) if isinstance(x, Pair) else Pair(x, None)
+        p = x if isinstance(x, Pair) else Pair(x, None)
         re = lax.convert_element_type(p.re, rdt)
         im = _zero_like(re) if p.im is None else lax.convert_element_type(p.im, rdt)
         return Pair(re, im)
@@ -330,7 +329,7 @@ def _dot_general(eqn, a, b):
     return Pair(dot(a.re, b.re) - dot(a.im, b.im), dot(a.re, b.im) + dot(a.im, b.re))
 
 
-def _tables(n: int, dtype, inverse: bool = False):
+def _tables(n: int, dtype):
     """cos and sin of 2 pi t k / n, [n, n], computed exactly in float64 (t k
     reduced modulo n first)."""
     t = np.arange(n)

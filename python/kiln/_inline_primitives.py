@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._jaxpr import subjaxprs
+
 _FILTER_PARAMS = frozenset({"treedef", "static", "flatten"})
 
 
@@ -93,18 +95,9 @@ def _contains(jaxpr) -> bool:
         if _is_filter_primitive(eqn):
             return True
         for p in eqn.params.values():
-            if any(_contains(j) for j in _jaxprs_in(p)):
+            if any(_contains(j) for j in subjaxprs(p)):
                 return True
     return False
-
-
-def _jaxprs_in(param) -> list:
-    from jax.extend import core
-    if isinstance(param, (core.Jaxpr, core.ClosedJaxpr)):
-        return [param]
-    if isinstance(param, (tuple, list)):
-        return [j for p in param for j in _jaxprs_in(p)]
-    return []
 
 
 def _rewrite_param(param):
