@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/SMLoc.h"
 
 #include <memory>
@@ -110,6 +111,13 @@ struct Jaxpr {
   llvm::SmallVector<Atom> outs;
 };
 
+/// Where the user wrote what an in-memory jaxpr's node stands for: the
+/// Python line that traced its equation (JAX's user frame).
+struct SourcePosition {
+  std::string file;
+  unsigned line = 0, column = 0;
+};
+
 /// A whole file: named sub-jaxprs (`let relu = { ... } in`) and the main
 /// one. The parser resolves each use of a name bound before it
 /// (ParamValue::named).
@@ -132,6 +140,33 @@ struct Program {
           return j.get();
     return nullptr;
   }
+
+  //===--- In-memory programs (built from JAX's objects, not text) -------===//
+  // They have no text for SMLocs to point into: a node's SMLoc is a handle,
+  // `positionHandle(i)` for `positions[i]`, which the builder maps back
+  // (positionOf) before it looks for a source buffer.
+
+  /// Makes handles for `count` positions; `positions` is then filled in.
+  void reservePositions(size_t count) {
+    positions.resize(count);
+    handles = std::make_unique<char[]>(count + 1);
+  }
+  llvm::SMLoc positionHandle(size_t index) const {
+    return llvm::SMLoc::getFromPointer(handles.get() + index);
+  }
+  /// The position `loc` is the handle of, else null (a location in text).
+  const SourcePosition *positionOf(llvm::SMLoc loc) const {
+    const char *p = loc.getPointer();
+    if (!handles || p < handles.get() || p >= handles.get() + positions.size())
+      return nullptr;
+    return &positions[p - handles.get()];
+  }
+  std::vector<SourcePosition> positions;
+  /// Storage of the strings that ParamValue::spelling refers to.
+  std::shared_ptr<llvm::BumpPtrAllocator> strings;
+
+private:
+  std::unique_ptr<char[]> handles;
 };
 
 } // namespace kiln::jaxpr

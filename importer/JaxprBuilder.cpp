@@ -39,6 +39,8 @@ JaxprBuilder::JaxprBuilder(llvm::SourceMgr &sourceMgr, MLIRContext *context,
 //===----------------------------------------------------------------------===//
 
 Location JaxprBuilder::loc(SMLoc where) {
+  if (const SourcePosition *position = program.positionOf(where))
+    return FileLineColLoc::get(context, position->file, position->line, position->column);
   unsigned buffer = sourceMgr.FindBufferContainingLoc(where);
   if (!buffer)
     return UnknownLoc::get(context);

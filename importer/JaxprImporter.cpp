@@ -14,21 +14,31 @@
 using namespace mlir;
 using namespace kiln::jaxpr;
 
+/// Reports only the first error while `context` imports: what an equation
+/// would report next (a missing parameter after an undefined operand) only
+/// repeats the cause.
+class FirstErrorOnly {
+public:
+  explicit FirstErrorOnly(MLIRContext *context)
+      : handler(context, [this](Diagnostic &diag) {
+          if (diag.getSeverity() != DiagnosticSeverity::Error)
+            return failure(); // pass on to the next handler
+          if (reported)
+            return success(); // swallowed
+          reported = true;
+          return failure();
+        }) {}
+
+private:
+  bool reported = false;
+  ScopedDiagnosticHandler handler;
+};
+
 OwningOpRef<ModuleOp> kiln::importJaxpr(llvm::SourceMgr &sourceMgr,
                                         MLIRContext *context,
                                         const JaxprImportOptions &options) {
   context->loadDialect<lax::LaxDialect, func::FuncDialect>();
-  // Import stops at the first error; what an equation would report next (a
-  // missing parameter after an undefined operand) only repeats the cause.
-  bool reportedError = false;
-  ScopedDiagnosticHandler firstErrorOnly(context, [&](Diagnostic &diag) {
-    if (diag.getSeverity() != DiagnosticSeverity::Error)
-      return failure(); // pass on to the next handler
-    if (reportedError)
-      return success(); // swallowed
-    reportedError = true;
-    return failure();
-  });
+  FirstErrorOnly firstErrorOnly(context);
   auto emitAt = [&](llvm::SMLoc where, const llvm::Twine &message) {
     unsigned buffer = sourceMgr.FindBufferContainingLoc(where);
     auto [line, column] = sourceMgr.getLineAndColumn(where, buffer);
@@ -57,6 +67,15 @@ OwningOpRef<ModuleOp> kiln::importJaxpr(llvm::SourceMgr &sourceMgr,
   if (!program)
     return nullptr;
   return JaxprBuilder(sourceMgr, context, *program, options).build(inputTypes);
+}
+
+OwningOpRef<ModuleOp> kiln::importJaxprProgram(const Program &program,
+                                               MLIRContext *context,
+                                               const JaxprImportOptions &options) {
+  context->loadDialect<lax::LaxDialect, func::FuncDialect>();
+  FirstErrorOnly firstErrorOnly(context);
+  llvm::SourceMgr noText; // every location is a SourcePosition
+  return JaxprBuilder(noText, context, program, options).build({});
 }
 
 void kiln::registerJaxprImportTranslation() {

@@ -19,6 +19,9 @@ class SourceMgr;
 } // namespace llvm
 
 namespace kiln {
+namespace jaxpr {
+struct Program;
+} // namespace jaxpr
 
 struct JaxprImportOptions {
   /// Name of the public function made of the main jaxpr.
@@ -35,6 +38,13 @@ struct JaxprImportOptions {
 mlir::OwningOpRef<mlir::ModuleOp> importJaxpr(llvm::SourceMgr &sourceMgr,
                                               mlir::MLIRContext *context,
                                               const JaxprImportOptions &options);
+
+/// Imports a jaxpr built in memory rather than parsed (kiln.jit builds it
+/// from JAX's objects: python/JaxprFromPython.cpp); the same builder as
+/// importJaxpr, with locations from the program's SourcePositions.
+mlir::OwningOpRef<mlir::ModuleOp> importJaxprProgram(const jaxpr::Program &program,
+                                                     mlir::MLIRContext *context,
+                                                     const JaxprImportOptions &options);
 
 /// Registers the `--import-jaxpr` translation and its options
 /// (`--jaxpr-entry-name`, `--jaxpr-input-types`) for mlir-translate drivers.

@@ -151,8 +151,12 @@ bool isUpdateJaxpr(const Jaxpr &jaxpr, StringRef primitive) {
     return false;
   const Equation &eqn = jaxpr.equations[0];
   if (eqn.primitive != primitive || eqn.outs.size() != 1 || eqn.outs[0].name != out ||
-      eqn.ins.size() != 2 || eqn.ins[0].isLiteral() || eqn.ins[1].isLiteral() ||
-      !eqn.params.empty())
+      eqn.ins.size() != 2 || eqn.ins[0].isLiteral() || eqn.ins[1].isLiteral())
+    return false;
+  // JAX prints no parameter of `mul` while out_dtype is None, but has it.
+  if (llvm::any_of(eqn.params, [](const Param &p) {
+        return !(p.value.kind == ParamValue::Kind::Name && p.value.text == "None");
+      }))
     return false;
   StringRef x = eqn.ins[0].name, y = eqn.ins[1].name;
   bool commutative = primitive != "sub";

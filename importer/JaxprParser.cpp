@@ -49,6 +49,7 @@ public:
 
   std::optional<Program> parseProgram();
   std::optional<llvm::SmallVector<TypeAnnotation>> parseTypeList();
+  std::optional<ParamValue> parseOneValue();
 
 private:
   const Token &cur() const { return tokens[pos]; }
@@ -631,4 +632,15 @@ std::optional<Program> kiln::jaxpr::parseJaxprProgram(StringRef text,
 std::optional<llvm::SmallVector<TypeAnnotation>>
 kiln::jaxpr::parseTypeAnnotationList(StringRef text, ParseErrorFn emitError) {
   return Parser(text, emitError).parseTypeList();
+}
+
+std::optional<ParamValue> Parser::parseOneValue() {
+  ParamValue value;
+  if (!parseValue(value) || !cur().is(TokenKind::EndOfFile))
+    return std::nullopt;
+  return value;
+}
+
+std::optional<ParamValue> kiln::jaxpr::parseParamValue(StringRef text) {
+  return Parser(text, [](SMLoc, const Twine &) {}).parseOneValue();
 }

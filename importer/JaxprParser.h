@@ -26,6 +26,11 @@ std::optional<Program> parseJaxprProgram(llvm::StringRef text, ParseErrorFn emit
 std::optional<llvm::SmallVector<TypeAnnotation>>
 parseTypeAnnotationList(llvm::StringRef text, ParseErrorFn emitError);
 
+/// Parses `text` as one equation parameter's value (what JAX prints for a
+/// parameter that is not a jaxpr: `str(value)`). Null if the text is not one
+/// value; the value's SMLocs point into `text`.
+std::optional<ParamValue> parseParamValue(llvm::StringRef text);
+
 } // namespace kiln::jaxpr
 
 #endif // KILN_IMPORTER_JAXPRPARSER_H

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "python/CompiledFunction.h"
+#include "python/JaxprFromPython.h"
 
 #include "compiler/CompileCache.h"
 #include "dialect/LaxInterfaces.h"
@@ -354,6 +355,16 @@ public:
     return std::make_shared<Program>(std::move(context), std::move(module));
   }
 
+  static std::shared_ptr<Program> fromJaxprTree(nb::handle tree, const std::string &name) {
+    jaxpr::Program syntax = jaxprProgramFromPython(tree);
+    auto context = std::make_shared<Context>();
+    DiagnosticCapture diagnostics(*context);
+    OwningOpRef<ModuleOp> module = importJaxprProgram(syntax, &context->context, {});
+    if (!module)
+      diagnostics.fail(KilnError::Import, name + ": error: the jaxpr could not be imported");
+    return std::make_shared<Program>(std::move(context), std::move(module));
+  }
+
   static std::shared_ptr<Program> fromMlir(const std::string &text, const std::string &filename) {
     auto context = std::make_shared<Context>();
     context->sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, filename),
@@ -579,6 +590,10 @@ void bindProgram(nb::module_ &m) {
       .def_static("from_jaxpr", &Program::fromJaxpr, nb::arg("text"),
                   nb::arg("filename") = "<jaxpr>", nb::arg("input_types") = "",
                   "Imports a jaxpr as JAX prints it; raises kiln.JaxprImportError")
+      .def_static("from_jaxpr_tree", &Program::fromJaxprTree, nb::arg("tree"),
+                  nb::arg("name") = "<jaxpr>",
+                  "Imports a jaxpr from kiln._jaxpr.jaxpr_tree (JAX's objects, no text); "
+                  "raises kiln.JaxprImportError")
       .def_static("from_mlir", &Program::fromMlir, nb::arg("text"),
                   nb::arg("filename") = "<mlir>", "Parses lax MLIR text")
       .def("text", &Program::text, nb::arg("locations") = false)

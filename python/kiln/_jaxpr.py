@@ -87,3 +87,124 @@ def kiln_inputs(closed, leaves) -> list[Any]:
     """The values Kiln's entry function takes: main constvars, the argument
     leaves, then the hoisted nested constvars."""
     return list(closed.consts) + list(leaves) + hoisted_consts(closed)
+
+
+def _user_frame_fn():
+    try:
+        from jax._src import source_info_util
+        return source_info_util.user_frame
+    except ImportError:  # pragma: no cover - a JAX without it: no positions
+        return lambda traceback: None
+
+
+def jaxpr_tree(closed, name: str, position: tuple[str, int, int] | None = None) -> tuple:
+    """``closed`` as the plain tuples Kiln's importer reads without printing
+    the jaxpr (``Program.from_jaxpr_tree``; python/JaxprFromPython.cpp):
+
+    * program: ``(positions, jaxpr)``, positions a list of ``(file, line,
+      column)``: where each equation was traced (JAX's user frame), the
+      operations' locations; the first is ``position`` (the function).
+    * jaxpr: ``(key, position, constvars, invars, equations, outs)``; the
+      same Jaxpr object gives the same tuple (one key).
+    * binder: ``(name, dtype, shape)``, ``_`` for a dropped result.
+    * atom: a variable's name, or a literal ``(kind, value, text, dtype,
+      shape)``, kind ``'f'``, ``'i'`` or ``'b'``.
+    * equation: ``(position, outs, primitive, params, ins)``, params
+      ``[(name, value)]``.
+    * value: the text JAX's printer writes for it (``str(value)``), or, when
+      it holds jaxprs, ``('jaxpr', jaxpr)``, ``('list', [values])`` or
+      ``('call', type name, [(field, value)])`` (a named tuple).
+    """
+    from jax.extend import core
+    closed_t, jaxpr_t, drop_t, literal_t = core.ClosedJaxpr, core.Jaxpr, core.DropVar, core.Literal
+    user_frame = _user_frame_fn()
+    positions: list[tuple[str, int, int]] = [position or (f"<{name}>", 1, 1)]
+    position_index: dict[tuple[str, int, int], int] = {positions[0]: 0}
+    names: dict[Any, str] = {}
+    dtype_names: dict[Any, str] = {}
+    nodes: dict[int, tuple] = {}
+
+    def dtype_name(aval) -> str:
+        d = aval.dtype
+        n = dtype_names.get(d)
+        if n is None:
+            n = dtype_names[d] = aval.str_short(short_dtypes=True).split("[", 1)[0]
+        return n
+
+    def shape(aval) -> tuple:
+        s = aval.shape
+        if not all(type(d) is int for d in s):
+            s = tuple(int(d) for d in s)  # numpy ints; a symbolic one raises
+        return s
+
+    def binder(v) -> tuple:
+        if isinstance(v, drop_t):
+            n = "_"
+        else:
+            n = names.get(v)
+            if n is None:
+                n = names[v] = f"v{len(names)}"
+        return (n, dtype_name(v.aval), shape(v.aval))
+
+    def atom(v):
+        if not isinstance(v, literal_t):
+            return names[v]
+        aval, val = v.aval, v.val
+        kind = getattr(aval.dtype, "kind", "f")
+        if kind == "b":
+            tag, value = "b", bool(val)
+        elif kind in "iu":
+            tag, value = "i", int(val)
+            if value >= 1 << 63:  # uint64: the same 64 bits
+                value -= 1 << 64
+        else:
+            tag, value = "f", float(val)
+        return (tag, value, str(val), dtype_name(aval), shape(aval))
+
+    def where(eqn, default: int) -> int:
+        tb = eqn.source_info.traceback
+        frame = user_frame(tb) if tb is not None else None
+        if frame is None:
+            return default
+        key = (frame.file_name, frame.start_line, frame.start_column + 1)
+        i = position_index.get(key)
+        if i is None:
+            i = position_index[key] = len(positions)
+            positions.append(key)
+        return i
+
+    def holds_jaxpr(value) -> bool:
+        if isinstance(value, (closed_t, jaxpr_t)):
+            return True
+        return isinstance(value, (tuple, list)) and any(holds_jaxpr(x) for x in value)
+
+    def param(value, at: int):
+        if isinstance(value, (closed_t, jaxpr_t)):
+            return ("jaxpr", node(value, at))
+        if not holds_jaxpr(value):
+            return str(value)
+        if isinstance(value, tuple) and hasattr(value, "_fields"):
+            return ("call", type(value).__name__,
+                    [(f, param(x, at)) for f, x in zip(value._fields, value)])
+        return ("list", [param(x, at) for x in value])
+
+    def node(j, at: int) -> tuple:
+        j = getattr(j, "jaxpr", j)
+        found = nodes.get(id(j))
+        if found is not None:
+            return found
+        constvars = [binder(v) for v in j.constvars]
+        invars = [binder(v) for v in j.invars]
+        eqns = []
+        for eqn in j.eqns:
+            pos = where(eqn, at)
+            ins = [atom(v) for v in eqn.invars]
+            params = [(k, param(v, pos)) for k, v in eqn.params.items()]
+            outs = [binder(v) for v in eqn.outvars]
+            eqns.append((pos, outs, eqn.primitive.name, params, ins))
+        result = (id(j), at, constvars, invars, eqns, [atom(v) for v in j.outvars])
+        nodes[id(j)] = result
+        return result
+
+    main = node(closed, 0)
+    return (positions, main)

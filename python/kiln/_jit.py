@@ -31,7 +31,7 @@ from ._callbacks import extract_host_callbacks
 from ._complex import join as join_complex, lower_complex, split as split_complex
 from ._inline_primitives import inline_filter_primitives
 from ._export import Exported, export as export_library
-from ._jaxpr import hoisted_consts, normalize_jaxpr_text
+from ._jaxpr import hoisted_consts, jaxpr_tree, normalize_jaxpr_text
 from ._rules import Rules, as_rules, tag_spec
 
 DEFAULT_CACHE = object()
@@ -118,9 +118,8 @@ class Options:
 
 @dataclass
 class Traced:
-    """One traced signature: the closed jaxpr, its text, its output tree."""
+    """One traced signature: the closed jaxpr, its output tree."""
     closed: Any
-    text: str
     out_tree: Any
     name: str
     # Per output leaf: the PRNG implementation of a typed key (returned as
@@ -131,6 +130,13 @@ class Traced:
     # The function as JAX evaluates it: `closed` before its callbacks were
     # numbered (JAX cannot evaluate kiln_host_callback); None: `closed`.
     jax_closed: Any = None
+    # Where the traced function was defined: (file, line, column), or None.
+    position: tuple | None = None
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The jaxpr as JAX prints it (Kiln imports it without printing)."""
+        return normalize_jaxpr_text(str(self.closed))
 
 
 def _is_key(x) -> bool:
@@ -498,8 +504,14 @@ def trace(fun: Callable, flat: Flat, leaves: Sequence[Any] | None = None) -> Tra
         jax_closed = closed
         closed, callbacks = extract_host_callbacks(closed)
     name = getattr(fun, "__name__", "fun")
-    return Traced(closed, normalize_jaxpr_text(str(closed)), out_store["tree"], name,
-                  out_store["keys"], callbacks, jax_closed)
+    return Traced(closed, out_store["tree"], name, out_store["keys"], callbacks, jax_closed,
+                  definition_position(fun))
+
+
+def definition_position(fun: Callable) -> tuple | None:
+    """Where `fun` was defined, (file, line, column), if Python knows."""
+    code = getattr(inspect.unwrap(fun), "__code__", None) if callable(fun) else None
+    return None if code is None else (code.co_filename, code.co_firstlineno, 1)
 
 
 def abstract_leaves(leaves: Sequence[Any]) -> list:
@@ -512,7 +524,8 @@ def abstract_leaves(leaves: Sequence[Any]) -> list:
 
 
 def import_traced(t: Traced) -> _kiln.Program:
-    return _kiln.Program.from_jaxpr(t.text, filename=f"{t.name}.jaxpr")
+    """The traced jaxpr as lax, imported from JAX's objects (no text)."""
+    return _kiln.Program.from_jaxpr_tree(jaxpr_tree(t.closed, t.name, t.position), t.name)
 
 
 def parse_released(text: str) -> _kiln.Program:

@@ -27,6 +27,10 @@ class Program:
         """Imports a jaxpr as JAX prints it; raises kiln.JaxprImportError"""
 
     @staticmethod
+    def from_jaxpr_tree(tree: tuple, name: str = '<jaxpr>') -> Program:
+        """Imports a jaxpr from kiln._jaxpr.jaxpr_tree (JAX's objects, no text); raises kiln.JaxprImportError"""
+
+    @staticmethod
     def from_mlir(text: str, filename: str = '<mlir>') -> Program:
         """Parses lax MLIR text"""
 

@@ -36,7 +36,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _kiln
-from ._jaxpr import normalize_jaxpr_text
 from ._callbacks import extract_host_callbacks
 from ._jit import Compiled, Options, Traced, _jax, inline, to_cpu
 
@@ -114,8 +113,7 @@ class Fn:
             jax = _jax()
             n = len(self.out_avals)
             closed, callbacks = extract_host_callbacks(self.closed)
-            traced = Traced(closed, normalize_jaxpr_text(str(closed)),
-                            jax.tree_util.tree_structure([0] * n), self.name,
+            traced = Traced(closed, jax.tree_util.tree_structure([0] * n), self.name,
                             callbacks=callbacks, jax_closed=self.closed)
             from ._jit import import_traced
             try:
