@@ -41,3 +41,28 @@ func.func @in_scope(%x: tensor<3xi64>, %d: tensor<8xi1>, %o: index) -> tensor<8x
   %u = tensor.insert_slice %g into %d[%o] [3] [1] : tensor<3xi1> into tensor<8xi1>
   return %u : tensor<8xi1>
 }
+
+// One tensor.empty that CSE shared between two ops becomes one per use
+// (shared, every result aliased every other in the One-Shot analysis: cubic
+// compile time on unrolled loops), and an unused one stays as it is.
+// CHECK-LABEL: func.func @shared_empty
+// CHECK-COUNT-2: tensor.empty() : tensor<4xf32>
+// CHECK-NEXT: tensor.empty() : tensor<2xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[O1:[0-9a-z_]+]] : tensor<4xf32>)
+// CHECK-NOT: outs(%[[O1]] :
+// CHECK: return
+func.func @shared_empty(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %unused = tensor.empty() : tensor<2xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = arith.negf %in : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  %b = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %t = arith.addf %in, %in : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
