@@ -317,15 +317,19 @@ private:
       results.append(id(v));
       types.append(typeToPython(v.getType()));
     }
-    nb::dict attrs;
-    for (NamedAttribute n : op.getAttrs())
-      attrs[nb::str(n.getName().data(), n.getName().size())] = attrToPython(n.getValue());
+    nb::dict attrs, attrText;
+    for (NamedAttribute n : op.getAttrs()) {
+      nb::str name(n.getName().data(), n.getName().size());
+      attrs[name] = attrToPython(n.getValue());
+      attrText[name] = printed(n.getValue());
+    }
     for (Region &r : op.getRegions())
       regions.append(region(r));
     out["operands"] = operands;
     out["results"] = results;
     out["result_types"] = types;
     out["attrs"] = attrs;
+    out["attr_text"] = attrText; // as MLIR prints them (rules from functions)
     out["regions"] = regions;
     out["location"] = printed(op.getLoc());
     return out;

@@ -111,9 +111,15 @@ def _rewrite_param(param):
     return param
 
 
-def _evaluate(jaxpr, consts, args) -> list:
+def _filter_implementation(eqn):
+    return _implementation(eqn) if _is_filter_primitive(eqn) else None
+
+
+def _evaluate(jaxpr, consts, args, expand=_filter_implementation) -> list:
     """jax.core.eval_jaxpr, with filter primitives evaluated by their
-    implementation rule and nested ClosedJaxprs rewritten the same way."""
+    implementation rule and nested ClosedJaxprs rewritten the same way;
+    `expand(eqn)`: the function to evaluate an equation by instead of its
+    primitive, or None."""
     from jax.extend import core
     env: dict[Any, Any] = {}
 
@@ -126,8 +132,9 @@ def _evaluate(jaxpr, consts, args) -> list:
         env[v] = a
     for eqn in jaxpr.eqns:
         invals = [read(v) for v in eqn.invars]
-        if _is_filter_primitive(eqn):
-            outs = _implementation(eqn)(*invals)
+        implementation = expand(eqn)
+        if implementation is not None:
+            outs = implementation(*invals)
         else:
             params = {k: _rewrite_param(p) for k, p in eqn.params.items()}
             outs = eqn.primitive.bind(*invals, **eqn.primitive.get_bind_params(params))
@@ -156,3 +163,19 @@ def inline_filter_primitives(closed):
         closed = jax.make_jaxpr(
             lambda *args, c=closed: _evaluate(c.jaxpr, c.consts, args))(*avals)
     return closed
+
+
+def inline_calls(closed):
+    """`closed` re-traced with every jit call (jnp.where, jax.nn.relu, a
+    user's jitted helper) replaced by its body; loops and conditionals
+    stay as they are."""
+    import jax
+
+    def expand(eqn):
+        if eqn.primitive.name not in ("jit", "pjit"):
+            return None
+        inner = eqn.params["jaxpr"]
+        return lambda *a: _evaluate(inner.jaxpr, inner.consts, a, expand)
+    avals = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+             for a in closed.in_avals]
+    return jax.make_jaxpr(lambda *args: _evaluate(closed.jaxpr, closed.consts, args, expand))(*avals)

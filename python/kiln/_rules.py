@@ -63,6 +63,40 @@ class Rules:
         r._add_text(text, name)
         return r
 
+    @classmethod
+    def from_functions(cls, pattern, replacement, *, name: str, example_args=None,
+                       tags: Sequence[str] = (), where: Sequence[str] | str = (),
+                       description: str = "", any_order: bool = True) -> "Rules":
+        """One rule written as two JAX functions of the same parameters:
+        where the program computes `pattern`, compute `replacement`.
+
+        >>> rules = kiln.Rules.from_functions(
+        ...     lambda a, b: jnp.exp(jnp.log(a) - jnp.log(b)),
+        ...     lambda a, b: a / b, name="exp-log-ratio", tags=["changes-precision"])
+
+        Both are traced with JAX on `example_args` (default: one f32[8]
+        per parameter) and written as a YAML rule (``.yaml()``; for
+        kiln-opt, a file of it) that fires at any shape and dtype its ops
+        match; `where` adds conditions of the rule language
+        (``"is_float($a)"``: parameters are ``$name``); `any_order`: the
+        operands of commutative ops (add, mul, max, min, and, or, xor)
+        match in either order. What a pattern may hold: docs/rules.md,
+        "Rules as JAX functions"."""
+        from ._rule_functions import rule_from_functions
+        text = rule_from_functions(pattern, replacement, name=name, example_args=example_args,
+                                   tags=tags, where=where, description=description,
+                                   any_order=any_order)
+        return cls.from_text(text, name=f"{name}.yaml")
+
+    def yaml(self) -> str:
+        """The YAML of every rule file, concatenated (what kiln-opt reads)."""
+        texts = []
+        for path, _ in self._files:
+            p = Path(path)
+            files = sorted(list(p.glob("*.yaml")) + list(p.glob("*.yml"))) if p.is_dir() else [p]
+            texts += [f.read_text() for f in files]
+        return "".join(t if t.endswith("\n") else t + "\n" for t in texts)
+
     def __add__(self, other: "RulesLike") -> "Rules":
         out = Rules()
         out._files = list(self._files)
