@@ -160,27 +160,42 @@ void markAllocatorsNoAlias(llvm::Module &module) {
 /// matmul: 1.18 s against 0.18 s of codegen, 100 against 93 us).
 constexpr size_t kUnrollModuleInstructions = 1000;
 
-constexpr llvm::StringLiteral kFullUnrollOption = "unroll-full-max-count";
-/// Whether limitFullUnrolling set the option (rather than the command line).
-std::atomic<bool> fullUnrollingLimited{false};
+/// LLVM options Kiln sets as the command line would, unless the command
+/// line set them; once per process, so the compile cache's key (which
+/// names the compiler binary) fixes them.
+///
+/// - unroll-full-max-count=4: full unrolling of loops of at most 4
+///   iterations (LLVM's default: any count whose cost is under its
+///   threshold). LLVM fully unrolls before its loop vectorizer runs, and
+///   Kiln runs no SLP vectorizer after it (compileToHostObject says why):
+///   an unrolled 32-step inner loop of a generated contraction became 32
+///   scalar FMAs per element, and a 2-layer 8 x 32 MLP ran in 12 us
+///   instead of 1 us.
+/// - post-RA-scheduler=false: the post-register-allocation list scheduler,
+///   which the subtargets of some CPUs enable (AMD Zen; most Intel ones do
+///   not), takes time quadratic in a basic block's length: 14 of the 18 s
+///   of code generation of a flax CNN's gradient (long straight-line
+///   blocks of buffer copies), 0.8 s for jax.jit. Out-of-order cores gain
+///   little from it, and without it the code is the same on every host.
+constexpr std::pair<llvm::StringLiteral, llvm::StringLiteral> kLlvmOptions[] = {
+    {"unroll-full-max-count", "4"},
+    {"post-RA-scheduler", "false"},
+};
+/// Which of kLlvmOptions setKilnLlvmOptions set (rather than the command line).
+std::atomic<bool> llvmOptionSet[std::size(kLlvmOptions)];
 
-/// Full unrolling of loops of at most 4 iterations (LLVM's default: any
-/// count whose cost is under its threshold), unless the command line says
-/// otherwise. LLVM fully unrolls before its loop vectorizer runs, and Kiln
-/// runs no SLP vectorizer after it (compileToHostObject says why): an
-/// unrolled 32-step inner loop of a generated contraction became 32
-/// scalar FMAs per element, and a 2-layer 8 x 32 MLP ran in 12 us instead
-/// of 1 us. Set once per process; the compile cache's key names the
-/// compiler binary, which fixes this choice.
-void limitFullUnrolling() {
+void setKilnLlvmOptions() {
   static std::once_flag once;
   std::call_once(once, [] {
     auto &options = llvm::cl::getRegisteredOptions();
-    auto it = options.find(kFullUnrollOption);
-    // LLVM reads the option only when it occurred: it is given as the
-    // command line would give it.
-    if (it != options.end() && !it->second->getNumOccurrences())
-      fullUnrollingLimited = !it->second->addOccurrence(0, kFullUnrollOption, "4");
+    for (auto [i, option] : llvm::enumerate(kLlvmOptions)) {
+      auto it = options.find(option.first);
+      // LLVM reads such an option only when it occurred (some check its
+      // position, which 0 means "not given"): it is given as the command
+      // line's first argument would give it.
+      if (it != options.end() && !it->second->getNumOccurrences())
+        llvmOptionSet[i] = !it->second->addOccurrence(1, option.first, option.second);
+    }
   });
 }
 
@@ -191,7 +206,7 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine *tm, unsigned optL
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  limitFullUnrolling();
+  setKilnLlvmOptions();
   llvm::PipelineTuningOptions tuning;
   // Unrolling multiplies a large module's code (a 20-layer MLP of 8 x 32
   // matmuls: 13x, and 2.0 s of the 2.3 s LLVM spent on it); past
@@ -712,7 +727,10 @@ void *LoadedObject::lookup(const std::string &symbol, std::string *error) const 
 }
 
 bool llvmOptionSetByKiln(llvm::StringRef name) {
-  return name == kFullUnrollOption && fullUnrollingLimited;
+  for (auto [i, option] : llvm::enumerate(kLlvmOptions))
+    if (name == option.first)
+      return llvmOptionSet[i];
+  return false;
 }
 
 } // namespace kiln

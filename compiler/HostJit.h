@@ -39,7 +39,8 @@ std::string hostTargetDescription();
 int64_t vectorRegisterBits(const ObjectTarget &target);
 
 /// Whether the LLVM command-line option `name` was set by Kiln itself
-/// (compileToHostObject limits LLVM's full unrolling), not by a user.
+/// (HostJit.cpp's kLlvmOptions: full unrolling, the post-RA scheduler), not by
+/// a user.
 bool llvmOptionSetByKiln(llvm::StringRef name);
 
 /// Translates `llvmDialectModule` to LLVM IR, optimises it at `optLevel` for
