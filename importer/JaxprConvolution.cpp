@@ -6,6 +6,10 @@
 // every output position ([N, out spatial..., C]); the slices concatenated
 // along C (offsets major, channels minor) against the kernel reshaped to
 // [window * C, O] in the same order; the result transposed to out_spec.
+// Where the output has fewer positions than the window has offsets (kernel
+// gradients, whose window is the output's spatial size), the slices are
+// taken per output position instead (its receptive field as one row): the
+// same contraction from fewer, larger slices.
 // Each output is the same sum of products XLA's convolution computes, in
 // another order (a float result differs by rounding, as XLA's own
 // algorithms do from one another).
@@ -248,42 +252,93 @@ EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
     windowSize *= k;
   }
 
-  // One strided slice per window offset, offsets in row-major order.
-  SmallVector<Value> patches;
-  SmallVector<int64_t> offset(spatial, 0);
-  for (int64_t w = 0; w < windowSize; ++w) {
-    SmallVector<int64_t> start(rank, 0), limit(paddedShape), step(rank, 1);
-    for (int64_t i = 0; i < spatial; ++i) {
-      start[1 + i] = offset[i] * (*rhsDilation)[i];
-      limit[1 + i] = outSize[i] == 0 ? start[1 + i]
-                                     : start[1 + i] + (outSize[i] - 1) * (*strides)[i] + 1;
-      step[1 + i] = (*strides)[i];
-    }
-    FailureOr<Value> patch =
-        e.built(SliceOp::create(e.b, e.loc, e.placeholder, padded, start, limit, step));
-    if (failed(patch))
-      return failure();
-    patches.push_back(*patch);
-    for (int64_t i = spatial - 1; i >= 0; --i) { // next offset, last dimension fastest
-      if (++offset[i] < window[i])
-        break;
-      offset[i] = 0;
-    }
-  }
-  FailureOr<Value> columns =
-      patches.size() == 1
-          ? FailureOr<Value>(patches[0])
-          : e.built(ConcatenateOp::create(e.b, e.loc, e.placeholder, patches, rank - 1));
-  if (failed(columns))
-    return failure();
+  int64_t positions = 1;
+  for (int64_t o : outSize)
+    positions *= o;
   TypeAttr preferredAttr = *preferred ? TypeAttr::get(*preferred) : TypeAttr();
-  FailureOr<Value> product =
-      groups > 1 ? contractGroupedPatches(e, *columns, *kernel, windowSize, groups,
-                                          groupChannels, features / groups, preferredAttr)
-      : batchGroupCount > 1
-          ? contractBatchGroupedPatches(e, *columns, *kernel, windowSize * channels,
-                                        batchGroupCount, features / batchGroupCount, preferredAttr)
-          : contractPatches(e, *columns, *kernel, windowSize, channels, features, preferredAttr);
+  FailureOr<Value> product = failure();
+  if (groups == 1 && batchGroupCount == 1 && positions > 0 && positions < windowSize) {
+    // Fewer output positions than window offsets (the kernel gradient of a
+    // convolution is one whose window is the output's spatial size): one
+    // slice per output position instead, its whole receptive field
+    // [N, window..., C] as a row [N, 1, window * C] of the same
+    // (offsets major, channels minor) order, the rows concatenated to
+    // [N, positions, window * C]. The contraction is the same dot_general
+    // over the same K in the same order; 9 slices where there were 196.
+    SmallVector<Value> rows;
+    SmallVector<int64_t> at(spatial, 0);
+    for (int64_t p = 0; p < positions; ++p) {
+      SmallVector<int64_t> start(rank, 0), limit(paddedShape), step(rank, 1);
+      for (int64_t i = 0; i < spatial; ++i) {
+        start[1 + i] = at[i] * (*strides)[i];
+        limit[1 + i] = start[1 + i] + (window[i] - 1) * (*rhsDilation)[i] + 1;
+        step[1 + i] = (*rhsDilation)[i];
+      }
+      FailureOr<Value> field =
+          e.built(SliceOp::create(e.b, e.loc, e.placeholder, padded, start, limit, step));
+      if (failed(field))
+        return failure();
+      FailureOr<Value> row = reshapeTo(e, *field, {batch, 1, windowSize * channels});
+      if (failed(row))
+        return failure();
+      rows.push_back(*row);
+      for (int64_t i = spatial - 1; i >= 0; --i) { // next position, last dimension fastest
+        if (++at[i] < outSize[i])
+          break;
+        at[i] = 0;
+      }
+    }
+    FailureOr<Value> columns =
+        rows.size() == 1 ? FailureOr<Value>(rows[0])
+                         : e.built(ConcatenateOp::create(e.b, e.loc, e.placeholder, rows, 1));
+    if (failed(columns))
+      return failure();
+    product = contractPatches(e, *columns, *kernel, windowSize, channels, features, preferredAttr);
+    if (failed(product))
+      return failure();
+    SmallVector<int64_t> outShape{batch};
+    llvm::append_range(outShape, outSize);
+    outShape.push_back(features);
+    product = reshapeTo(e, *product, outShape);
+  } else {
+    // One strided slice per window offset, offsets in row-major order.
+    SmallVector<Value> patches;
+    SmallVector<int64_t> offset(spatial, 0);
+    for (int64_t w = 0; w < windowSize; ++w) {
+      SmallVector<int64_t> start(rank, 0), limit(paddedShape), step(rank, 1);
+      for (int64_t i = 0; i < spatial; ++i) {
+        start[1 + i] = offset[i] * (*rhsDilation)[i];
+        limit[1 + i] = outSize[i] == 0 ? start[1 + i]
+                                       : start[1 + i] + (outSize[i] - 1) * (*strides)[i] + 1;
+        step[1 + i] = (*strides)[i];
+      }
+      FailureOr<Value> patch =
+          e.built(SliceOp::create(e.b, e.loc, e.placeholder, padded, start, limit, step));
+      if (failed(patch))
+        return failure();
+      patches.push_back(*patch);
+      for (int64_t i = spatial - 1; i >= 0; --i) { // next offset, last dimension fastest
+        if (++offset[i] < window[i])
+          break;
+        offset[i] = 0;
+      }
+    }
+    FailureOr<Value> columns =
+        patches.size() == 1
+            ? FailureOr<Value>(patches[0])
+            : e.built(ConcatenateOp::create(e.b, e.loc, e.placeholder, patches, rank - 1));
+    if (failed(columns))
+      return failure();
+    product = groups > 1
+                  ? contractGroupedPatches(e, *columns, *kernel, windowSize, groups,
+                                           groupChannels, features / groups, preferredAttr)
+              : batchGroupCount > 1
+                  ? contractBatchGroupedPatches(e, *columns, *kernel, windowSize * channels,
+                                                batchGroupCount, features / batchGroupCount,
+                                                preferredAttr)
+                  : contractPatches(e, *columns, *kernel, windowSize, channels, features,
+                                    preferredAttr);
+  }
   if (failed(product))
     return failure();
   // [N, S..., O] to out_spec's layout.
