@@ -45,6 +45,40 @@ FailureOr<Value> reshapeTo(PrimitiveEmitter &e, Value v, ArrayRef<int64_t> shape
       v));
 }
 
+/// Calls `body` with each index of `extents` in row-major order (the last
+/// dimension fastest); stops at the first failure.
+LogicalResult forEachIndex(ArrayRef<int64_t> extents,
+                           llvm::function_ref<LogicalResult(ArrayRef<int64_t>)> body) {
+  int64_t count = 1;
+  for (int64_t n : extents)
+    count *= n;
+  SmallVector<int64_t> index(extents.size(), 0);
+  for (int64_t k = 0; k < count; ++k) {
+    if (failed(body(index)))
+      return failure();
+    for (int64_t i = int64_t(extents.size()) - 1; i >= 0; --i) {
+      if (++index[i] < extents[i])
+        break;
+      index[i] = 0;
+    }
+  }
+  return success();
+}
+
+/// The strided slice of `padded` ([N, S..., C]) from `start` on its
+/// spatial dimensions, `size` elements `step` apart in each (all of N, C).
+FailureOr<Value> spatialSlice(PrimitiveEmitter &e, Value padded, ArrayRef<int64_t> start,
+                              ArrayRef<int64_t> size, ArrayRef<int64_t> step) {
+  auto shape = cast<RankedTensorType>(padded.getType()).getShape();
+  SmallVector<int64_t> lo(shape.size(), 0), hi(shape), strides(shape.size(), 1);
+  for (size_t i = 0; i < start.size(); ++i) {
+    lo[1 + i] = start[i];
+    hi[1 + i] = size[i] == 0 ? start[i] : start[i] + (size[i] - 1) * step[i] + 1;
+    strides[1 + i] = step[i];
+  }
+  return e.built(SliceOp::create(e.b, e.loc, e.placeholder, padded, lo, hi, strides));
+}
+
 /// columns [N, S..., window * C] . kernel [S..., C, O] -> [N, S..., O].
 FailureOr<Value> contractPatches(PrimitiveEmitter &e, Value columns, Value kernel,
                                  int64_t windowSize, int64_t channels, int64_t features,
@@ -266,28 +300,20 @@ EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
     // [N, positions, window * C]. The contraction is the same dot_general
     // over the same K in the same order; 9 slices where there were 196.
     SmallVector<Value> rows;
-    SmallVector<int64_t> at(spatial, 0);
-    for (int64_t p = 0; p < positions; ++p) {
-      SmallVector<int64_t> start(rank, 0), limit(paddedShape), step(rank, 1);
-      for (int64_t i = 0; i < spatial; ++i) {
-        start[1 + i] = at[i] * (*strides)[i];
-        limit[1 + i] = start[1 + i] + (window[i] - 1) * (*rhsDilation)[i] + 1;
-        step[1 + i] = (*rhsDilation)[i];
-      }
-      FailureOr<Value> field =
-          e.built(SliceOp::create(e.b, e.loc, e.placeholder, padded, start, limit, step));
-      if (failed(field))
-        return failure();
-      FailureOr<Value> row = reshapeTo(e, *field, {batch, 1, windowSize * channels});
-      if (failed(row))
-        return failure();
-      rows.push_back(*row);
-      for (int64_t i = spatial - 1; i >= 0; --i) { // next position, last dimension fastest
-        if (++at[i] < outSize[i])
-          break;
-        at[i] = 0;
-      }
-    }
+    if (failed(forEachIndex(outSize, [&](ArrayRef<int64_t> at) -> LogicalResult {
+          SmallVector<int64_t> start;
+          for (int64_t i = 0; i < spatial; ++i)
+            start.push_back(at[i] * (*strides)[i]);
+          FailureOr<Value> field = spatialSlice(e, padded, start, window, *rhsDilation);
+          if (failed(field))
+            return failure();
+          FailureOr<Value> row = reshapeTo(e, *field, {batch, 1, windowSize * channels});
+          if (failed(row))
+            return failure();
+          rows.push_back(*row);
+          return success();
+        })))
+      return failure();
     FailureOr<Value> columns =
         rows.size() == 1 ? FailureOr<Value>(rows[0])
                          : e.built(ConcatenateOp::create(e.b, e.loc, e.placeholder, rows, 1));
@@ -303,26 +329,17 @@ EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
   } else {
     // One strided slice per window offset, offsets in row-major order.
     SmallVector<Value> patches;
-    SmallVector<int64_t> offset(spatial, 0);
-    for (int64_t w = 0; w < windowSize; ++w) {
-      SmallVector<int64_t> start(rank, 0), limit(paddedShape), step(rank, 1);
-      for (int64_t i = 0; i < spatial; ++i) {
-        start[1 + i] = offset[i] * (*rhsDilation)[i];
-        limit[1 + i] = outSize[i] == 0 ? start[1 + i]
-                                       : start[1 + i] + (outSize[i] - 1) * (*strides)[i] + 1;
-        step[1 + i] = (*strides)[i];
-      }
-      FailureOr<Value> patch =
-          e.built(SliceOp::create(e.b, e.loc, e.placeholder, padded, start, limit, step));
-      if (failed(patch))
-        return failure();
-      patches.push_back(*patch);
-      for (int64_t i = spatial - 1; i >= 0; --i) { // next offset, last dimension fastest
-        if (++offset[i] < window[i])
-          break;
-        offset[i] = 0;
-      }
-    }
+    if (failed(forEachIndex(window, [&](ArrayRef<int64_t> offset) -> LogicalResult {
+          SmallVector<int64_t> start;
+          for (int64_t i = 0; i < spatial; ++i)
+            start.push_back(offset[i] * (*rhsDilation)[i]);
+          FailureOr<Value> patch = spatialSlice(e, padded, start, outSize, *strides);
+          if (failed(patch))
+            return failure();
+          patches.push_back(*patch);
+          return success();
+        })))
+      return failure();
     FailureOr<Value> columns =
         patches.size() == 1
             ? FailureOr<Value>(patches[0])
