@@ -39,6 +39,16 @@ std::pair<int64_t, int64_t> matrixDims(RankedTensorType t) {
   return {t.getDimSize(t.getRank() - 2), t.getDimSize(t.getRank() - 1)};
 }
 
+/// `type`'s matrices must be square; `name` is the primitive as the user
+/// wrote it (kiln_eig is JAX's eig).
+LogicalResult requireSquare(PrimitiveEmitter &e, RankedTensorType type, StringRef name) {
+  auto [m, n] = matrixDims(type);
+  if (m != n)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'" << name << "' takes square matrices, got " << type;
+  return success();
+}
+
 FailureOr<GeqrfOp> geqrf(PrimitiveEmitter &e, Value a) {
   FailureOr<RankedTensorType> type = matrices(e, a);
   if (failed(type))
@@ -179,10 +189,9 @@ EmitResult emitEigh(PrimitiveEmitter &e) {
     return failure();
   // sort_eigenvalues=False lets LAPACK return them in any order; it returns
   // them ascending, as Kiln does.
-  auto [m, n] = matrixDims(*type);
-  if (m != n)
-    return e.builder.emitError(e.eqn.primitiveLoc) << "'eigh' takes square matrices, got "
-                                                   << *type;
+  if (failed(requireSquare(e, *type, "eigh")))
+    return failure();
+  int64_t n = matrixDims(*type).second;
   return e.finish(EighOp::create(e.b, e.loc, *type, batchOf(*type, 2, {n}), (*x)[0], *lower));
 }
 
@@ -197,11 +206,9 @@ EmitResult emitKilnEig(PrimitiveEmitter &e) {
   FailureOr<RankedTensorType> type = matrices(e, (*x)[0]);
   if (failed(type))
     return failure();
-  auto [m, n] = matrixDims(*type);
-  if (m != n)
-    return e.builder.emitError(e.eqn.primitiveLoc) << "'eig' takes square matrices, got "
-                                                   << *type;
-  RankedTensorType values = batchOf(*type, 2, {n});
+  if (failed(requireSquare(e, *type, "eig")))
+    return failure();
+  RankedTensorType values = batchOf(*type, 2, {matrixDims(*type).second});
   SmallVector<Type> types{values, values};
   if (*vectors)
     types.append({*type, *type});

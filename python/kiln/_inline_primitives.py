@@ -151,17 +151,22 @@ def _evaluate(jaxpr, consts, args, expand=_filter_implementation) -> list:
 _MAX_ROUNDS = 8
 
 
+def _retrace(closed, expand=_filter_implementation):
+    """`closed` traced again through _evaluate with `expand`, on abstract
+    values of its inputs (weak types kept)."""
+    import jax
+    avals = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+             for a in closed.in_avals]
+    return jax.make_jaxpr(lambda *args: _evaluate(closed.jaxpr, closed.consts, args, expand))(*avals)
+
+
 def inline_filter_primitives(closed):
     """`closed` (a ClosedJaxpr) itself when it has no primitive to inline,
     else the same function re-traced with each inlined."""
-    import jax
     for _ in range(_MAX_ROUNDS):
         if not _contains(closed):
             return closed
-        avals = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-                 for a in closed.in_avals]
-        closed = jax.make_jaxpr(
-            lambda *args, c=closed: _evaluate(c.jaxpr, c.consts, args))(*avals)
+        closed = _retrace(closed)
     return closed
 
 
@@ -169,13 +174,9 @@ def inline_calls(closed):
     """`closed` re-traced with every jit call (jnp.where, jax.nn.relu, a
     user's jitted helper) replaced by its body; loops and conditionals
     stay as they are."""
-    import jax
-
     def expand(eqn):
         if eqn.primitive.name not in ("jit", "pjit"):
             return None
         inner = eqn.params["jaxpr"]
         return lambda *a: _evaluate(inner.jaxpr, inner.consts, a, expand)
-    avals = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-             for a in closed.in_avals]
-    return jax.make_jaxpr(lambda *args: _evaluate(closed.jaxpr, closed.consts, args, expand))(*avals)
+    return _retrace(closed, expand)

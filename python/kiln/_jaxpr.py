@@ -116,7 +116,8 @@ def jaxpr_tree(closed, name: str, position: tuple[str, int, int] | None = None) 
       ``('call', type name, [(field, value)])`` (a named tuple).
     """
     from jax.extend import core
-    closed_t, jaxpr_t, drop_t, literal_t = core.ClosedJaxpr, core.Jaxpr, core.DropVar, core.Literal
+    closed_t, jaxpr_t = _jaxpr_types()
+    drop_t, literal_t = core.DropVar, core.Literal
     user_frame = _user_frame_fn()
     positions: list[tuple[str, int, int]] = [position or (f"<{name}>", 1, 1)]
     position_index: dict[tuple[str, int, int], int] = {positions[0]: 0}
@@ -173,15 +174,10 @@ def jaxpr_tree(closed, name: str, position: tuple[str, int, int] | None = None) 
             positions.append(key)
         return i
 
-    def holds_jaxpr(value) -> bool:
-        if isinstance(value, (closed_t, jaxpr_t)):
-            return True
-        return isinstance(value, (tuple, list)) and any(holds_jaxpr(x) for x in value)
-
     def param(value, at: int):
         if isinstance(value, (closed_t, jaxpr_t)):
             return ("jaxpr", node(value, at))
-        if not holds_jaxpr(value):
+        if next(subjaxprs(value), None) is None:
             return str(value)
         if isinstance(value, tuple) and hasattr(value, "_fields"):
             return ("call", type(value).__name__,

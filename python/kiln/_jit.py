@@ -523,9 +523,13 @@ def abstract_leaves(leaves: Sequence[Any]) -> list:
             for x in leaves]
 
 
+def import_closed(closed, name: str, position: tuple | None = None) -> _kiln.Program:
+    """A ClosedJaxpr as lax, imported from JAX's objects (no text)."""
+    return _kiln.Program.from_jaxpr_tree(jaxpr_tree(closed, name, position), name)
+
+
 def import_traced(t: Traced) -> _kiln.Program:
-    """The traced jaxpr as lax, imported from JAX's objects (no text)."""
-    return _kiln.Program.from_jaxpr_tree(jaxpr_tree(t.closed, t.name, t.position), t.name)
+    return import_closed(t.closed, t.name, t.position)
 
 
 def parse_released(text: str) -> _kiln.Program:

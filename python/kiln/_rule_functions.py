@@ -30,8 +30,6 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import _kiln
-
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Ops whose two operands may come in either order (the rule's any_order).
 _COMMUTATIVE = {"lax.add", "lax.mul", "lax.max", "lax.min", "lax.and", "lax.or", "lax.xor"}
@@ -43,7 +41,7 @@ class _Traced:
     def __init__(self, fn: Callable, args: Sequence[Any], what: str, name: str):
         import jax
         from ._inline_primitives import inline_calls
-        from ._jaxpr import jaxpr_tree
+        from ._jit import import_closed
         # jnp functions that JAX wraps in jit (jnp.where, ...) as their
         # primitives, not as calls.
         closed = inline_calls(jax.make_jaxpr(fn)(*args))
@@ -53,8 +51,7 @@ class _Traced:
         if len(closed.jaxpr.outvars) != 1:
             raise ValueError(f"Rules.from_functions: the {what} must return one array, "
                              f"it returns {len(closed.jaxpr.outvars)}")
-        program = _kiln.Program.from_jaxpr_tree(jaxpr_tree(closed, name), name)
-        functions = program.export()["functions"]
+        functions = import_closed(closed, name).export()["functions"]
         if set(functions) != {"main"}:
             raise ValueError(f"Rules.from_functions: the {what} calls other functions "
                              f"({', '.join(sorted(set(functions) - {'main'}))})")
