@@ -298,3 +298,51 @@ IndexingDims IndexingDims::of(ScatterOp op) {
     dims.windowSizes[operandDim] = op.getUpdates().getType().getDimSize(updateDim);
   return dims;
 }
+
+//===----------------------------------------------------------------------===//
+// SortOp and TopKOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SortOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  ValueRange operands = adaptor.getOperands();
+  if (operands.empty())
+    return emitOptionalError(loc, "sort needs at least one operand");
+  auto first = dyn_cast<RankedTensorType>(operands[0].getType());
+  if (!first)
+    return emitOptionalError(loc, "sort operands must be ranked tensors");
+  for (Value v : operands) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || type.getShape() != first.getShape())
+      return emitOptionalError(loc, "sort operands must have one shape, got ", first, " and ",
+                               v.getType());
+    types.push_back(type);
+  }
+  int64_t dimension = adaptor.getDimension(), numKeys = adaptor.getNumKeys();
+  if (dimension < 0 || dimension >= first.getRank())
+    return emitOptionalError(loc, "sort dimension ", dimension, " is out of range for rank ",
+                             first.getRank());
+  if (numKeys < 1 || numKeys > int64_t(operands.size()))
+    return emitOptionalError(loc, "sort num_keys ", numKeys, " is not between 1 and the ",
+                             operands.size(), " operands");
+  return success();
+}
+
+LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto type = dyn_cast<RankedTensorType>(adaptor.getOperand().getType());
+  if (!type)
+    return emitOptionalError(loc, "top_k operand must be a ranked tensor");
+  int64_t axis = adaptor.getAxis(), k = adaptor.getK();
+  if (axis < 0 || axis >= type.getRank())
+    return emitOptionalError(loc, "top_k axis ", axis, " is out of range for rank ",
+                             type.getRank());
+  if (k < 0 || k > type.getDimSize(axis))
+    return emitOptionalError(loc, "top_k k = ", k, " is not within the axis's ",
+                             type.getDimSize(axis), " elements");
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] = k;
+  types.push_back(type.clone(shape));
+  types.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 32)));
+  return success();
+}

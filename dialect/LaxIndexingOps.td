@@ -1,6 +1,7 @@
 //===- LaxIndexingOps.td - lax indexing operations ---*- tablegen -*-===//
 //
-// Gather and scatter. Generated apart from LaxOps.td (its own .inc files
+// Gather, scatter, sort and top_k: the ops that move elements to positions
+// computed at run time. Generated apart from LaxOps.td (its own .inc files
 // and header, dialect/LaxIndexingOps.h) so that only the code using these ops
 // rebuilds when they change. Shape rules and verifiers live in
 // LaxIndexing.cpp.
@@ -172,6 +173,57 @@ def Lax_ScatterOp : Lax_Op<"scatter", [Pure, InferTypeOpAdaptor]> {
     (`batching_dims` `=` $operand_batching_dims^ `x` $scatter_indices_batching_dims)?
     `mode` `=` $mode
     attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Sort and top_k
+//===----------------------------------------------------------------------===//
+
+def Lax_SortOp : Lax_Op<"sort", [Pure, InferTypeOpAdaptor]> {
+  let summary = "sorts operands together by the first ones (jaxpr `sort`)";
+  let description = [{
+    Along `dimension`, every operand moves by one permutation: the order of
+    the first `num_keys` operands compared lexicographically (the first
+    most significant), ties in input order (stable, whatever the jaxpr's
+    `is_stable` says: a stable order is one of the orders an unstable sort
+    may return). Keys compare as JAX's `lax.sort` compares them: integers
+    by value (unsigned ones unsigned), false before true, floats by the
+    total order after -0 becomes +0 and every NaN the positive quiet NaN
+    (NaNs last, -0 and +0 equal). The values, keys included, move bit for
+    bit. Results have the operands' types.
+
+    ```mlir
+    // jnp.argsort(x): the keys and their positions
+    %s:2 = lax.sort %x, %iota dimension = 0 num_keys = 1
+        : tensor<8xf32>, tensor<8xi32>
+    ```
+  }];
+  let arguments = (ins Variadic<Lax_Tensor>:$operands, Lax_I64Attr:$dimension,
+                       Lax_I64Attr:$num_keys);
+  let results = (outs Variadic<Lax_Tensor>:$results);
+  let assemblyFormat = [{
+    $operands `dimension` `=` $dimension `num_keys` `=` $num_keys attr-dict `:` type($operands)
+  }];
+}
+
+def Lax_TopKOp : Lax_Op<"top_k", [Pure, InferTypeOpAdaptor]> {
+  let summary = "the k largest elements along an axis and their positions (jaxpr `top_k`)";
+  let description = [{
+    Along `axis`, the `k` largest elements of the operand, largest first,
+    as `values`, and their positions along the axis as `indices` (i32).
+    Floats compare by the total order (+NaN first, +0 before -0, -NaN
+    last), integers by value; equal elements come in input order. The
+    values move bit for bit.
+
+    ```mlir
+    %v, %i = lax.top_k %logits k = 5 axis = 1 : tensor<8x32000xf32>
+    ```
+  }];
+  let arguments = (ins Lax_Tensor:$operand, Lax_I64Attr:$k, Lax_I64Attr:$axis);
+  let results = (outs Lax_Tensor:$values, Lax_TensorOf<[I32]>:$indices);
+  let assemblyFormat = [{
+    $operand `k` `=` $k `axis` `=` $axis attr-dict `:` type($operand)
   }];
 }
 

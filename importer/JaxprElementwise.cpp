@@ -7,6 +7,7 @@
 #include "importer/JaxprPrimitives.h"
 
 #include "dialect/LaxOps.h"
+#include "dialect/LaxTotalOrder.h"
 
 using namespace mlir;
 using namespace kiln::jaxpr;
@@ -131,47 +132,16 @@ EmitResult emitCompare(PrimitiveEmitter &e) {
       CompareOp::create(e.b, e.loc, e.placeholder, direction, (*x)[0], (*x)[1]));
 }
 
-/// `x` as a key whose signed-integer order is the IEEE total order of
-/// floats (-NaN < -inf < ... < -0 < +0 < ... < inf < NaN), as XLA's
-/// TOTALORDER comparisons: the bits read as a signed integer, with every
-/// bit but the sign flipped where the sign is set (so negative values order
-/// by decreasing magnitude, after every positive one's reverse). Integers
-/// and bools are their own keys.
-FailureOr<Value> totalOrderKey(PrimitiveEmitter &e, Value x) {
-  auto type = cast<RankedTensorType>(x.getType());
-  auto floatType = dyn_cast<FloatType>(type.getElementType());
-  if (!floatType)
-    return x;
-  unsigned width = floatType.getWidth();
-  auto intType = type.clone(IntegerType::get(e.b.getContext(), width));
-  FailureOr<Value> bits = e.built(BitcastConvertTypeOp::create(e.b, e.loc, intType, x));
-  if (failed(bits))
-    return failure();
-  auto splat = [&](const APInt &v) {
-    return ConstantOp::create(e.b, e.loc, DenseElementsAttr::get(intType, v));
-  };
-  Value zero = splat(APInt::getZero(width));
-  Value allButSign = splat(APInt::getSignedMaxValue(width));
-  auto predType = type.clone(e.b.getI1Type());
-  FailureOr<Value> negative = e.built(
-      CompareOp::create(e.b, e.loc, predType, ComparisonDirection::LT, *bits, zero));
-  FailureOr<Value> flipped = e.built(XorOp::create(e.b, e.loc, intType, *bits, allButSign));
-  if (failed(negative) || failed(flipped))
-    return failure();
-  return e.built(SelectNOp::create(e.b, e.loc, intType, *negative, ValueRange{*bits, *flipped}));
-}
-
 /// eq_to, lt_to, le_to: comparisons in the total order (searchsorted,
-/// jnp.sort's keys): floats through totalOrderKey.
+/// jnp.sort's keys): floats through lax::buildTotalOrderKey.
 template <ComparisonDirection direction>
 EmitResult emitCompareTotalOrder(PrimitiveEmitter &e) {
   EmitResult x = e.elementwise(2);
   if (failed(x))
     return failure();
-  FailureOr<Value> lhs = totalOrderKey(e, (*x)[0]), rhs = totalOrderKey(e, (*x)[1]);
-  if (failed(lhs) || failed(rhs))
-    return failure();
-  return e.finish(CompareOp::create(e.b, e.loc, e.placeholder, direction, *lhs, *rhs));
+  Value lhs = buildTotalOrderKey(e.b, e.loc, (*x)[0]);
+  Value rhs = buildTotalOrderKey(e.b, e.loc, (*x)[1]);
+  return e.finish(CompareOp::create(e.b, e.loc, e.placeholder, direction, lhs, rhs));
 }
 
 /// `select_n which case0 case1 ...`: the cases take one shape, `which` not.

@@ -102,6 +102,13 @@ struct CpuCostModel {
   /// Smallest contraction (multiply-adds) sent to the runtime GEMM; smaller
   /// ones stay in linalg (runtime-gemm-min-macs).
   int64_t runtimeGemmMinMacs = 32768;
+
+  //--- kiln-expand-sort (ExpandSort.cpp) ---------------------------------
+  /// Longest axis lax.sort and lax.top_k sort by ranks (n^2 comparisons per
+  /// row, elementwise code); longer ones call the runtime's sort. At 16 the
+  /// 256 comparisons of a row cost about what the runtime's per-row work
+  /// does, and the ranks fuse with their neighbours.
+  int64_t sortRankMaxLength = 16;
 };
 
 /// The measured defaults.

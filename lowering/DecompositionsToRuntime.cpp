@@ -50,39 +50,22 @@ LogicalResult callRuntime(Operation *op, ConversionPatternRewriter &rewriter, St
   if (!elt.isF32() && !elt.isF64())
     return rewriter.notifyMatchFailure(op, "the CPU runtime has f32 and f64 only");
   Location loc = op->getLoc();
-  SmallVector<Value> args;
+  SmallVector<Value> operands3;
   for (auto [i, v] : llvm::enumerate(operands)) {
     int64_t matrixRank = i < operandMatrixRanks.size() ? operandMatrixRanks[i] : 2;
-    args.push_back(reshapeTensor(rewriter, loc, v,
-                                 batched3(cast<RankedTensorType>(v.getType()), matrixRank)));
+    operands3.push_back(reshapeTensor(rewriter, loc, v,
+                                      batched3(cast<RankedTensorType>(v.getType()), matrixRank)));
   }
-  // Every operand's tensor first, then the buffers (bufferReadHere).
-  for (Value &v : args)
-    v = runtimeBuffer3(rewriter, loc, v);
-  SmallVector<Value> buffers;
-  for (const RuntimeResult &r : results) {
-    RankedTensorType r3 = batched3(r.type, r.matrixRank);
-    Value buffer = memref::AllocOp::create(rewriter, loc,
-                                           MemRefType::get(r3.getShape(), r3.getElementType()));
-    buffers.push_back(buffer);
-    args.push_back(
-        memref::CastOp::create(rewriter, loc, dynamicMemRef3(r3.getElementType()), buffer));
-  }
-  SmallVector<Type> types = llvm::to_vector(ValueRange(args).getTypes());
-  for (bool f : flags) {
-    args.push_back(arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), f));
-    types.push_back(rewriter.getI64Type());
-  }
+  SmallVector<RankedTensorType> results3;
+  for (const RuntimeResult &r : results)
+    results3.push_back(batched3(r.type, r.matrixRank));
+  SmallVector<int64_t> flags64(flags.begin(), flags.end());
   std::string callee = ("kiln_rt_" + Twine(elt.isF32() ? "s" : "d") + name).str();
-  declareRuntimeFunction(rewriter, op->getParentOfType<ModuleOp>(), callee,
-                         rewriter.getFunctionType(types, {}));
-  func::CallOp::create(rewriter, loc, callee, TypeRange{}, args);
+  SmallVector<Value> tensors = callRuntimeOn3(
+      rewriter, loc, op->getParentOfType<ModuleOp>(), callee, operands3, results3, flags64);
   SmallVector<Value> replacements;
-  for (auto [r, buffer] : llvm::zip(results, buffers)) {
-    Value t = bufferization::ToTensorOp::create(rewriter, loc, batched3(r.type, r.matrixRank),
-                                                buffer, /*restrict=*/true, /*writable=*/true);
+  for (auto [r, t] : llvm::zip(results, tensors))
     replacements.push_back(reshapeTensor(rewriter, loc, t, r.type));
-  }
   rewriter.replaceOp(op, replacements);
   return success();
 }

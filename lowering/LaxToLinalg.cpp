@@ -86,6 +86,7 @@ struct LaxToLinalgPass : kiln::impl::LaxToLinalgBase<LaxToLinalgPass> {
     kiln::lowering::populateControlFlowPatterns(patterns, converter);
     kiln::lowering::populateIndexingPatterns(patterns);
     kiln::lowering::populateDecompositionPatterns(patterns);
+    kiln::lowering::populateSortPatterns(patterns);
     kiln::lowering::populateHostCallbackPatterns(patterns);
     kiln::lowering::populateDotGeneralPatterns(patterns, useRuntimeGemm,
                                                runtimeGemmMinMacs);

@@ -35,6 +35,9 @@ void populateDotGeneralPatterns(mlir::RewritePatternSet &patterns,
 /// lax.cholesky and lax.triangular_solve as calls of the CPU runtime's
 /// loops (f32, f64).
 void populateDecompositionPatterns(mlir::RewritePatternSet &patterns);
+/// lax.sort and lax.top_k with integer keys (what kiln-expand-sort leaves)
+/// as calls of the CPU runtime's sort (LaxToLinalgSort.cpp).
+void populateSortPatterns(mlir::RewritePatternSet &patterns);
 /// lax.host_callback as a call of the CPU runtime (HostCallbackToRuntime.cpp).
 void populateHostCallbackPatterns(mlir::RewritePatternSet &patterns);
 
@@ -85,6 +88,16 @@ mlir::Value runtimeBuffer3(mlir::OpBuilder &b, mlir::Location loc, mlir::Value t
 /// needs no MLIR headers.
 void declareRuntimeFunction(mlir::OpBuilder &b, mlir::ModuleOp module, llvm::StringRef name,
                             mlir::FunctionType type);
+
+/// Calls the runtime function `callee` (declared in `module` on first use)
+/// with the rank-3 tensors `operands` (runtimeBuffer3 each), a fresh buffer
+/// per type of `results` (rank 3) that the call writes, and `flags` as i64;
+/// returns those buffers as tensors.
+llvm::SmallVector<mlir::Value> callRuntimeOn3(mlir::OpBuilder &b, mlir::Location loc,
+                                              mlir::ModuleOp module, llvm::StringRef callee,
+                                              mlir::ValueRange operands,
+                                              llvm::ArrayRef<mlir::RankedTensorType> results,
+                                              llvm::ArrayRef<int64_t> flags);
 
 /// Whether the lowering handles element type `t` (ints, floats).
 bool isSupportedElement(mlir::Type t);

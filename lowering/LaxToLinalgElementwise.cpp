@@ -68,6 +68,34 @@ void declareRuntimeFunction(OpBuilder &b, ModuleOp module, StringRef name, Funct
   fn->setAttr("llvm.emit_c_interface", b.getUnitAttr());
 }
 
+SmallVector<Value> callRuntimeOn3(OpBuilder &b, Location loc, ModuleOp module, StringRef callee,
+                                  ValueRange operands, ArrayRef<RankedTensorType> results,
+                                  ArrayRef<int64_t> flags) {
+  SmallVector<Value> args;
+  // Every operand's tensor first, then the buffers (bufferReadHere).
+  for (Value v : operands)
+    args.push_back(runtimeBuffer3(b, loc, v));
+  SmallVector<Value> buffers;
+  for (RankedTensorType r : results) {
+    Value buffer =
+        memref::AllocOp::create(b, loc, MemRefType::get(r.getShape(), r.getElementType()));
+    buffers.push_back(buffer);
+    args.push_back(memref::CastOp::create(b, loc, dynamicMemRef3(r.getElementType()), buffer));
+  }
+  SmallVector<Type> types = llvm::to_vector(ValueRange(args).getTypes());
+  for (int64_t f : flags) {
+    args.push_back(arith::ConstantIntOp::create(b, loc, b.getI64Type(), f));
+    types.push_back(b.getI64Type());
+  }
+  declareRuntimeFunction(b, module, callee, b.getFunctionType(types, {}));
+  func::CallOp::create(b, loc, callee, TypeRange{}, args);
+  SmallVector<Value> tensors;
+  for (auto [r, buffer] : llvm::zip(results, buffers))
+    tensors.push_back(bufferization::ToTensorOp::create(b, loc, r, buffer, /*restrict=*/true,
+                                                        /*writable=*/true));
+  return tensors;
+}
+
 LogicalResult replaceByEmptyResults(Operation *op, ConversionPatternRewriter &rewriter) {
   if (op->getNumResults() == 0 || op->getNumRegions() != 0 || !isPure(op))
     return failure();

@@ -268,6 +268,22 @@ def ScanToParallelLoops : Pass<"kiln-scan-to-parallel-loops"> {
                            "::mlir::bufferization::BufferizationDialect"];
 }
 
+def ExpandSort : Pass<"kiln-expand-sort"> {
+  let summary = "Short lax.sort/top_k as an n x n comparison; long ones on integer keys";
+  let description = [{
+    Along an axis of at most `rank-max-length` elements, lax.sort and
+    lax.top_k become lax ops that rank every element by comparing all pairs
+    (elementwise code, no runtime: the GPU pipeline's way). Along longer
+    axes their float keys become integers ordered as the floats are, which
+    the lowering sorts with the CPU runtime (kiln_rt_sort_positions).
+  }];
+  let options = [
+    Option<"rankMaxLength", "rank-max-length", "int64_t",
+           /*default=*/"::kiln::lowering::defaultCpuCostModel().sortRankMaxLength",
+           "Longest axis sorted by ranks (n x n comparisons)">,
+  ];
+}
+
 def ApproximateMath : Pass<"kiln-approximate-math"> {
   let summary = "Replace f32 transcendental math ops by vectorizable polynomial approximations";
   let description = [{

@@ -72,6 +72,7 @@ void kiln::buildKilnLaxToLinalgPipeline(OpPassManager &pm,
     funcPm.addPass(createScanToParallelLoops(scanOptions));
     funcPm.addPass(createCanonicalizerPass());
   }
+  funcPm.addPass(createExpandSort({options.sortRankMaxLength}));
   LaxToLinalgOptions laxOptions;
   laxOptions.useRuntimeGemm = options.useRuntimeGemm;
   laxOptions.runtimeGemmMinMacs = options.runtimeGemmMinMacs;

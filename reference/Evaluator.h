@@ -106,6 +106,8 @@ private:
   /// The decompositions with several results (lu, geqrf, svd, eigh) and
   /// householder_product (InterpretDecompositions.cpp): nullopt for other ops.
   std::optional<llvm::SmallVector<Tensor>> evalDecomposition(mlir::Operation *op);
+  /// sort and top_k (InterpretSort.cpp): nullopt for other ops.
+  std::optional<llvm::SmallVector<Tensor>> evalSort(mlir::Operation *op);
   mlir::FailureOr<llvm::SmallVector<Tensor>> evalScan(lax::ScanOp scan);
   /// while and cond (InterpretControlFlow.cpp): nullopt for other ops.
   std::optional<mlir::FailureOr<llvm::SmallVector<Tensor>>>

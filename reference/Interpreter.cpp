@@ -91,7 +91,10 @@ LogicalResult Evaluator::evalOp(Operation *op) {
       bind(r, std::move(t));
     return success();
   }
-  if (std::optional<SmallVector<Tensor>> results = evalDecomposition(op)) {
+  for (auto family : {&Evaluator::evalDecomposition, &Evaluator::evalSort}) {
+    std::optional<SmallVector<Tensor>> results = (this->*family)(op);
+    if (!results)
+      continue;
     for (auto [r, t] : llvm::zip(op->getResults(), *results))
       bind(r, std::move(t));
     return success();

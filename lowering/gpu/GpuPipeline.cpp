@@ -64,6 +64,11 @@ using namespace mlir;
 
 namespace {
 
+/// Longest axis the GPU pipeline sorts (by ranks: an [n, n] comparison per
+/// row). Longer sorts call the CPU runtime, as the decompositions do, so a
+/// program with them compiles for the CPU only.
+constexpr int64_t kGpuSortRankMaxLength = 4096;
+
 struct GpuPipelineOptions : PassPipelineOptions<GpuPipelineOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("GPU architecture (sm_80, sm_90, ...)"),
                            llvm::cl::init("sm_80")};
@@ -93,6 +98,8 @@ kiln::CpuPipelineOptions sharedOptions(const kiln::GpuPipelineConfig &config) {
   shared.parallelScans = true;
   shared.scanVectorBits = 0;
   shared.scanScratchStepMajor = true;
+  // No runtime sort on the device: every sort by ranks (n^2 per row).
+  shared.sortRankMaxLength = kGpuSortRankMaxLength;
   shared.foldScanLayout = config.foldScanLayout;
   shared.approximateMath = config.approximateMath;
   return shared;

@@ -101,6 +101,8 @@ class Evaluator:
         kind = name[4:]
         shape = tuple(types[0][0]) if types else ()
         dtype = _dtype(types[0][1]) if types else None
+        if kind == "abs" and np.issubdtype(dtype, np.unsignedinteger):
+            return [xs[0]]  # JAX's abs refuses unsigned integers; on them lax.abs is the identity
         if name in self.elementwise:
             return [self.elementwise[name](*xs)]
         if kind == "host_callback":
@@ -137,10 +139,14 @@ class Evaluator:
         if kind == "slice":
             return [lax.slice(xs[0], attrs["start_indices"], attrs["limit_indices"],
                               attrs.get("strides") or None)]
+        # The primitives themselves: lax.dynamic_slice and
+        # lax.dynamic_update_slice (the functions) count a negative start
+        # from the end, as numpy does, before the primitive clamps it.
         if kind == "dynamic_slice":
-            return [lax.dynamic_slice(xs[0], xs[1:], attrs["slice_sizes"])]
+            return [lax.dynamic_slice_p.bind(xs[0], *xs[1:],
+                                             slice_sizes=tuple(attrs["slice_sizes"]))]
         if kind == "dynamic_update_slice":
-            return [lax.dynamic_update_slice(xs[0], xs[1], xs[2:])]
+            return [lax.dynamic_update_slice_p.bind(xs[0], xs[1], *xs[2:])]
         if kind == "concatenate":
             return [lax.concatenate(xs, attrs["dimension"])]
         if kind == "squeeze":
@@ -194,6 +200,11 @@ class Evaluator:
         if kind in ("argmax", "argmin"):
             f = lax.argmax if kind == "argmax" else lax.argmin
             return [f(xs[0], attrs["axes"][0], dtype)]
+        if kind == "sort":
+            return list(lax.sort(tuple(xs), dimension=attrs["dimension"], is_stable=True,
+                                 num_keys=attrs["num_keys"]))
+        if kind == "top_k":
+            return list(lax.top_k(xs[0], attrs["k"], axis=attrs["axis"]))
         if kind == "scan":
             return self.scan(op, xs, env)
         if kind == "while":

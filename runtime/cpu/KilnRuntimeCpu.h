@@ -139,6 +139,13 @@ void kiln_rt_set_float_mode(uint32_t mode);
 /// XLA:CPU does; returns the mode before, for kiln_rt_set_float_mode.
 /// Code compiled with flush-subnormals calls the two around its body.
 uint32_t kiln_rt_flush_subnormals_begin();
+
+/// One key of lax.sort/lax.top_k (KilnSort.cpp): for each line (o, :, i)
+/// of `keys` ([outer, n, inner], indexed by original position), the n
+/// positions of `order` ([outer, n, inner]) sorted by their keys, ties in
+/// `order`'s order; the first k into `sorted` ([outer, k, inner]).
+void _mlir_ciface_kiln_rt_sort_positions(KilnMemRef3<int64_t> *keys, KilnMemRef3<int32_t> *order,
+                                         KilnMemRef3<int32_t> *sorted);
 }
 
 #endif // KILN_RUNTIME_CPU_KILNRUNTIMECPU_H

@@ -132,6 +132,7 @@ public:
                   const Shape *axes = nullptr);
   Value *opDot(Block &blk);
   Value *opGatherScatter(Block &blk);
+  Value *opSort(Block &blk);
 
   // The `models` profile (GeneratorModels.cpp).
   GeneratedProgram generateModel();
@@ -163,6 +164,12 @@ public:
   Value *randomOp(Block &blk);
 
   Random rng;
+  /// The late families' stream (GeneratorOptions::lateFamiliesSeed).
+  PythonRandom lateSource;
+  Random lateRng{lateSource};
+  /// The chance that an op of randomOp is a sort or top_k: 0.15 in one
+  /// program of ten, else 0 (drawn from lateRng).
+  double sortChance = 0;
   GeneratorOptions options;
   unsigned maxOps;
   double hardP;

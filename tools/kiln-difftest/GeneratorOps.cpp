@@ -11,6 +11,7 @@
 #include "dialect/LaxInterfaces.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <vector>
 
@@ -523,6 +524,50 @@ Value *Generator::opDot(Block &blk) {
   if (rng.random() < 0.3 && out.size() >= 2)
     opTranspose(blk, res);
   return res;
+}
+
+/// lax.sort of one or two keys with a value behind them (another pooled
+/// value of the shape, or the positions: an argsort), or lax.top_k; one of
+/// the results joins the pool.
+Value *Generator::opSort(Block &blk) {
+  Value *key = pick(blk.pool, [](const Value &u) { return u.shape.size() >= 1; });
+  if (!key)
+    return nullptr;
+  int64_t axis = rng.randrange(key->shape.size());
+  std::string a = fresh(), b = fresh();
+  if (rng.random() < 0.3) {
+    // k >= 1: the random profile's values have no zero-size dimension
+    // (its ops draw positions from each one).
+    int64_t k = rng.randint(1, key->shape[axis]);
+    Shape shape = key->shape;
+    shape[axis] = k;
+    emit(blk, a + ", " + b + " = lax.top_k " + key->name + " k = " + std::to_string(k) +
+                  " axis = " + std::to_string(axis) + " : " + key->type());
+    add(blk, Value{b, shape, "i32"});
+    return add(blk, Value{a, shape, key->dt});
+  }
+  std::vector<Value *> operands{key};
+  Value *other = pick(blk.pool, [&](const Value &u) { return u.shape == key->shape && &u != key; });
+  bool twoKeys = other && rng.random() < 0.3;
+  if (other)
+    operands.push_back(other);
+  if (!other || twoKeys) {
+    std::string name = fresh();
+    emit(blk, name + " = lax.iota dimension = " + std::to_string(axis) + " : " +
+                  tensorType(key->shape, "i32"));
+    operands.push_back(add(blk, Value{name, key->shape, "i32"}));
+  }
+  std::vector<std::string> names, operandNames, types;
+  for (Value *v : operands) {
+    names.push_back(fresh());
+    operandNames.push_back(v->name);
+    types.push_back(v->type());
+  }
+  emit(blk, llvm::join(names, ", ") + " = lax.sort " + llvm::join(operandNames, ", ") +
+                " dimension = " + std::to_string(axis) + " num_keys = " +
+                std::to_string(twoKeys ? 2 : 1) + " : " + llvm::join(types, ", "));
+  size_t kept = rng.randrange(operands.size());
+  return add(blk, Value{names[kept], operands[kept]->shape, operands[kept]->dt});
 }
 
 Value *Generator::opGatherScatter(Block &blk) {

@@ -54,7 +54,7 @@ bool Generator::isDiscrete(StringRef op) {
   static const llvm::StringSet<> ops = {
       "compare",  "argmax",    "argmin", "is_finite", "floor", "ceil",
       "round",    "sign",      "rem",    "nextafter", "bitcast_convert_type",
-      "convert_element_type", "dynamic_slice", "dynamic_update_slice", "gather", "scatter"};
+      "convert_element_type", "dynamic_slice", "dynamic_update_slice", "gather", "scatter", "sort", "top_k"};
   return ops.contains(op);
 }
 
@@ -129,11 +129,12 @@ int Generator::inferTaint(const Block &blk, const Value &v) {
     auto it = dtypes.find(n);
     return it == dtypes.end() ? StringRef() : StringRef(it->second);
   };
-  if (op == "bitcast_convert_type" &&
+  if ((op == "bitcast_convert_type" || op == "top_k") &&
       llvm::any_of(names, [&](const std::string &n) { return isFloat(dtypeOf(n)); }))
     // The bits of a NaN: the JIT folds constant arithmetic with APFloat
     // (+NaN for inf / inf) where x86, and so the interpreter, computes -NaN;
     // a NaN's sign and payload are not part of what the comparisons promise.
+    // top_k orders NaNs by their sign.
     return 2;
   if (m == 1 && isDiscrete(op)) {
     bool floatIn = llvm::any_of(names, [&](const std::string &n) { return isFloat(dtypeOf(n)); });

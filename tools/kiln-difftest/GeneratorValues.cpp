@@ -151,11 +151,12 @@ std::vector<Scalar> hardValues(StringRef dt) {
 } // namespace
 
 Generator::Generator(ChoiceSource &source, const GeneratorOptions &options)
-    : rng(source), options(options) {
+    : rng(source), lateSource(options.lateFamiliesSeed), options(options) {
   maxOps = options.maxOps ? options.maxOps : unsigned(rng.randint(4, 18));
   static const double rates[] = {0.0, 0.1, 0.3, 0.6};
   hardP = rates[rng.choiceIndex(4)];
   mayOverflow = hardP > 0;
+  sortChance = lateRng.random() < 0.1 ? 0.15 : 0.0;
 }
 
 std::string Generator::fresh(StringRef prefix) {

@@ -1,0 +1,157 @@
+//===- LaxToLinalgSort.cpp - lax.sort and lax.top_k -> runtime sort -------===//
+//
+// What kiln-expand-sort leaves: sorts and top_ks along long axes, on integer
+// keys (floats there became integers ordered as the floats). Each key
+// widens to i64 preserving its order (signed ints sign-extend, unsigned and
+// booleans zero-extend, u64 flips its top bit so that a signed comparison
+// orders it; top_k complements its key, so that ascending order is the
+// largest first). The runtime (kiln_rt_sort_positions, runtime/cpu/
+// KilnSort.cpp) then orders each line's positions, one key after another
+// from the least significant: a stable sort by key j of the order the
+// previous keys left is the lexicographic order of keys j, j+1, ...; the
+// first pass starts from the positions in order, so ties end in input
+// order, as the ops define. The results read each operand at the sorted
+// positions (tensor.extract in a linalg.generic: values move bit for bit).
+//
+//===----------------------------------------------------------------------===//
+#include "lowering/LaxToLinalg.h"
+
+#include "dialect/LaxIndexingOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+namespace kiln::lowering {
+
+namespace {
+
+/// The shape of a sort along `axis` of `shape`: [outer, n, inner].
+RankedTensorType lines3(RankedTensorType type, int64_t axis) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    (d < axis ? outer : inner) *= d == axis ? 1 : type.getDimSize(d);
+  return RankedTensorType::get({outer, type.getDimSize(axis), inner}, type.getElementType());
+}
+
+/// `key` (signless, of the lax type `laxType`) as i64 in the same order,
+/// complemented for a descending order.
+Value wideKey(OpBuilder &b, Location loc, Value key, Type laxType, bool descending) {
+  auto type = cast<RankedTensorType>(key.getType());
+  unsigned width = type.getElementTypeBitWidth();
+  bool isUnsigned = isUnsignedElement(laxType) || width == 1;
+  Type i64 = b.getI64Type();
+  return parallelGeneric(
+      b, loc, type.clone(i64), key, {b.getMultiDimIdentityMap(type.getRank())},
+      [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+        Value x = args[0];
+        if (width < 64)
+          x = isUnsigned ? arith::ExtUIOp::create(b, l, i64, x).getResult()
+                         : arith::ExtSIOp::create(b, l, i64, x).getResult();
+        else if (isUnsigned) // u64: the top bit flipped orders it as signed
+          x = arith::XOrIOp::create(
+              b, l, x, arith::ConstantIntOp::create(b, l, i64, int64_t(1) << 63));
+        if (descending) // ~x reverses a signed order
+          x = arith::XOrIOp::create(b, l, x, arith::ConstantIntOp::create(b, l, i64, -1));
+        return x;
+      });
+}
+
+/// The positions 0..n-1 along `axis` of `type`'s shape, as i32.
+Value positions(OpBuilder &b, Location loc, RankedTensorType type, int64_t axis) {
+  return parallelGeneric(b, loc, type.clone(b.getI32Type()), {}, {},
+                         [&](OpBuilder &b, Location l, ValueRange) -> Value {
+                           Value i = linalg::IndexOp::create(b, l, axis);
+                           return arith::IndexCastOp::create(b, l, b.getI32Type(), i);
+                         });
+}
+
+/// The positions along `axis` in the order of `keys` (i64, most significant
+/// first), the first `length` of each line (all of them for a sort).
+Value sortedPositions(OpBuilder &b, Location loc, ModuleOp module, ArrayRef<Value> keys,
+                      int64_t axis, int64_t length) {
+  auto type = cast<RankedTensorType>(keys[0].getType());
+  SmallVector<int64_t> outShape(type.getShape());
+  outShape[axis] = length;
+  auto outType = RankedTensorType::get(outShape, b.getI32Type());
+  Value order = positions(b, loc, type, axis);
+  for (auto [i, key] : llvm::enumerate(llvm::reverse(keys))) {
+    bool last = i + 1 == keys.size();
+    auto resultType = last ? outType : cast<RankedTensorType>(order.getType());
+    Value key3 = reshapeTensor(b, loc, key, lines3(type, axis));
+    Value order3 = reshapeTensor(b, loc, order, lines3(cast<RankedTensorType>(order.getType()), axis));
+    Value sorted3 = callRuntimeOn3(b, loc, module, "kiln_rt_sort_positions", {key3, order3},
+                                   {lines3(resultType, axis)}, {})[0];
+    order = reshapeTensor(b, loc, sorted3, resultType);
+  }
+  return order;
+}
+
+/// `operand` read at `order`'s positions along `axis`: a tensor of
+/// `order`'s shape.
+Value takeAlongAxis(OpBuilder &b, Location loc, Value operand, Value order, int64_t axis) {
+  auto orderType = cast<RankedTensorType>(order.getType());
+  auto type = orderType.clone(cast<RankedTensorType>(operand.getType()).getElementType());
+  return parallelGeneric(
+      b, loc, type, order, {b.getMultiDimIdentityMap(type.getRank())},
+      [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          at.push_back(d == axis ? arith::IndexCastOp::create(b, l, b.getIndexType(), args[0])
+                                       .getResult()
+                                 : linalg::IndexOp::create(b, l, d).getResult());
+        return tensor::ExtractOp::create(b, l, operand, at);
+      });
+}
+
+bool hasIntegerElements(Type t) {
+  return isa<IntegerType>(cast<RankedTensorType>(t).getElementType());
+}
+
+struct SortPattern : StaticTensorPattern<lax::SortOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::SortOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
+    int64_t numKeys = op.getNumKeys(), axis = op.getDimension();
+    OperandRange laxKeys = op.getOperands().take_front(numKeys);
+    if (!llvm::all_of(laxKeys.getTypes(), hasIntegerElements))
+      return rewriter.notifyMatchFailure(op, "float keys: kiln-expand-sort makes them integers");
+    Location loc = op.getLoc();
+    SmallVector<Value> keys;
+    for (auto [key, laxKey] : llvm::zip(adaptor.getOperands().take_front(numKeys), laxKeys))
+      keys.push_back(wideKey(rewriter, loc, key, laxKey.getType(), /*descending=*/false));
+    auto type = cast<RankedTensorType>(laxKeys[0].getType());
+    Value order = sortedPositions(rewriter, loc, op->getParentOfType<ModuleOp>(), keys, axis,
+                                  type.getDimSize(axis));
+    SmallVector<Value> results;
+    for (Value v : adaptor.getOperands())
+      results.push_back(takeAlongAxis(rewriter, loc, v, order, axis));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct TopKPattern : StaticTensorPattern<lax::TopKOp> {
+  using StaticTensorPattern::StaticTensorPattern;
+  LogicalResult rewriteStatic(lax::TopKOp op, OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) const override {
+    if (!hasIntegerElements(op.getOperand().getType()))
+      return rewriter.notifyMatchFailure(op, "floats: kiln-expand-sort makes them integers");
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    Value key = wideKey(rewriter, loc, adaptor.getOperand(), op.getOperand().getType(),
+                        /*descending=*/true);
+    Value order =
+        sortedPositions(rewriter, loc, op->getParentOfType<ModuleOp>(), {key}, axis, op.getK());
+    rewriter.replaceOp(op, {takeAlongAxis(rewriter, loc, adaptor.getOperand(), order, axis), order});
+    return success();
+  }
+};
+
+} // namespace
+
+void populateSortPatterns(RewritePatternSet &patterns) {
+  patterns.add<SortPattern, TopKPattern>(patterns.getContext());
+}
+
+} // namespace kiln::lowering
