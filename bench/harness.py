@@ -328,7 +328,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller W2")
     parser.add_argument("--only", default="",
                         help="comma-separated workloads (W1..W4, COMPILE, COMPILE_SCALING, "
-                             "RULES)")
+                             "RULES, ECOSYSTEM)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=None,
                         help="run the workloads this many times in turn and pool each row's "
@@ -381,6 +381,8 @@ def run_all(bench, args):
         compile_scaling(bench)
     if not only or "RULES" in only:
         rules_scale(bench)
+    if not only or "ECOSYSTEM" in only:
+        ecosystem(bench)
 
     report(bench, args)
 
@@ -493,6 +495,29 @@ def rules_scale(bench):
         print("  " + rs.format_row(row), flush=True)
 
 
+def ecosystem(bench):
+    """Realistic-size programs of the kinds JAX users write
+    (bench/ecosystem_speed.py), kiln.jit beside jax.jit in one process of
+    the jax environment: per-call time and first call."""
+    print("\nEcosystem: realistic-size programs, kiln.jit vs jax.jit in one process", flush=True)
+    if not bench.jax_available():
+        print(f"  skipped: no python with jax at {bench.jax_python}")
+        return
+    out = bench.tmp / "ecosystem.json"
+    env = dict(os.environ, **xla_env(bench.args.threads),
+               PYTHONPATH=str(bench.bin.parent / "python"), KILN_BIN=str(bench.bin))
+    cmd = [bench.jax_python, str(ROOT / "bench" / "ecosystem_speed.py"), "--json", str(out)]
+    if bench.args.quick:
+        cmd.append("--quick")
+    proc = subprocess.run(cmd, env=env, text=True, capture_output=True)
+    for line in proc.stdout.splitlines():
+        print("  " + line, flush=True)
+    if not out.exists():
+        print(f"  failed: {proc.stderr.strip().splitlines()[-1:] or proc.returncode}")
+        return
+    bench.ecosystem_rows = json.loads(out.read_text())["rows"]
+
+
 def fmt_bytes(n):
     for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= size:
@@ -543,6 +568,27 @@ def report(bench, args, outdir=None):
     if getattr(bench, "scaling_rows", None):
         import compile_scaling as cs
         tables += cs.tables(bench.scaling_rows, args)
+    if getattr(bench, "ecosystem_rows", None):
+        keys = ["program", "xla_s", "kiln_s", "ratio", "xla_first_cpu_s", "kiln_first_cpu_s",
+                "ok", "check"]
+
+        def eco_cells(r):
+            def t(v):
+                return fmt(v).strip() if v is not None else "-"
+            program, xla, kiln, ratio, xla_first, kiln_first, ok, check = r
+            return [program, t(xla), t(kiln), f"{ratio:.2f}x" if ratio else "-", t(xla_first),
+                    t(kiln_first), "ok" if ok else "FAILED: " + check]
+        tables.append(Table(
+            "ecosystem", "Realistic-size programs: kiln.jit vs jax.jit",
+            ["`bench/ecosystem_speed.py`: each program traced once, kiln.jit (empty compile",
+             "cache) and jax.jit in one process of the jax environment; per call: the median",
+             "of alternating blocks (7; `--quick` 3) of about 0.4 s each; `XLA / Kiln` above",
+             "1: Kiln faster. First call: process CPU seconds of the first call (trace,",
+             "compile, run). Results checked against jax.jit before timing."],
+            ["program", "XLA per call", "Kiln per call", "XLA / Kiln", "XLA first (CPU)",
+             "Kiln first (CPU)", "check"], keys,
+            [tuple(r.get("description", r["program"]) if k == "program" else r.get(k)
+                   for k in keys) for r in bench.ecosystem_rows], eco_cells))
     if getattr(bench, "rules_rows", None):
         tables.append(Table(
             "rules_scale", "Rule engine scale: YAML rules vs C++ patterns",

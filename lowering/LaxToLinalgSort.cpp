@@ -2,16 +2,18 @@
 //
 // What kiln-expand-sort leaves: sorts and top_ks along long axes, on integer
 // keys (floats there became integers ordered as the floats). Each key
-// widens to i64 preserving its order (signed ints sign-extend, unsigned and
-// booleans zero-extend, u64 flips its top bit so that a signed comparison
-// orders it; top_k complements its key, so that ascending order is the
-// largest first). The runtime (kiln_rt_sort_positions, runtime/cpu/
+// becomes a signed i32 (up to 32 bits) or i64 in the same order (signed
+// ints sign-extend, unsigned and booleans zero-extend, a full-width
+// unsigned key flips its top bit; top_k complements its key, so that the
+// ascending order is the largest first). The runtime (runtime/cpu/
 // KilnSort.cpp) then orders each line's positions, one key after another
 // from the least significant: a stable sort by key j of the order the
 // previous keys left is the lexicographic order of keys j, j+1, ...; the
-// first pass starts from the positions in order, so ties end in input
-// order, as the ops define. The results read each operand at the sorted
-// positions (tensor.extract in a linalg.generic: values move bit for bit).
+// first pass (kiln_rt_sort_positions_*) starts from the positions in
+// order, the later ones (kiln_rt_sort_order_*) from the order left, so
+// ties end in input order, as the ops define. The results read each
+// operand at the sorted positions (tensor.extract in a linalg.generic:
+// values move bit for bit).
 //
 //===----------------------------------------------------------------------===//
 #include "lowering/LaxToLinalg.h"
@@ -34,54 +36,55 @@ RankedTensorType lines3(RankedTensorType type, int64_t axis) {
   return RankedTensorType::get({outer, type.getDimSize(axis), inner}, type.getElementType());
 }
 
-/// `key` (signless, of the lax type `laxType`) as i64 in the same order,
-/// complemented for a descending order.
-Value wideKey(OpBuilder &b, Location loc, Value key, Type laxType, bool descending) {
+/// `key` (signless, of the lax type `laxType`) as a signed i32 (keys of at
+/// most 32 bits) or i64 in the same order, complemented for a descending
+/// order.
+Value signedKey(OpBuilder &b, Location loc, Value key, Type laxType, bool descending) {
   auto type = cast<RankedTensorType>(key.getType());
   unsigned width = type.getElementTypeBitWidth();
   bool isUnsigned = isUnsignedElement(laxType) || width == 1;
-  Type i64 = b.getI64Type();
+  unsigned wide = width <= 32 ? 32 : 64;
+  Type wideType = b.getIntegerType(wide);
   return parallelGeneric(
-      b, loc, type.clone(i64), key, {b.getMultiDimIdentityMap(type.getRank())},
+      b, loc, type.clone(wideType), key, {b.getMultiDimIdentityMap(type.getRank())},
       [&](OpBuilder &b, Location l, ValueRange args) -> Value {
         Value x = args[0];
-        if (width < 64)
-          x = isUnsigned ? arith::ExtUIOp::create(b, l, i64, x).getResult()
-                         : arith::ExtSIOp::create(b, l, i64, x).getResult();
-        else if (isUnsigned) // u64: the top bit flipped orders it as signed
+        if (width < wide)
+          x = isUnsigned ? arith::ExtUIOp::create(b, l, wideType, x).getResult()
+                         : arith::ExtSIOp::create(b, l, wideType, x).getResult();
+        else if (isUnsigned) // the top bit flipped orders an unsigned key as signed
           x = arith::XOrIOp::create(
-              b, l, x, arith::ConstantIntOp::create(b, l, i64, int64_t(1) << 63));
+              b, l, x,
+              arith::ConstantOp::create(
+                  b, l, b.getIntegerAttr(wideType, APInt::getSignedMinValue(wide))));
         if (descending) // ~x reverses a signed order
-          x = arith::XOrIOp::create(b, l, x, arith::ConstantIntOp::create(b, l, i64, -1));
+          x = arith::XOrIOp::create(
+              b, l, x, arith::ConstantOp::create(b, l, b.getIntegerAttr(wideType, -1)));
         return x;
       });
 }
 
-/// The positions 0..n-1 along `axis` of `type`'s shape, as i32.
-Value positions(OpBuilder &b, Location loc, RankedTensorType type, int64_t axis) {
-  return parallelGeneric(b, loc, type.clone(b.getI32Type()), {}, {},
-                         [&](OpBuilder &b, Location l, ValueRange) -> Value {
-                           Value i = linalg::IndexOp::create(b, l, axis);
-                           return arith::IndexCastOp::create(b, l, b.getI32Type(), i);
-                         });
-}
-
-/// The positions along `axis` in the order of `keys` (i64, most significant
-/// first), the first `length` of each line (all of them for a sort).
+/// The positions along `axis` in the order of `keys` (signedKey's, most
+/// significant first), the first `length` of each line (all of them for a
+/// sort).
 Value sortedPositions(OpBuilder &b, Location loc, ModuleOp module, ArrayRef<Value> keys,
                       int64_t axis, int64_t length) {
   auto type = cast<RankedTensorType>(keys[0].getType());
   SmallVector<int64_t> outShape(type.getShape());
   outShape[axis] = length;
   auto outType = RankedTensorType::get(outShape, b.getI32Type());
-  Value order = positions(b, loc, type, axis);
+  auto orderType = type.clone(b.getI32Type());
+  Value order;
   for (auto [i, key] : llvm::enumerate(llvm::reverse(keys))) {
-    bool last = i + 1 == keys.size();
-    auto resultType = last ? outType : cast<RankedTensorType>(order.getType());
-    Value key3 = reshapeTensor(b, loc, key, lines3(type, axis));
-    Value order3 = reshapeTensor(b, loc, order, lines3(cast<RankedTensorType>(order.getType()), axis));
-    Value sorted3 = callRuntimeOn3(b, loc, module, "kiln_rt_sort_positions", {key3, order3},
-                                   {lines3(resultType, axis)}, {})[0];
+    auto keyType = cast<RankedTensorType>(key.getType());
+    std::string width = keyType.getElementTypeBitWidth() == 32 ? "i32" : "i64";
+    auto resultType = i + 1 == keys.size() ? outType : orderType;
+    SmallVector<Value> operands{reshapeTensor(b, loc, key, lines3(keyType, axis))};
+    if (order)
+      operands.push_back(reshapeTensor(b, loc, order, lines3(orderType, axis)));
+    std::string callee = (order ? "kiln_rt_sort_order_" : "kiln_rt_sort_positions_") + width;
+    Value sorted3 =
+        callRuntimeOn3(b, loc, module, callee, operands, {lines3(resultType, axis)}, {})[0];
     order = reshapeTensor(b, loc, sorted3, resultType);
   }
   return order;
@@ -119,7 +122,7 @@ struct SortPattern : StaticTensorPattern<lax::SortOp> {
     Location loc = op.getLoc();
     SmallVector<Value> keys;
     for (auto [key, laxKey] : llvm::zip(adaptor.getOperands().take_front(numKeys), laxKeys))
-      keys.push_back(wideKey(rewriter, loc, key, laxKey.getType(), /*descending=*/false));
+      keys.push_back(signedKey(rewriter, loc, key, laxKey.getType(), /*descending=*/false));
     auto type = cast<RankedTensorType>(laxKeys[0].getType());
     Value order = sortedPositions(rewriter, loc, op->getParentOfType<ModuleOp>(), keys, axis,
                                   type.getDimSize(axis));
@@ -139,7 +142,7 @@ struct TopKPattern : StaticTensorPattern<lax::TopKOp> {
       return rewriter.notifyMatchFailure(op, "floats: kiln-expand-sort makes them integers");
     Location loc = op.getLoc();
     int64_t axis = op.getAxis();
-    Value key = wideKey(rewriter, loc, adaptor.getOperand(), op.getOperand().getType(),
+    Value key = signedKey(rewriter, loc, adaptor.getOperand(), op.getOperand().getType(),
                         /*descending=*/true);
     Value order =
         sortedPositions(rewriter, loc, op->getParentOfType<ModuleOp>(), {key}, axis, op.getK());

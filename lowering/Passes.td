@@ -275,7 +275,7 @@ def ExpandSort : Pass<"kiln-expand-sort"> {
     lax.top_k become lax ops that rank every element by comparing all pairs
     (elementwise code, no runtime: the GPU pipeline's way). Along longer
     axes their float keys become integers ordered as the floats are, which
-    the lowering sorts with the CPU runtime (kiln_rt_sort_positions).
+    the lowering sorts with the CPU runtime (runtime/cpu/KilnSort.cpp).
   }];
   let options = [
     Option<"rankMaxLength", "rank-max-length", "int64_t",

@@ -141,10 +141,18 @@ void kiln_rt_set_float_mode(uint32_t mode);
 uint32_t kiln_rt_flush_subnormals_begin();
 
 /// One key of lax.sort/lax.top_k (KilnSort.cpp): for each line (o, :, i)
-/// of `keys` ([outer, n, inner], indexed by original position), the n
-/// positions of `order` ([outer, n, inner]) sorted by their keys, ties in
-/// `order`'s order; the first k into `sorted` ([outer, k, inner]).
-void _mlir_ciface_kiln_rt_sort_positions(KilnMemRef3<int64_t> *keys, KilnMemRef3<int32_t> *order,
+/// of `keys` ([outer, n, inner], signed), its positions sorted by key, ties
+/// in position order; the first k into `sorted` ([outer, k, inner]).
+void _mlir_ciface_kiln_rt_sort_positions_i32(KilnMemRef3<int32_t> *keys,
+                                             KilnMemRef3<int32_t> *sorted);
+void _mlir_ciface_kiln_rt_sort_positions_i64(KilnMemRef3<int64_t> *keys,
+                                             KilnMemRef3<int32_t> *sorted);
+/// The same for a later key: the positions of `order` ([outer, n, inner],
+/// the order the less significant keys left; `keys` is indexed by
+/// position) sorted by their keys, ties in `order`'s order.
+void _mlir_ciface_kiln_rt_sort_order_i32(KilnMemRef3<int32_t> *keys, KilnMemRef3<int32_t> *order,
+                                         KilnMemRef3<int32_t> *sorted);
+void _mlir_ciface_kiln_rt_sort_order_i64(KilnMemRef3<int64_t> *keys, KilnMemRef3<int32_t> *order,
                                          KilnMemRef3<int32_t> *sorted);
 }
 

@@ -31,8 +31,8 @@ func.func @short(%x: tensor<3x4xf32>, %i: tensor<3x4xi32>) -> (tensor<3x4xf32>, 
 // EXPAND: %[[S:.*]]:3 = lax.sort %[[KEY]], %arg0, %arg1 dimension = 1 num_keys = 1
 // EXPAND: return %[[S]]#1, %[[S]]#2
 // LINALG-LABEL: func.func @long
-// LINALG: arith.extsi %{{.*}} : i16 to i64
-// LINALG: call @kiln_rt_sort_positions(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?x?xi64, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xi32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xi32, strided<[?, ?, ?], offset: ?>>) -> ()
+// LINALG: arith.extsi %{{.*}} : i16 to i32
+// LINALG: call @kiln_rt_sort_positions_i32(%{{.*}}, %{{.*}}) : (memref<?x?x?xi32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xi32, strided<[?, ?, ?], offset: ?>>) -> ()
 // LINALG: tensor.extract %arg0
 // LINALG: tensor.extract %arg1
 func.func @long(%x: tensor<3x40xbf16>, %i: tensor<3x40xi32>) -> (tensor<3x40xbf16>, tensor<3x40xi32>) {
@@ -44,7 +44,7 @@ func.func @long(%x: tensor<3x40xbf16>, %i: tensor<3x40xi32>) -> (tensor<3x40xbf1
 // EXPAND-LABEL: func.func @long_int
 // EXPAND-NEXT: lax.sort %arg0 dimension = 0 num_keys = 1 : tensor<40xui32>
 // LINALG-LABEL: func.func @long_int
-// LINALG: arith.extui %{{.*}} : i32 to i64
+// LINALG: arith.constant -2147483648 : i32
 func.func @long_int(%x: tensor<40xui32>) -> tensor<40xui32> {
   %s = lax.sort %x dimension = 0 num_keys = 1 : tensor<40xui32>
   return %s : tensor<40xui32>
@@ -58,8 +58,8 @@ func.func @long_int(%x: tensor<40xui32>) -> tensor<40xui32> {
 // EXPAND: %[[F:.*]] = lax.bitcast_convert_type %{{.*}} : tensor<2x5xi16> -> tensor<2x5xf16>
 // EXPAND: return %[[F]], %[[I]]
 // LINALG-LABEL: func.func @top
-// LINALG: arith.constant -1 : i64
-// LINALG: call @kiln_rt_sort_positions
+// LINALG: arith.constant -1 : i32
+// LINALG: call @kiln_rt_sort_positions_i32
 func.func @top(%x: tensor<2x40xf16>) -> (tensor<2x5xf16>, tensor<2x5xi32>) {
   %v, %i = lax.top_k %x k = 5 axis = 1 : tensor<2x40xf16>
   return %v, %i : tensor<2x5xf16>, tensor<2x5xi32>

@@ -46,8 +46,11 @@ def _floats(n, dtype, seed):
 @pytest.mark.parametrize("n", LENGTHS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, ml_dtypes.bfloat16])
 def test_sort_argsort_top_k_floats(n, dtype):
-    if dtype == np.float64 and not jax.config.jax_enable_x64:
-        pytest.skip("float64 needs jax_enable_x64")
+    with jax.enable_x64(dtype == np.float64):
+        _floats_case(n, dtype)
+
+
+def _floats_case(n, dtype):
     x = np.stack([_floats(n, dtype, s) for s in range(3)])
     k = min(n, 7)
 
@@ -59,15 +62,23 @@ def test_sort_argsort_top_k_floats(n, dtype):
 
 
 @pytest.mark.parametrize("n", LENGTHS)
-@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.uint32, np.bool_])
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.uint32, np.bool_,
+                                   np.int64, np.uint64])
 def test_sort_argsort_top_k_integers(n, dtype):
+    with jax.enable_x64(np.dtype(dtype).itemsize == 8):
+        _integers_case(n, dtype)
+
+
+def _integers_case(n, dtype):
     rng = np.random.default_rng(n)
     if dtype == np.bool_:
         x = rng.integers(0, 2, size=(2, n)).astype(bool)
     else:
         info = np.iinfo(dtype)
-        x = rng.integers(info.min, info.max, size=(2, n), endpoint=True).astype(dtype)
+        size = np.dtype(dtype).itemsize
+        x = rng.integers(0, 256, size=(2, n * size), dtype=np.uint8).view(dtype).copy()
         x[:, : min(n, 3)] = info.max  # ties
+        x[:, 3:6] = info.min
     k = min(n, 4)
 
     def f(x):
