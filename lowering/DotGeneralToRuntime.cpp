@@ -1,7 +1,8 @@
 //===- DotGeneralToRuntime.cpp - GEMM-shaped dot_general -> runtime call
 //---===//
 //
-// A dot_general whose operands and result share f32 or f64 is viewed as a
+// A dot_general of f64, or of f32/f16/bf16 (16-bit operands widened to f32,
+// a 16-bit result rounded from the f32 sums), is viewed as a
 // batched GEMM C[B,M,N] = A[B,M,K] * B[B,K,N]: lhs dims group into (batch,
 // free, contracting), rhs dims into (batch, contracting, free), the result is
 // (batch, lhs free, rhs free) - JAX's result order, i.e. row-major [B,M,N].
@@ -92,6 +93,17 @@ Value gemmOperand(ConversionPatternRewriter &rewriter, Location loc, Value v,
 
 /// The 3-D operand tensor `v` as the runtime's buffer (a dynamic strided
 /// memref: the runtime reads the strides from the descriptor).
+/// `v` with its float elements extended to `elt` (unchanged when they are).
+Value widened(OpBuilder &b, Location loc, Value v, Type elt) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == elt)
+    return v;
+  return parallelGeneric(b, loc, type.clone(elt), v, {b.getMultiDimIdentityMap(type.getRank())},
+                         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                           return arith::ExtFOp::create(b, l, elt, args[0]);
+                         });
+}
+
 struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
   DotGeneralRuntimePattern(MLIRContext *ctx, int64_t minMacs)
       : OpConversionPattern(ctx, /*benefit=*/2), minMacs(minMacs) {}
@@ -102,11 +114,22 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
     auto type = signlessTensor(op.getType());
     auto lt = cast<RankedTensorType>(op.getLhs().getType());
     auto rt = cast<RankedTensorType>(op.getRhs().getType());
-    Type elt = type.getElementType();
-    if (!(elt.isF32() || elt.isF64()) || lt.getElementType() != elt ||
-        rt.getElementType() != elt)
+    // The GEMM's element type: f64 throughout, or f32 for operands and
+    // results of f32, f16 and bf16. A 16-bit operand widens to f32 exactly,
+    // and the product of two such operands (at most 11 + 11 significand
+    // bits) is exact in f32, so the f32 GEMM computes what the generic
+    // lowering does (products widened, sums in f32, a 16-bit result
+    // rounded once: XLA's accumulation), in another order of the sums,
+    // which the contraction's reassoc allows.
+    auto isGemm32 = [](Type t) { return t.isF32() || t.isF16() || t.isBF16(); };
+    Type resultElt = type.getElementType();
+    Type elt = resultElt.isF64() ? resultElt : Float32Type::get(op.getContext());
+    bool all64 = resultElt.isF64() && lt.getElementType().isF64() && rt.getElementType().isF64();
+    bool all32 = isGemm32(resultElt) && isGemm32(lt.getElementType()) &&
+                 isGemm32(rt.getElementType());
+    if (!all64 && !all32)
       return rewriter.notifyMatchFailure(
-          op, "runtime GEMM needs f32 or f64 throughout");
+          op, "runtime GEMM needs f64 throughout, or f32/f16/bf16 throughout");
     if (!type.hasStaticShape() || !lt.hasStaticShape() || !rt.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "needs static shapes");
     if (op.getLhsContractingDimensions().empty())
@@ -141,8 +164,10 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
     int64_t B = product(lt, lb), M = product(lt, lf), N = product(rt, rf);
 
     bool transA, transB;
-    Value lhs3 = gemmOperand(rewriter, loc, adaptor.getLhs(), lb, lf, lc, transA);
-    Value rhs3 = gemmOperand(rewriter, loc, adaptor.getRhs(), rb, rc, rf, transB);
+    Value lhs3 = gemmOperand(rewriter, loc, widened(rewriter, loc, adaptor.getLhs(), elt), lb,
+                             lf, lc, transA);
+    Value rhs3 = gemmOperand(rewriter, loc, widened(rewriter, loc, adaptor.getRhs(), elt), rb,
+                             rc, rf, transB);
     // Both operands' tensors first, then their buffers, right before the
     // call. One-shot bufferization counts a tensor's read at its to_buffer,
     // not at the call that reads the buffer: with A's buffer taken before
@@ -175,7 +200,14 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
     Value result = bufferization::ToTensorOp::create(rewriter, loc, c3, c,
                                                      /*restrict=*/true,
                                                      /*writable=*/true);
-    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, result, type));
+    result = reshapeTensor(rewriter, loc, result, type.clone(elt));
+    if (resultElt != elt) // a 16-bit result: the f32 sums rounded once
+      result = parallelGeneric(rewriter, loc, type, result,
+                               {rewriter.getMultiDimIdentityMap(type.getRank())},
+                               [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                                 return arith::TruncFOp::create(b, l, resultElt, args[0]);
+                               });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
