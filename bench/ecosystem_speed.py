@@ -223,6 +223,40 @@ def compare(got, want, rtol, atol):
     return worst <= 1.0, f"worst {worst:.2f} x tolerance"
 
 
+def host():
+    """The CPU's model name (Linux), else the machine."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def record(rows, args, jax_version):
+    """A run in bench/results' schema (history.py): its history rows (time
+    per call and first-call CPU per program, kiln/peer ratios) and the raw
+    rows under "ecosystem"."""
+    import subprocess
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or None
+    history = []
+    for r in rows:
+        for metric, kiln, xla in (("time per call", "kiln_s", "xla_s"),
+                                  ("first call CPU", "kiln_first_cpu_s", "xla_first_cpu_s")):
+            if kiln in r and xla in r:
+                history.append({
+                    "workload": "ECOSYSTEM " + r["program"], "metric": metric,
+                    "kiln": r[kiln], "peer": r[xla], "ratio": r[kiln] / r[xla],
+                    "ratio_is": "kiln/peer", "unit": "s", "kiln_variant": "kiln.jit",
+                    "peer_name": "jax.jit", "note": r.get("description", "")})
+    return {"date": time.strftime("%Y-%m-%d"), "host": f"{host()}, {os.cpu_count()} cores",
+            "commit": commit, "source": "bench/ecosystem_speed.py",
+            "command": "bench/ecosystem_speed.py" + (" --quick" if args.quick else ""),
+            "notes": f"jax {jax_version}", "rows": history, "ecosystem": rows}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -276,9 +310,8 @@ def main():
         geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
         print(f"geometric mean XLA/Kiln per call over {len(ratios)} programs: {geo:.2f}")
     if args.json:
-        Path(args.json).write_text(json.dumps(
-            {"host": platform.processor() or platform.machine(), "cores": os.cpu_count(),
-             "jax": jax.__version__, "quick": args.quick, "rows": rows}, indent=1) + "\n")
+        Path(args.json).write_text(json.dumps(record(rows, args, jax.__version__), indent=1)
+                                   + "\n")
     return 0 if all(r["ok"] for r in rows) else 1
 
 

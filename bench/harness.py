@@ -515,7 +515,7 @@ def ecosystem(bench):
     if not out.exists():
         print(f"  failed: {proc.stderr.strip().splitlines()[-1:] or proc.returncode}")
         return
-    bench.ecosystem_rows = json.loads(out.read_text())["rows"]
+    bench.ecosystem_rows = json.loads(out.read_text())["ecosystem"]
 
 
 def fmt_bytes(n):
