@@ -242,6 +242,28 @@ struct ExpandTopKOp : OpRewritePattern<TopKOp> {
 struct ExpandSortPass : kiln::impl::ExpandSortBase<ExpandSortPass> {
   using ExpandSortBase::ExpandSortBase;
   void runOnOperation() override {
+    if (!runtimeSort) {
+      // Without the runtime's sort, a long axis has no lowering: say so at
+      // the op (the alternative, ranks, would take n^2 memory per row).
+      WalkResult walk = getOperation()->walk([&](Operation *op) {
+        int64_t axis, length;
+        if (auto sort = dyn_cast<SortOp>(op))
+          axis = sort.getDimension(),
+          length = cast<RankedTensorType>(sort.getOperands()[0].getType()).getDimSize(axis);
+        else if (auto top = dyn_cast<TopKOp>(op))
+          axis = top.getAxis(), length = top.getOperand().getType().getDimSize(axis);
+        else
+          return WalkResult::advance();
+        if (length <= rankMaxLength)
+          return WalkResult::advance();
+        op->emitError() << "'" << op->getName() << "' along an axis of " << length
+                        << " elements: this pipeline sorts by comparing every pair, at most "
+                        << int64_t(rankMaxLength) << " elements (the CPU pipeline sorts any length)";
+        return WalkResult::interrupt();
+      });
+      if (walk.wasInterrupted())
+        return signalPassFailure();
+    }
     RewritePatternSet patterns(&getContext());
     patterns.add<ExpandSortOp, ExpandTopKOp>(&getContext(), rankMaxLength);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

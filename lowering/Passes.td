@@ -281,6 +281,9 @@ def ExpandSort : Pass<"kiln-expand-sort"> {
     Option<"rankMaxLength", "rank-max-length", "int64_t",
            /*default=*/"::kiln::lowering::defaultCpuCostModel().sortRankMaxLength",
            "Longest axis sorted by ranks (n x n comparisons)">,
+    Option<"runtimeSort", "runtime-sort", "bool", /*default=*/"true",
+           "Leave longer axes to the CPU runtime's sort; otherwise they are an "
+           "error (the GPU pipeline, which has no runtime sort)">,
   ];
 }
 

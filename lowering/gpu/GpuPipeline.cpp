@@ -65,8 +65,7 @@ using namespace mlir;
 namespace {
 
 /// Longest axis the GPU pipeline sorts (by ranks: an [n, n] comparison per
-/// row). Longer sorts call the CPU runtime, as the decompositions do, so a
-/// program with them compiles for the CPU only.
+/// row); a longer one is an error (kiln-expand-sort without runtime-sort).
 constexpr int64_t kGpuSortRankMaxLength = 4096;
 
 struct GpuPipelineOptions : PassPipelineOptions<GpuPipelineOptions> {
@@ -108,6 +107,8 @@ kiln::CpuPipelineOptions sharedOptions(const kiln::GpuPipelineConfig &config) {
 } // namespace
 
 void kiln::buildKilnLaxToLinalgForGpu(OpPassManager &pm, const GpuPipelineConfig &config) {
+  // Every sort by ranks; a longer one is an error at the op.
+  pm.addNestedPass<func::FuncOp>(createExpandSort({kGpuSortRankMaxLength, /*runtimeSort=*/false}));
   buildKilnLaxToLinalgPipeline(pm, sharedOptions(config));
 }
 
