@@ -59,7 +59,8 @@ Value orderedSortKey(OpBuilder &b, Location loc, Value key, bool canonicalize) {
     const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
     Value zero = ConstantOp::create(
         b, loc, DenseElementsAttr::get(type, APFloat::getZero(semantics)));
-    Value nan = ConstantOp::create(b, loc, DenseElementsAttr::get(type, APFloat::getQNaN(semantics)));
+    Value nan =
+        ConstantOp::create(b, loc, DenseElementsAttr::get(type, APFloat::getQNaN(semantics)));
     auto direction = [&](ComparisonDirection d) {
       return ComparisonDirectionAttr::get(b.getContext(), d);
     };
@@ -258,7 +259,8 @@ struct ExpandSortPass : kiln::impl::ExpandSortBase<ExpandSortPass> {
           return WalkResult::advance();
         op->emitError() << "'" << op->getName() << "' along an axis of " << length
                         << " elements: this pipeline sorts by comparing every pair, at most "
-                        << int64_t(rankMaxLength) << " elements (the CPU pipeline sorts any length)";
+                        << int64_t(rankMaxLength)
+                        << " elements (the CPU pipeline sorts any length)";
         return WalkResult::interrupt();
       });
       if (walk.wasInterrupted())

@@ -146,7 +146,8 @@ struct TopKPattern : StaticTensorPattern<lax::TopKOp> {
                         /*descending=*/true);
     Value order =
         sortedPositions(rewriter, loc, op->getParentOfType<ModuleOp>(), {key}, axis, op.getK());
-    rewriter.replaceOp(op, {takeAlongAxis(rewriter, loc, adaptor.getOperand(), order, axis), order});
+    Value values = takeAlongAxis(rewriter, loc, adaptor.getOperand(), order, axis);
+    rewriter.replaceOp(op, {values, order});
     return success();
   }
 };
