@@ -65,7 +65,10 @@ def main() -> int:
             except Exception as e:  # JAX refused the exported program: a finding of the exporter
                 findings.append({"seed": seed, "what": f"jax: {type(e).__name__}: {e}"})
                 continue
+            # XLA:CPU flushes subnormals (inputs and results); so does Kiln with
+            # --flush-subnormals (kiln.jit's default), which the comparison needs.
             run = [str(bin_dir / "kiln-run"), str(d / "prog.mlir"), "--no-cache",
+                   "--flush-subnormals",
                    "--inputs", ",".join(map(str, inputs))]
             expected = []
             if unstable:
