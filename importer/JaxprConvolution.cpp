@@ -65,18 +65,38 @@ LogicalResult forEachIndex(ArrayRef<int64_t> extents,
   return success();
 }
 
-/// The strided slice of `padded` ([N, S..., C]) from `start` on its
-/// spatial dimensions, `size` elements `step` apart in each (all of N, C).
-FailureOr<Value> spatialSlice(PrimitiveEmitter &e, Value padded, ArrayRef<int64_t> start,
-                              ArrayRef<int64_t> size, ArrayRef<int64_t> step) {
+/// The strided slices of `padded` ([N, S..., C]) at each index of `places`
+/// (row-major): starting at index * `placeStep` on the spatial dimensions,
+/// `size` elements `step` apart in each (all of N, C); each reshaped to
+/// `rowShape` unless it is empty; concatenated along `axis`. The two im2col
+/// layouts are the two ways round: places = window offsets (size = output
+/// positions) or places = output positions (size = the window).
+FailureOr<Value> concatenatedSlices(PrimitiveEmitter &e, Value padded, ArrayRef<int64_t> places,
+                                    ArrayRef<int64_t> placeStep, ArrayRef<int64_t> size,
+                                    ArrayRef<int64_t> step, ArrayRef<int64_t> rowShape,
+                                    int64_t axis) {
   auto shape = cast<RankedTensorType>(padded.getType()).getShape();
-  SmallVector<int64_t> lo(shape.size(), 0), hi(shape), strides(shape.size(), 1);
-  for (size_t i = 0; i < start.size(); ++i) {
-    lo[1 + i] = start[i];
-    hi[1 + i] = size[i] == 0 ? start[i] : start[i] + (size[i] - 1) * step[i] + 1;
-    strides[1 + i] = step[i];
-  }
-  return e.built(SliceOp::create(e.b, e.loc, e.placeholder, padded, lo, hi, strides));
+  SmallVector<Value> slices;
+  if (failed(forEachIndex(places, [&](ArrayRef<int64_t> place) -> LogicalResult {
+        SmallVector<int64_t> lo(shape.size(), 0), hi(shape), strides(shape.size(), 1);
+        for (size_t i = 0; i < place.size(); ++i) {
+          lo[1 + i] = place[i] * placeStep[i];
+          hi[1 + i] = size[i] == 0 ? lo[1 + i] : lo[1 + i] + (size[i] - 1) * step[i] + 1;
+          strides[1 + i] = step[i];
+        }
+        FailureOr<Value> slice =
+            e.built(SliceOp::create(e.b, e.loc, e.placeholder, padded, lo, hi, strides));
+        if (succeeded(slice) && !rowShape.empty())
+          slice = reshapeTo(e, *slice, rowShape);
+        if (failed(slice))
+          return failure();
+        slices.push_back(*slice);
+        return success();
+      })))
+    return failure();
+  if (slices.size() == 1)
+    return slices[0];
+  return e.built(ConcatenateOp::create(e.b, e.loc, e.placeholder, slices, axis));
 }
 
 /// columns [N, S..., window * C] . kernel [S..., C, O] -> [N, S..., O].
@@ -299,24 +319,9 @@ EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
     // (offsets major, channels minor) order, the rows concatenated to
     // [N, positions, window * C]. The contraction is the same dot_general
     // over the same K in the same order; 9 slices where there were 196.
-    SmallVector<Value> rows;
-    if (failed(forEachIndex(outSize, [&](ArrayRef<int64_t> at) -> LogicalResult {
-          SmallVector<int64_t> start;
-          for (int64_t i = 0; i < spatial; ++i)
-            start.push_back(at[i] * (*strides)[i]);
-          FailureOr<Value> field = spatialSlice(e, padded, start, window, *rhsDilation);
-          if (failed(field))
-            return failure();
-          FailureOr<Value> row = reshapeTo(e, *field, {batch, 1, windowSize * channels});
-          if (failed(row))
-            return failure();
-          rows.push_back(*row);
-          return success();
-        })))
-      return failure();
     FailureOr<Value> columns =
-        rows.size() == 1 ? FailureOr<Value>(rows[0])
-                         : e.built(ConcatenateOp::create(e.b, e.loc, e.placeholder, rows, 1));
+        concatenatedSlices(e, padded, outSize, *strides, window, *rhsDilation,
+                           {batch, 1, windowSize * channels}, /*axis=*/1);
     if (failed(columns))
       return failure();
     product = contractPatches(e, *columns, *kernel, windowSize, channels, features, preferredAttr);
@@ -328,22 +333,8 @@ EmitResult emitConvGeneralDilated(PrimitiveEmitter &e) {
     product = reshapeTo(e, *product, outShape);
   } else {
     // One strided slice per window offset, offsets in row-major order.
-    SmallVector<Value> patches;
-    if (failed(forEachIndex(window, [&](ArrayRef<int64_t> offset) -> LogicalResult {
-          SmallVector<int64_t> start;
-          for (int64_t i = 0; i < spatial; ++i)
-            start.push_back(offset[i] * (*rhsDilation)[i]);
-          FailureOr<Value> patch = spatialSlice(e, padded, start, outSize, *strides);
-          if (failed(patch))
-            return failure();
-          patches.push_back(*patch);
-          return success();
-        })))
-      return failure();
-    FailureOr<Value> columns =
-        patches.size() == 1
-            ? FailureOr<Value>(patches[0])
-            : e.built(ConcatenateOp::create(e.b, e.loc, e.placeholder, patches, rank - 1));
+    FailureOr<Value> columns = concatenatedSlices(e, padded, window, *rhsDilation, outSize,
+                                                  *strides, /*rowShape=*/{}, rank - 1);
     if (failed(columns))
       return failure();
     product = groups > 1

@@ -19,10 +19,7 @@
 
 #include "dialect/LaxOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -91,16 +88,19 @@ Value gemmOperand(ConversionPatternRewriter &rewriter, Location loc, Value v,
   return reshapeTensor(rewriter, loc, v, t3);
 }
 
-/// The 3-D operand tensor `v` as the runtime's buffer (a dynamic strided
-/// memref: the runtime reads the strides from the descriptor).
-/// `v` with its float elements extended to `elt` (unchanged when they are).
-Value widened(OpBuilder &b, Location loc, Value v, Type elt) {
+/// `v` with its float elements converted to `elt`: extended when `elt` is
+/// wider, rounded when narrower (unchanged when they are `elt`).
+Value withFloatElements(OpBuilder &b, Location loc, Value v, Type elt) {
   auto type = cast<RankedTensorType>(v.getType());
-  if (type.getElementType() == elt)
+  Type from = type.getElementType();
+  if (from == elt)
     return v;
+  bool wider = elt.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth();
   return parallelGeneric(b, loc, type.clone(elt), v, {b.getMultiDimIdentityMap(type.getRank())},
                          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-                           return arith::ExtFOp::create(b, l, elt, args[0]);
+                           if (wider)
+                             return arith::ExtFOp::create(b, l, elt, args[0]);
+                           return arith::TruncFOp::create(b, l, elt, args[0]);
                          });
 }
 
@@ -164,50 +164,27 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
     int64_t B = product(lt, lb), M = product(lt, lf), N = product(rt, rf);
 
     bool transA, transB;
-    Value lhs3 = gemmOperand(rewriter, loc, widened(rewriter, loc, adaptor.getLhs(), elt), lb,
-                             lf, lc, transA);
-    Value rhs3 = gemmOperand(rewriter, loc, widened(rewriter, loc, adaptor.getRhs(), elt), rb,
-                             rc, rf, transB);
+    Value lhs = withFloatElements(rewriter, loc, adaptor.getLhs(), elt);
+    Value rhs = withFloatElements(rewriter, loc, adaptor.getRhs(), elt);
+    Value lhs3 = gemmOperand(rewriter, loc, lhs, lb, lf, lc, transA);
+    Value rhs3 = gemmOperand(rewriter, loc, rhs, rb, rc, rf, transB);
     // Both operands' tensors first, then their buffers, right before the
-    // call. One-shot bufferization counts a tensor's read at its to_buffer,
-    // not at the call that reads the buffer: with A's buffer taken before
-    // B's transpose, the two transposes' tensor.empty (one value after CSE
-    // when their shapes agree) became one buffer, B's transpose overwrote
-    // A's, and the call multiplied B by itself (a dot_general contracting
-    // [0, 2] x [2, 0]: 3995 for 187.9;
+    // call (callRuntimeOn3). One-shot bufferization counts a tensor's read
+    // at its to_buffer, not at the call that reads the buffer: with A's
+    // buffer taken before B's transpose, the two transposes' tensor.empty
+    // (one value after CSE when their shapes agree) became one buffer, B's
+    // transpose overwrote A's, and the call multiplied B by itself (a
+    // dot_general contracting [0, 2] x [2, 0]: 3995 for 187.9;
     // tests/lowering/runtime-gemm-operands.mlir). With both to_buffer ops
     // after both writes, sharing is a read-after-write conflict and the
     // analysis keeps the buffers apart.
-    Value a = runtimeBuffer3(rewriter, loc, lhs3);
-    Value b = runtimeBuffer3(rewriter, loc, rhs3);
-    auto cType = MemRefType::get({B, M, N}, elt);
-    Value c = memref::AllocOp::create(rewriter, loc, cType);
-
-    // The callee: declared once per module, C interface (memref descriptors
-    // passed by pointer) so the runtime needs no MLIR headers.
-    auto module = op->getParentOfType<ModuleOp>();
     std::string name = elt.isF32() ? "kiln_rt_sgemm" : "kiln_rt_dgemm";
-    Type i64 = rewriter.getI64Type();
-    auto dyn3 = cast<MemRefType>(a.getType());
-    auto fnType = rewriter.getFunctionType({dyn3, dyn3, dyn3, i64, i64}, {});
-    declareRuntimeFunction(rewriter, module, name, fnType);
-    Value cDyn = memref::CastOp::create(rewriter, loc, dyn3, c);
-    Value ta = arith::ConstantIntOp::create(rewriter, loc, i64, transA);
-    Value tb = arith::ConstantIntOp::create(rewriter, loc, i64, transB);
-    func::CallOp::create(rewriter, loc, name, TypeRange{},
-                         ValueRange{a, b, cDyn, ta, tb});
-    auto c3 = RankedTensorType::get({B, M, N}, elt);
-    Value result = bufferization::ToTensorOp::create(rewriter, loc, c3, c,
-                                                     /*restrict=*/true,
-                                                     /*writable=*/true);
+    Value result = callRuntimeOn3(rewriter, loc, op->getParentOfType<ModuleOp>(), name,
+                                  {lhs3, rhs3}, {RankedTensorType::get({B, M, N}, elt)},
+                                  {transA, transB})[0];
+    // A 16-bit result: the f32 sums rounded once.
     result = reshapeTensor(rewriter, loc, result, type.clone(elt));
-    if (resultElt != elt) // a 16-bit result: the f32 sums rounded once
-      result = parallelGeneric(rewriter, loc, type, result,
-                               {rewriter.getMultiDimIdentityMap(type.getRank())},
-                               [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-                                 return arith::TruncFOp::create(b, l, resultElt, args[0]);
-                               });
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, withFloatElements(rewriter, loc, result, resultElt));
     return success();
   }
 };

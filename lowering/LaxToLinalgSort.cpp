@@ -44,6 +44,8 @@ Value signedKey(OpBuilder &b, Location loc, Value key, Type laxType, bool descen
   unsigned width = type.getElementTypeBitWidth();
   bool isUnsigned = isUnsignedElement(laxType) || width == 1;
   unsigned wide = width <= 32 ? 32 : 64;
+  if (width == wide && !isUnsigned && !descending) // already such a key: no copy
+    return key;
   Type wideType = b.getIntegerType(wide);
   return parallelGeneric(
       b, loc, type.clone(wideType), key, {b.getMultiDimIdentityMap(type.getRank())},
