@@ -46,18 +46,17 @@ int64_t orderedKey(const Tensor &t, int64_t i, bool canonicalize) {
 /// The lines of a tensor of `shape` along `axis`: `count` lines of `length`
 /// elements, line l's element p at first(l) + p * stride.
 struct Lines {
-  int64_t length, stride, inner, count;
-  Lines(ArrayRef<int64_t> shape, int64_t axis) : length(shape[axis]), stride(1), inner(1) {
+  int64_t length, stride = 1, count;
+  Lines(ArrayRef<int64_t> shape, int64_t axis) : length(shape[axis]) {
     for (int64_t d = axis + 1; d < int64_t(shape.size()); ++d)
-      inner *= shape[d];
-    stride = inner;
+      stride *= shape[d];
     int64_t outer = 1;
     for (int64_t d = 0; d < axis; ++d)
       outer *= shape[d];
-    count = outer * inner;
+    count = outer * stride;
   }
   int64_t first(int64_t line) const {
-    return (line / inner) * length * inner + line % inner;
+    return (line / stride) * length * stride + line % stride;
   }
 };
 
