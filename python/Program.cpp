@@ -401,10 +401,12 @@ public:
   /// The rules of `ruleFiles` (and of the loaded plugins) on a copy, with
   /// the trace of what fired.
   std::pair<std::shared_ptr<Program>, std::string>
-  applyRules(const std::vector<std::string> &ruleFiles, const std::string &tags, bool trace) const {
+  applyRules(const std::vector<std::string> &ruleFiles, const std::string &tags, bool trace,
+             const std::vector<std::string> &plugins) const {
     return transformed(KilnError::Rule, [&](PassManager &pm) {
       ApplyRulesOptions options;
       options.ruleFiles.assign(ruleFiles.begin(), ruleFiles.end());
+      options.plugins.assign(plugins.begin(), plugins.end());
       options.tags = tags;
       options.trace = trace;
       pm.addPass(createApplyRules(options));
@@ -604,7 +606,8 @@ void bindProgram(nb::module_ &m) {
       .def("__str__", [](const Program &p) { return p.text(false); })
       .def("optimize", &Program::optimize, nb::arg("reassociate") = false)
       .def("apply_rules", &Program::applyRules, nb::arg("rule_files"), nb::arg("tags") = "",
-           nb::arg("trace") = false)
+           nb::arg("trace") = false, nb::arg("plugins") = std::vector<std::string>(),
+           "Applies the rules of `rule_files` and of `plugins` (.so), and no other plugin's")
       .def("compile", &Program::compile, nb::arg("entry") = "main", nb::arg("cache_dir") = "",
            nb::arg("fp_contract") = false, nb::arg("options") = nb::dict(),
            "Compiles `entry` for the CPU; `options`: CPU pipeline options by name "
@@ -622,7 +625,9 @@ void bindProgram(nb::module_ &m) {
         if (!rules::loadPlugin(path, error))
           throw KilnError(KilnError::Rule, error);
       },
-      nb::arg("path"), "Loads a Kiln plugin (.so): its rules and patterns join every rewrite");
+      nb::arg("path"),
+      "Loads a Kiln plugin (.so) once per process; its rules, patterns and native functions "
+      "join the rewrites that name it (apply_rules' plugins)");
   m.def("default_cache_dir", &defaultCompileCacheDir);
   m.def(
       "elementwise_primitives",

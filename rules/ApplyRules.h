@@ -4,7 +4,7 @@
 // kiln::createApplyRules(), kiln::ApplyRulesOptions. A tool's top-level rule
 // flags (kiln-opt's --rules, --rule-tags, --rule-trace, ...) reach the pass
 // as these options, through addRuleFlags; rule files and patterns added by
-// plugins come from rules::PluginRules::global() (rules/PluginLoader.h).
+// plugins are the tool's --plugin and the pass's `plugins` (rules/PluginLoader.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RULES_APPLYRULES_H

@@ -68,7 +68,6 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
   }
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    const PluginRules &plugins = PluginRules::global();
     // Bounds are positive: 0 would apply nothing and report success, a
     // negative one would let rules that never converge run forever.
     if (maxIterations <= 0)
@@ -77,11 +76,24 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
     if (maxRewrites <= 0)
       return emitError(UnknownLoc::get(ctx))
              << "--rule-max-rewrites must be positive (got " << int64_t(maxRewrites) << ")";
-    rules = std::make_shared<RuleSet>(ctx);
+    // The tool's --plugin, then the pass's own; a plugin named twice counts once.
+    std::vector<const LoadedPlugin *> used = commandLinePlugins();
+    for (const std::string &path : plugins) {
+      std::string error;
+      const LoadedPlugin *plugin = loadPlugin(path, error);
+      if (!plugin)
+        return emitError(UnknownLoc::get(ctx)) << error;
+      if (llvm::find(used, plugin) == used.end())
+        used.push_back(plugin);
+    }
+    std::vector<std::string> pluginFiles;
+    for (const LoadedPlugin *plugin : used)
+      pluginFiles.insert(pluginFiles.end(), plugin->ruleFiles.begin(), plugin->ruleFiles.end());
+    rules = std::make_shared<RuleSet>(ctx, nativesOf(used));
     // The tool's --rules, the plugins' rule files, then the pass's own.
     std::vector<std::string> paths(ruleFiles.begin(), ruleFiles.end());
     size_t at = std::min(flagFiles, paths.size());
-    paths.insert(paths.begin() + at, plugins.ruleFiles.begin(), plugins.ruleFiles.end());
+    paths.insert(paths.begin() + at, pluginFiles.begin(), pluginFiles.end());
     bool ok = true;
     for (const std::string &p : paths)
       ok &= succeeded(rules->loadPath(p));
@@ -108,8 +120,9 @@ struct ApplyRulesPass : public kiln::impl::ApplyRulesBase<ApplyRulesPass> {
       if (failed(rules->populate(set, phase)))
         return failure();
       if (phase == 0)
-        for (auto &provider : plugins.patternProviders)
-          provider(set);
+        for (const LoadedPlugin *plugin : used)
+          for (auto &provider : plugin->patternProviders)
+            provider(set);
       phases.emplace_back(phase, std::make_shared<FrozenRewritePatternSet>(std::move(set)));
     }
     return success();

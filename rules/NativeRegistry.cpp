@@ -221,12 +221,25 @@ NativeRegistry &NativeRegistry::global() {
 
 bool NativeRegistry::add(NativeFunction f) {
   std::string name = f.name;
+  if (parent && parent->lookup(name))
+    return false;
   return functions.try_emplace(name, std::move(f)).second;
 }
 
 const NativeFunction *NativeRegistry::lookup(llvm::StringRef name) const {
   auto it = functions.find(name);
-  return it == functions.end() ? nullptr : &it->second;
+  if (it != functions.end())
+    return &it->second;
+  return parent ? parent->lookup(name) : nullptr;
+}
+
+const NativeFunction *NativeScope::lookup(llvm::StringRef name) const {
+  if (const NativeFunction *f = NativeRegistry::global().lookup(name))
+    return f;
+  for (const NativeRegistry *plugin : plugins)
+    if (const NativeFunction *f = plugin->lookup(name))
+      return f;
+  return nullptr;
 }
 
 std::vector<const NativeFunction *> NativeRegistry::all() const {

@@ -91,10 +91,14 @@ struct NativeFunction {
 
 class NativeRegistry {
 public:
+  /// A registry that also finds (and never shadows) the functions of
+  /// `parent`: a plugin's own registry over the built-ins.
+  explicit NativeRegistry(const NativeRegistry *parent = nullptr) : parent(parent) {}
+
   /// The process-wide registry (built-ins are added on first use).
   static NativeRegistry &global();
 
-  /// Adds `f`; false if the name is taken.
+  /// Adds `f`; false if the name is taken (here or in the parent).
   bool add(NativeFunction f);
   const NativeFunction *lookup(llvm::StringRef name) const;
   std::vector<const NativeFunction *> all() const;
@@ -111,7 +115,22 @@ public:
                     std::string doc = "");
 
 private:
+  const NativeRegistry *parent;
   llvm::StringMap<NativeFunction> functions;
+};
+
+/// The native functions one rule set sees: Kiln's built-ins (and any added
+/// to NativeRegistry::global()), then those of the plugins it was given, in
+/// order. A plugin's functions are visible only to the rule sets that load
+/// it, so a rule file behaves the same whatever other plugins the process
+/// loaded before.
+class NativeScope {
+public:
+  void add(const NativeRegistry &plugin) { plugins.push_back(&plugin); }
+  const NativeFunction *lookup(llvm::StringRef name) const;
+
+private:
+  std::vector<const NativeRegistry *> plugins;
 };
 
 /// Adds Kiln's built-in functions (permutations, shapes, the scan push-up

@@ -9,7 +9,7 @@ include "mlir/Pass/PassBase.td"
 def ApplyRules : Pass<"kiln-apply-rules", "::mlir::ModuleOp"> {
   let summary = "Apply YAML rewrite rules (--rules) and plugin patterns with the greedy driver";
   let description = [{
-    Loads the rule files when the pass is initialized (a rule file error fails
+    Loads the rule files (and the plugins of `plugins`) when the pass is initialized (a rule file error fails
     the pipeline before any IR is touched), then runs the enabled rules and
     the plugins' C++ patterns with MLIR's greedy driver, phase by phase. When
     the driver does not converge, one more bounded round records which rules
@@ -25,6 +25,9 @@ def ApplyRules : Pass<"kiln-apply-rules", "::mlir::ModuleOp"> {
   let options = [
     ListOption<"ruleFiles", "rules", "std::string",
                "Rule files or directories (besides --rules)">,
+    ListOption<"plugins", "plugins", "std::string",
+               "Plugin libraries (.so) whose rule files, patterns and native "
+               "functions these rules use (besides the tool's --plugin)">,
     Option<"tags", "tags", "std::string", /*default=*/"\"\"",
            "Tags to enable (+t) or disable (-t)">,
     Option<"maxIterations", "max-iterations", "int", /*default=*/"10",

@@ -13,6 +13,7 @@
 #include "rules/ExprParser.h"
 #include "rules/NativeRegistry.h"
 #include "rules/PdlText.h"
+#include "rules/PluginLoader.h"
 #include "rules/RuleParser.h"
 #include "rules/RuleSet.h"
 
@@ -61,8 +62,9 @@ struct Cap {
 /// The generator of one rule's pdl.pattern text (all its any_order variants).
 class Gen {
 public:
-  Gen(MLIRContext *ctx, const Rule &rule, const std::string &prefix, CompiledRule &out)
-      : ctx(ctx), rule(rule), prefix(prefix), out(out) {}
+  Gen(MLIRContext *ctx, const Rule &rule, const std::string &prefix, const NativeScope &natives,
+      CompiledRule &out)
+      : ctx(ctx), rule(rule), prefix(prefix), natives(natives), out(out) {}
 
   LogicalResult run();
 
@@ -70,6 +72,7 @@ private:
   MLIRContext *ctx;
   const Rule &rule;
   std::string prefix;
+  const NativeScope &natives;
   CompiledRule &out;
   bool failed = false;
   std::map<std::string, const Node *> matchNodes;
@@ -283,9 +286,9 @@ private:
         error(x->loc, "'_' cannot appear inside an expression");
         return;
       case Expr::Call: {
-        const NativeFunction *f = NativeRegistry::global().lookup(x->name);
+        const NativeFunction *f = natives.lookup(x->name);
         if (!f) {
-          error(x->loc, "unknown native function '" + x->name + "'");
+          error(x->loc, unknownNativeMessage(x->name));
           return;
         }
         x->native = f;
@@ -568,7 +571,7 @@ std::string Gen::variant(unsigned index) {
   if (rule.isRegion()) {
     // Nothing: see above.
   } else if (rule.rewriteCall) {
-    const NativeFunction *f = NativeRegistry::global().lookup(rule.rewriteCall->name);
+    const NativeFunction *f = natives.lookup(rule.rewriteCall->name);
     if (f && f->role != NativeFunction::Rewrite)
       return error(rule.rewriteCall->loc, "'" + f->name + "' is not a native rewrite function");
     Site &call = addSite(Site::Call, rule.rewriteCall, -1);
@@ -687,8 +690,9 @@ LogicalResult Gen::run() {
 } // namespace
 
 LogicalResult kiln::rules::compileRule(MLIRContext *ctx, const Rule &rule,
-                                       const std::string &prefix, CompiledRule &out) {
+                                       const std::string &prefix, const NativeScope &natives,
+                                       CompiledRule &out) {
   out.rule = rule;
-  Gen gen(ctx, out.rule, prefix, out);
+  Gen gen(ctx, out.rule, prefix, natives, out);
   return gen.run();
 }

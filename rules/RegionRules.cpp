@@ -17,6 +17,7 @@
 #include "rules/Evaluator.h"
 #include "rules/NativeRegistry.h"
 #include "rules/PdlText.h"
+#include "rules/PluginLoader.h"
 #include "rules/RegionRulesImpl.h"
 #include "rules/RuleParser.h"
 #include "rules/RuleRuntime.h"
@@ -41,6 +42,7 @@ struct Checker {
   MLIRContext *ctx;
   const CompiledRule &compiled;
   const Rule &rule;
+  const NativeScope &natives;
   bool failed = false;
   std::set<std::string> bound; ///< "$x" captures, node and binding names
 
@@ -98,9 +100,9 @@ struct Checker {
                               " argument(s), got " + std::to_string(x->args.size()));
           return;
         }
-        const NativeFunction *f = NativeRegistry::global().lookup(x->name);
+        const NativeFunction *f = natives.lookup(x->name);
         if (!f) {
-          error(x->loc, "unknown native function '" + x->name + "'");
+          error(x->loc, unknownNativeMessage(x->name));
           return;
         }
         x->native = f; // as PdlGen does: no lookup by name per evaluation
@@ -180,8 +182,9 @@ struct Checker {
 };
 } // namespace
 
-LogicalResult kiln::rules::checkRegionRule(MLIRContext *ctx, const CompiledRule &rule) {
-  Checker c{ctx, rule, rule.rule};
+LogicalResult kiln::rules::checkRegionRule(MLIRContext *ctx, const CompiledRule &rule,
+                                           const NativeScope &natives) {
+  Checker c{ctx, rule, rule.rule, natives};
   return c.run();
 }
 

@@ -171,7 +171,8 @@ std::unique_ptr<mlir::RewritePattern> makeRegionRulePattern(const CompiledRule &
 
 /// Load-time checks of a region rule's `loop`, `where` and `rewrite` (names
 /// bound, functions and actions known, ops registered and typable).
-mlir::LogicalResult checkRegionRule(mlir::MLIRContext *ctx, const CompiledRule &rule);
+mlir::LogicalResult checkRegionRule(mlir::MLIRContext *ctx, const CompiledRule &rule,
+                                    const NativeScope &natives);
 
 /// A pattern for a rule whose rewrite is a native call.
 std::unique_ptr<mlir::RewritePattern> makeNativeCallPattern(const CompiledRule &rule,

@@ -18,8 +18,8 @@ using namespace mlir;
 
 static std::atomic<unsigned> nextRuleSetId{0};
 
-RuleSet::RuleSet(MLIRContext *ctx)
-    : ctx(ctx), runtime(std::make_unique<RuleRuntime>()), uid(nextRuleSetId++) {
+RuleSet::RuleSet(MLIRContext *ctx, NativeScope natives)
+    : ctx(ctx), natives(std::move(natives)), runtime(std::make_unique<RuleRuntime>()), uid(nextRuleSetId++) {
   ctx->getOrLoadDialect<pdl::PDLDialect>();
   ctx->getOrLoadDialect<pdl_interp::PDLInterpDialect>();
 }
@@ -127,9 +127,9 @@ LogicalResult RuleSet::compile(Rule rule, std::vector<std::unique_ptr<CompiledRu
   }
   auto c = std::make_unique<CompiledRule>();
   std::string prefix = "kiln" + std::to_string(uid) + "_r" + std::to_string(rules.size() + out.size());
-  if (failed(compileRule(ctx, rule, prefix, *c)))
+  if (failed(compileRule(ctx, rule, prefix, natives, *c)))
     return failure();
-  if (c->rule.isRegion() && failed(checkRegionRule(ctx, *c)))
+  if (c->rule.isRegion() && failed(checkRegionRule(ctx, *c, natives)))
     return failure();
   // Check the generated PDL now, so a problem is reported at the rule.
   std::string firstError;

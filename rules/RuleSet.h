@@ -11,6 +11,7 @@
 #ifndef KILN_RULES_RULESET_H
 #define KILN_RULES_RULESET_H
 
+#include "rules/NativeRegistry.h"
 #include "rules/RuleAST.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -78,7 +79,9 @@ constexpr unsigned kMaxPdlRules = 1024;
 
 class RuleSet {
 public:
-  explicit RuleSet(mlir::MLIRContext *ctx);
+  /// `natives`: the native functions its rules may call (the built-ins and
+  /// those of the plugins loaded with it).
+  explicit RuleSet(mlir::MLIRContext *ctx, NativeScope natives = {});
   ~RuleSet();
 
   /// Loads a .yaml file or every *.yaml/*.yml of a directory (sorted).
@@ -124,6 +127,7 @@ private:
   void discard(const std::vector<std::unique_ptr<CompiledRule>> &compiled);
 
   mlir::MLIRContext *ctx;
+  NativeScope natives;
   std::vector<std::unique_ptr<CompiledRule>> rules;
   /// The names of the rules loaded and of those compiled but not yet
   /// committed (a name is loaded once).
@@ -143,7 +147,8 @@ private:
 /// Compiles one rule to PDL text and its sites (PdlGen.cpp). Errors are
 /// emitted at rule-file locations.
 mlir::LogicalResult compileRule(mlir::MLIRContext *ctx, const Rule &rule,
-                                const std::string &prefix, CompiledRule &out);
+                                const std::string &prefix, const NativeScope &natives,
+                                CompiledRule &out);
 
 } // namespace kiln::rules
 

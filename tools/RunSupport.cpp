@@ -198,7 +198,7 @@ mlir::LogicalResult applyRewrites(mlir::ModuleOp module, mlir::MLIRContext &cont
     llvm::errs() << tool << ": error: invalid --passes pipeline '" << flags.passes << "'\n";
     return mlir::failure();
   }
-  if (!flags.ruleFiles.empty() || !rules::PluginRules::global().empty())
+  if (!flags.ruleFiles.empty() || !rules::commandLinePlugins().empty())
     pm.addPass(createApplyRules());
   // Tags without rules would select nothing, silently (a misspelt tag too).
   if (rules::addRuleFlags(pm, ruleFlags) == 0 && !flags.ruleTags.empty()) {

@@ -547,7 +547,8 @@ def rewrite_program(program: _kiln.Program, options: Options, *, trace_rules: bo
     if options.rules is not None:
         options.rules.load_plugins()
         try:
-            program, trace_text = program.apply_rules(options.rules.files, tag_spec(options.tags), trace_rules)
+            program, trace_text = program.apply_rules(options.rules.files, tag_spec(options.tags), trace_rules,
+                                                      plugins=options.rules.plugins)
         except _kiln.Error as e:
             raise type(e)(options.rules.readable(str(e))) from None
         trace_text = options.rules.readable(trace_text)
@@ -616,7 +617,7 @@ class Lowered:
         Runs the kiln-opt tool (the native module does not expose the
         statistics)."""
         rules = self._options.rules
-        if rules is None or not rules.files:
+        if rules is None or not (rules.files or rules.plugins):
             return {}
         text = rules.run_opt(self.program.text(True), ["--rule-stats"], self._options.tags)
         stats = {}
@@ -631,7 +632,7 @@ class Lowered:
         not, with the op's jaxpr location (the rule engine's
         --rule-explain); runs the kiln-opt tool."""
         rules = self._options.rules
-        if rules is None or not rules.files:
+        if rules is None or not (rules.files or rules.plugins):
             raise ValueError("explain: this function has no rules")
         return rules.run_opt(self.program.text(True), [f"--rule-explain={rule}"],
                              self._options.tags)

@@ -40,7 +40,8 @@ class Program:
 
     def optimize(self, reassociate: bool = False) -> Program: ...
 
-    def apply_rules(self, rule_files: Sequence[str], tags: str = '', trace: bool = False) -> tuple[Program, str]: ...
+    def apply_rules(self, rule_files: Sequence[str], tags: str = '', trace: bool = False,
+                    plugins: Sequence[str] = ()) -> tuple[Program, str]: ...
 
     def compile(self, entry: str = 'main', cache_dir: str = '', fp_contract: bool = False, options: dict = {}) -> CompiledFunction:
         """Compiles `entry` for the CPU; `options`: CPU pipeline options by name (lowering/CpuPipelineOptions.def, '_' for '-')"""
@@ -54,7 +55,7 @@ class Program:
                        trailing: Sequence[object]) -> "Program": ...
 
 def load_plugin(path: str) -> None:
-    """Loads a Kiln plugin (.so): its rules and patterns join every rewrite"""
+    """Loads a Kiln plugin (.so) once per process; its rules, patterns and native functions join the rewrites that name it (apply_rules' plugins)"""
 
 def default_cache_dir() -> str: ...
 

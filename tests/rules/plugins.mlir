@@ -9,6 +9,9 @@
 // RUN: not kiln-opt --plugin=%kiln_obj/lib/libKilnTestPluginFailsToRegister.so %s 2>&1 | FileCheck %s --check-prefix=REGISTER
 // RUN: not kiln-opt --plugin=%t.missing.so %s 2>&1 | FileCheck %s --check-prefix=DLOPEN
 // RUN: kiln-opt --plugin=%kiln_obj/lib/libKilnExamplePlugin.so --plugin=%kiln_obj/lib/libKilnExamplePlugin.so %s --kiln-apply-rules | FileCheck %s
+// The pass option loads a plugin for that pass alone (what kiln.jit's
+// plugins= uses): its native, pattern and rule file apply as with --plugin.
+// RUN: kiln-opt %s --kiln-apply-rules="plugins=%kiln_obj/lib/libKilnExamplePlugin.so" | FileCheck %s
 // A copy of a loaded plugin at another path is refused (its passes,
 // registered twice, had made LLVM abort).
 // RUN: cp %kiln_obj/lib/libKilnExamplePlugin.so %t.copy.so

@@ -263,7 +263,7 @@ int main(int argc, char **argv) {
   // --check compares with the program as it was read: the rules and passes
   // are checked too (comparing the rewritten program with itself would not).
   OwningOpRef<ModuleOp> original;
-  if (check && (programFlags.rewritesGiven() || !rules::PluginRules::global().empty()))
+  if (check && (programFlags.rewritesGiven() || !rules::commandLinePlugins().empty()))
     original = module->clone();
   if (failed(rewrite(*module, context)))
     return 1;

@@ -29,6 +29,7 @@
 
 #include "reference/Comparison.h"
 #include "reference/Interpreter.h"
+#include "rules/PluginLoader.h"
 #include "rules/RuleSet.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -247,7 +248,7 @@ struct RulePatterns {
   FrozenRewritePatternSet patterns;
 };
 std::optional<RulePatterns> patternsOf(llvm::StringRef ruleName, MLIRContext &context) {
-  auto set = std::make_unique<rules::RuleSet>(&context);
+  auto set = std::make_unique<rules::RuleSet>(&context, rules::nativesOf(rules::commandLinePlugins()));
   for (const std::string &path : rulePaths)
     if (failed(set->loadPath(path)))
       return std::nullopt;
@@ -413,7 +414,7 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
-  rules::RuleSet all(&context);
+  rules::RuleSet all(&context, rules::nativesOf(rules::commandLinePlugins()));
   {
     llvm::SourceMgr sourceMgr;
     SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
