@@ -37,8 +37,8 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // KEEP: lax.rev
 // KEEP: lax.rev
 // RUN: kiln-opt --plugin=%kiln_obj/lib/libKilnExamplePlugin.so %s --kiln-apply-rules --rule-trace -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRACE
-// TRACE-DAG: rule-trace: 'plugin-rev-rev' (C++ pattern) at {{.*}}plugins.mlir:25:8
-// TRACE-DAG: rule-trace: 'even-power-of-neg' at {{.*}}plugins.mlir:23:8
+// TRACE-DAG: rule-trace: 'plugin-rev-rev' (C++ pattern) at {{.*}}plugins.mlir:28:8
+// TRACE-DAG: rule-trace: 'even-power-of-neg' at {{.*}}plugins.mlir:26:8
 // VERSION: kiln-opt: error: plugin 'bad-version' was built for Kiln plugin API version 42, but this kiln-opt has version 1
 // ENTRY: kiln-opt: error: plugin '{{.*}}libKilnTestPluginNoEntry.so' has no entry point: it must export extern "C" KilnPluginInfo kilnGetPluginInfo()
 // REGISTER: kiln-opt: error: plugin 'fails' failed to register: the frobnicator is not configured
