@@ -3,7 +3,7 @@
 jax.jit in one process (bench/run's ECOSYSTEM section; runs under the
 project's .venv):
 
-    ecosystem_speed.py [--quick] [--only NAME,...] [--json OUT] [--threads N]
+    ecosystem_speed.py [--quick] [--only NAME,...] [--json OUT] [--busy N]
 
 For each program: the first call of each (trace, compile and run; wall and
 process CPU seconds, Kiln with an empty compile cache of its own), then the
@@ -12,6 +12,8 @@ time per call, median over alternating blocks (Kiln's block, XLA's block,
 results are compared (Kiln against jax.jit, within each program's
 tolerance) before any time counts. Prints a table with XLA/Kiln ratios
 (above 1: Kiln faster) and their geometric mean; --json writes the rows.
+--busy N keeps N other processes spinning on the CPU meanwhile (a shared
+machine: how each compiler's time per call holds up when a core is taken).
 """
 import argparse
 import json
@@ -20,6 +22,7 @@ import os
 import platform
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -238,7 +241,6 @@ def record(rows, args, jax_version):
     """A run in bench/results' schema (history.py): its history rows (time
     per call and first-call CPU per program, kiln/peer ratios) and the raw
     rows under "ecosystem"."""
-    import subprocess
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip() or None
     history = []
@@ -247,13 +249,15 @@ def record(rows, args, jax_version):
                                   ("first call CPU", "kiln_first_cpu_s", "xla_first_cpu_s")):
             if kiln in r and xla in r:
                 history.append({
-                    "workload": "ECOSYSTEM " + r["program"], "metric": metric,
+                    "workload": "ECOSYSTEM " + r["program"]
+                    + (f" ({args.busy} busy)" if args.busy else ""), "metric": metric,
                     "kiln": r[kiln], "peer": r[xla], "ratio": r[kiln] / r[xla],
                     "ratio_is": "kiln/peer", "unit": "s", "kiln_variant": "kiln.jit",
                     "peer_name": "jax.jit", "note": r.get("description", "")})
     return {"date": time.strftime("%Y-%m-%d"), "host": f"{host()}, {os.cpu_count()} cores",
             "commit": commit, "source": "bench/ecosystem_speed.py",
-            "command": "bench/ecosystem_speed.py" + (" --quick" if args.quick else ""),
+            "command": "bench/ecosystem_speed.py" + (" --quick" if args.quick else "")
+            + (f" --busy {args.busy}" if args.busy else ""),
             "notes": f"jax {jax_version}", "rows": history, "ecosystem": rows}
 
 
@@ -263,7 +267,19 @@ def main():
     parser.add_argument("--quick", action="store_true", help="shorter sequences, fewer blocks")
     parser.add_argument("--only", default="", help="comma-separated program names")
     parser.add_argument("--json", help="write the rows here")
+    parser.add_argument("--busy", type=int, default=0,
+                        help="other processes spinning on the CPU while this runs")
     args = parser.parse_args()
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(args.busy)]
+    try:
+        return run(args)
+    finally:
+        for p in busy:
+            p.kill()
+
+
+def run(args):
 
     import jax
     import kiln
@@ -273,7 +289,8 @@ def main():
     blocks, sample_s = (3, 0.2) if args.quick else (7, 0.4)
     rows = []
     print(f"ECOSYSTEM: kiln.jit vs jax.jit, one process ({platform.processor() or platform.machine()},"
-          f" {os.cpu_count()} cores); per call: median of {blocks} alternating blocks", flush=True)
+          f" {os.cpu_count()} cores{f', {args.busy} busy processes beside' if args.busy else ''});"
+          f" per call: median of {blocks} alternating blocks", flush=True)
     print(f"{'program':<16} {'XLA/call':>10} {'Kiln/call':>10} {'ratio':>6}   "
           f"{'XLA 1st (cpu)':>15} {'Kiln 1st (cpu)':>15}  check")
     for name, make in table.items():

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "bench" / "peers"))
 
 def pin_threads(n):
     # Before numpy/torch/numba load their thread pools.
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+    for var in ("KILN_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                 "NUMBA_NUM_THREADS"):
         os.environ[var] = str(n)
 

@@ -306,6 +306,8 @@ struct Executable::Impl {
   /// Target::Cpu: the runtime's kiln_rt_set_host_callback.
   void (*setHostCallback)(decltype(Executable::HostCallbacks::fn), void *,
                           decltype(Executable::HostCallbacks::fn) *, void **) = nullptr;
+  /// Target::Cpu: the runtime's kiln_rt_set_thread_limit.
+  int32_t (*setThreadLimit)(int32_t) = nullptr;
   std::vector<TensorSpec> inputs, outputs;
   std::string loweredIR;
   CacheOutcome cache;
@@ -414,19 +416,26 @@ bool Executable::callRawChecked(void *const *buffers, std::string *error) const 
   return false;
 }
 
-bool Executable::callWithCallbacks(void *const *buffers, const HostCallbacks &callbacks,
-                                   std::string *error) const {
-  if (!impl_->setHostCallback) {
+bool Executable::callWith(void *const *buffers, const CallOptions &options,
+                          std::string *error) const {
+  const HostCallbacks &callbacks = options.callbacks;
+  if ((callbacks.fn && !impl_->setHostCallback) || (options.threads && !impl_->setThreadLimit)) {
     if (error)
-      *error = "host callbacks need the CPU runtime";
+      *error = callbacks.fn ? "host callbacks need the CPU runtime"
+                            : "a thread count needs the CPU runtime";
     return false;
   }
   using Fn = decltype(HostCallbacks::fn);
   Fn previous = nullptr;
   void *previousContext = nullptr;
-  impl_->setHostCallback(callbacks.fn, callbacks.context, &previous, &previousContext);
+  if (callbacks.fn)
+    impl_->setHostCallback(callbacks.fn, callbacks.context, &previous, &previousContext);
+  int32_t previousThreads = options.threads ? impl_->setThreadLimit(options.threads) : 0;
   bool ok = callRawChecked(buffers, error);
-  impl_->setHostCallback(previous, previousContext, nullptr, nullptr);
+  if (options.threads)
+    impl_->setThreadLimit(previousThreads);
+  if (callbacks.fn)
+    impl_->setHostCallback(previous, previousContext, nullptr, nullptr);
   return ok;
 }
 
@@ -803,6 +812,8 @@ Compiler::link(std::unique_ptr<Executable::Impl> impl,
         llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("kiln_rt_guarded_call"));
     impl->setHostCallback = reinterpret_cast<decltype(impl->setHostCallback)>(
         llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("kiln_rt_set_host_callback"));
+    impl->setThreadLimit = reinterpret_cast<decltype(impl->setThreadLimit)>(
+        llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("kiln_rt_set_thread_limit"));
   }
   impl->phases.link = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::unique_ptr<Executable> exe(new Executable(std::move(impl)));

@@ -190,11 +190,18 @@ public:
     int32_t (*fn)(void *context, int64_t index, void *const *buffers) = nullptr;
     void *context = nullptr;
   };
-  /// callRawChecked with `callbacks` installed on this thread for the
-  /// call's duration (a failed callback: false, the handler knows why).
-  /// CPU only.
-  bool callWithCallbacks(void *const *buffers, const HostCallbacks &callbacks,
-                         std::string *error = nullptr) const;
+  /// What one call runs with, on the calling thread for its duration.
+  struct CallOptions {
+    /// The program's host callbacks (none: fn is null).
+    HostCallbacks callbacks;
+    /// The most threads the runtime's parallel work (the GEMM) may use;
+    /// 0: the process default (every CPU, or $KILN_NUM_THREADS).
+    int32_t threads = 0;
+  };
+  /// callRawChecked with `options` (a failed callback: false, the handler
+  /// knows why). CPU only.
+  bool callWith(void *const *buffers, const CallOptions &options,
+                std::string *error = nullptr) const;
 
 private:
   friend class Compiler;

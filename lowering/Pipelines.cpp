@@ -161,7 +161,7 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
   // The vector-lane tiles of each parallel-scan iteration are freed at its
   // end, whether it runs in parallel or in sequence.
   pm.addNestedPass<func::FuncOp>(createParallelAllocaScopes());
-  if (options.parallelScans) {
+  if (options.parallelScans && options.parallelLoops) {
     // scf.parallel (the batch-parallel scans and large linalg ops) runs on
     // all cores through MLIR's async runtime (libmlir_async_runtime, loaded
     // by the JIT).

@@ -331,8 +331,13 @@ bool CompiledFunction::invoke(void *const *buffers, std::string *error,
   bool callbacks = hostCallback_.is_valid() && !hostCallback_.is_none();
   CallbackState state{hostCallback_, raised};
   auto call = [&] {
-    return callbacks ? exe_->callWithCallbacks(buffers, {runPythonCallback, &state}, error)
-                     : exe_->callRawChecked(buffers, error);
+    if (!callbacks && threads_ == 0)
+      return exe_->callRawChecked(buffers, error);
+    Executable::CallOptions options;
+    if (callbacks)
+      options.callbacks = {runPythonCallback, &state};
+    options.threads = threads_;
+    return exe_->callWith(buffers, options, error);
   };
   if (!releaseGil)
     return call();
@@ -374,6 +379,8 @@ void bindCompiledFunction(nb::module_ &m) {
       .def("bind", &CompiledFunction::bind, nb::arg("leading"), nb::arg("trailing"))
       .def("set_output_tree", &CompiledFunction::setOutputTree, nb::arg("treedef").none())
       .def("set_host_callback", &CompiledFunction::setHostCallback, nb::arg("handler").none())
+      .def("set_threads", &CompiledFunction::setThreads, nb::arg("threads"),
+           "The most threads each call's runtime GEMM may use (0: the process default)")
       .def_prop_ro("input_types",
                    [](const CompiledFunction &f) {
                      nb::list l;

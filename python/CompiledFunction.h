@@ -11,6 +11,7 @@
 
 #include "python/Bindings.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,8 @@ public:
   /// address)` runs callback `index` with the address of its buffers'
   /// pointers (kiln/_callbacks.py); None for a program without.
   void setHostCallback(nb::object handler) { hostCallback_ = std::move(handler); }
+  /// The most threads each call's runtime GEMM may use (0: the default).
+  void setThreads(int32_t threads) { threads_ = std::max<int32_t>(threads, 0); }
 
   /// The general entry: `args` (a sequence of arrays or scalars, one per
   /// free input) converted with numpy where dtype or layout differ.
@@ -86,6 +89,7 @@ private:
   size_t numLeading_ = 0;
   nb::object outTree_;
   nb::object hostCallback_;
+  int32_t threads_ = 0;
   int64_t inputBytes_ = 0;
 };
 

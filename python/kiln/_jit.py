@@ -110,6 +110,8 @@ class Options:
     fp_contract: bool = False
     # CPU pipeline options by name (lowering/CpuPipelineOptions.def).
     compiler_options: tuple[tuple[str, Any], ...] = compiler_options_key(None)
+    # The most threads a call's runtime GEMM uses (0: the process default).
+    threads: int = 0
 
     @property
     def reassociate(self) -> bool:
@@ -708,6 +710,7 @@ class Compiled:
         nested = [np.asarray(c) for c in hoisted_consts(traced.closed)]
         function.bind(consts, nested)
         function.set_host_callback(traced.callbacks)
+        function.set_threads(options.threads)
         jax = _jax()
         n = traced.out_tree.num_leaves
         if n == 1 and traced.out_tree == jax.tree_util.tree_structure(0):
@@ -1171,7 +1174,8 @@ def jit(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), op
         donate_argnums: int | Sequence[int] | None = None,
         donate_argnames: str | Iterable[str] | None = None,
         cache_dir: Any = DEFAULT_CACHE, plugins: Sequence[str] = (), fp_contract: bool = False,
-        return_jax_arrays: bool = False, compiler_options: dict[str, Any] | None = None):
+        return_jax_arrays: bool = False, compiler_options: dict[str, Any] | None = None,
+        threads: int | None = None):
     """Compiles `fun` with Kiln for the CPU, like ``jax.jit``.
 
     On the first call for each input signature (shapes, dtypes, pytree
@@ -1199,6 +1203,12 @@ def jit(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), op
     ``jax.jit``'s sets XLA's: ``{"scan_vector_bits": 256, "use_runtime_gemm":
     False}`` (every option: docs/pipeline.md); an unknown name is a
     ValueError, a value of the wrong type a TypeError, at the first call.
+
+    `threads` bounds the threads each call uses for its large matrix
+    products (default: every CPU the process may run on, or
+    $KILN_NUM_THREADS); ``threads=1`` also keeps the compiled parallel
+    loops on the calling thread. Kiln's worker threads never hold a core
+    spinning for longer than 0.1 ms after their last job.
     """
     if fun is None:
         return functools.partial(jit, rules=rules, tags=tags, optimize=optimize,
@@ -1206,9 +1216,12 @@ def jit(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), op
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  cache_dir=cache_dir, plugins=plugins, fp_contract=fp_contract,
                                  return_jax_arrays=return_jax_arrays,
-                                 compiler_options=compiler_options)
+                                 compiler_options=compiler_options, threads=threads)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun}")
+    threads = check_threads(threads)
+    if threads == 1:
+        compiler_options = {"parallel_loops": False, **(compiler_options or {})}
     argspec = resolve_argnums(fun, static_argnums, static_argnames, donate_argnums,
                               donate_argnames)
     if isinstance(tags, str):
@@ -1216,5 +1229,16 @@ def jit(fun: Callable | None = None, *, rules=None, tags: Sequence[str] = (), op
     if cache_dir is DEFAULT_CACHE:
         cache_dir = _kiln.default_cache_dir()
     options = Options(as_rules(rules, plugins), tuple(tags), optimize, str(cache_dir or ""), fp_contract,
-                      compiler_options_key(compiler_options))
+                      compiler_options_key(compiler_options), threads)
     return Jitted(fun, options, argspec, return_jax_arrays)
+
+
+def check_threads(threads: Any) -> int:
+    """kiln.jit's `threads`: None (0, the default) or a positive int."""
+    if threads is None:
+        return 0
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
+        raise TypeError(f"threads must be a positive int or None, got {threads!r}")
+    if threads < 1:
+        raise ValueError(f"threads must be a positive int or None, got {threads}")
+    return int(threads)

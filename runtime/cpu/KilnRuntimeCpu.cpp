@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/KilnRuntimeCpu.h"
+#include "runtime/cpu/KilnThreads.h"
 
 #include <Eigen/Core>
 
@@ -120,6 +121,10 @@ bool tryBlas(const T *pa, const T *pb, T *pc, int64_t m, int64_t n, int64_t k,
   BlasOperand opA, opB, opC;
   if (!blasLayout(m, n, k, ars, acs, brs, bcs, crs, ccs, opA, opB, opC))
     return false;
+  // Kiln's pool runs the blocks in parallel (KilnThreads.cpp); OpenBLAS's
+  // own threads would spin beside it.
+  static const bool singleThreaded = (openblas_set_num_threads(1), true);
+  (void)singleThreaded;
   blasGemm(opA.trans, opB.trans, m, n, k, pa, opA.ld, pb, opB.ld, pc, opC.ld);
   return true;
 }
@@ -157,49 +162,104 @@ Logical logicalShape(const KilnMemRef3<T> *a, const KilnMemRef3<T> *b, const Kil
           transB ? b->strides[1] : b->strides[2]};
 }
 
+/// One matrix product of a batch, or a block of its rows or columns:
+/// C [m, n] = A [m, k] B [k, n], each with its row and column strides.
+template <typename T>
+struct Block {
+  const T *a, *b;
+  T *c;
+  int64_t m, n, k, ars, acs, brs, bcs, crs, ccs;
+};
+
+template <typename T>
+void gemmBlock(Backend backend, const Block<T> &p) {
+  if (p.k == 0) {
+    for (int64_t r = 0; r < p.m; ++r)
+      for (int64_t s = 0; s < p.n; ++s)
+        p.c[r * p.crs + s * p.ccs] = T(0);
+    return;
+  }
+#ifdef KILN_GEMM_OPENBLAS
+  if (backend == Backend::Blas &&
+      tryBlas(p.a, p.b, p.c, p.m, p.n, p.k, p.ars, p.acs, p.brs, p.bcs, p.crs, p.ccs))
+    return;
+#endif
+  withMatrix(p.a, p.m, p.k, p.ars, p.acs, [&](const auto &ma) {
+    withMatrix(p.b, p.k, p.n, p.brs, p.bcs, [&](const auto &mb) {
+      if (p.ccs == 1) {
+        Eigen::Map<RowMat<T>, 0, Eigen::OuterStride<>> mc(
+            p.c, p.m, p.n, Eigen::OuterStride<>(p.m == 1 ? p.n : p.crs));
+        mc.noalias() = ma * mb;
+      } else {
+        Eigen::Map<RowMat<T>, 0, GeneralStride> mc(p.c, p.m, p.n,
+                                                   GeneralStride(p.crs, p.ccs));
+        mc.noalias() = ma * mb;
+      }
+    });
+  });
+}
+
+/// A product smaller than this many flops (2 m n k over the batch) runs on
+/// the calling thread: waking a worker costs microseconds, a sleeping one
+/// tens of them. Larger ones are cut into blocks of at least
+/// kBlockFlops, about four per thread so that a worker that starts late
+/// (a busy machine) leaves its share to the others.
+constexpr double kParallelFlops = double(1 << 22);
+constexpr double kBlockFlops = double(1 << 20);
+/// Rows or columns of a block: a multiple of this (the kernels' tiles).
+constexpr int64_t kBlockStep = 16;
+
 template <typename T>
 void gemmWith(Backend backend, KilnMemRef3<T> *a, KilnMemRef3<T> *b,
               KilnMemRef3<T> *c, int64_t transA, int64_t transB) {
   int64_t batch = c->sizes[0];
   auto [m, n, k, ars, acs, brs, bcs] = logicalShape(a, b, c, transA, transB);
-  for (int64_t i = 0; i < batch; ++i) {
-    const T *pa =
-        a->aligned + a->offset + (a->sizes[0] == 1 ? 0 : i * a->strides[0]);
-    const T *pb =
-        b->aligned + b->offset + (b->sizes[0] == 1 ? 0 : i * b->strides[0]);
-    T *pc = c->aligned + c->offset + i * c->strides[0];
-    if (k == 0) {
-      for (int64_t r = 0; r < m; ++r)
-        for (int64_t s = 0; s < n; ++s)
-          pc[r * c->strides[1] + s * c->strides[2]] = T(0);
-      continue;
-    }
-#ifdef KILN_GEMM_OPENBLAS
-    if (backend == Backend::Blas && tryBlas(pa, pb, pc, m, n, k, ars, acs, brs, bcs,
-                                   c->strides[1], c->strides[2]))
-      continue;
-#endif
-    withMatrix(pa, m, k, ars, acs, [&](const auto &ma) {
-      withMatrix(pb, k, n, brs, bcs, [&](const auto &mb) {
-        if (c->strides[2] == 1) {
-          Eigen::Map<RowMat<T>, 0, Eigen::OuterStride<>> mc(
-              pc, m, n, Eigen::OuterStride<>(m == 1 ? n : c->strides[1]));
-          mc.noalias() = ma * mb;
-        } else {
-          Eigen::Map<RowMat<T>, 0, GeneralStride> mc(
-              pc, m, n, GeneralStride(c->strides[1], c->strides[2]));
-          mc.noalias() = ma * mb;
-        }
-      });
-    });
+  int64_t crs = c->strides[1], ccs = c->strides[2];
+  auto matrix = [&, m = m, n = n, k = k, ars = ars, acs = acs, brs = brs, bcs = bcs](int64_t i) {
+    return Block<T>{a->aligned + a->offset + (a->sizes[0] == 1 ? 0 : i * a->strides[0]),
+                    b->aligned + b->offset + (b->sizes[0] == 1 ? 0 : i * b->strides[0]),
+                    c->aligned + c->offset + i * c->strides[0],
+                    m, n, k, ars, acs, brs, bcs, crs, ccs};
+  };
+  double flops = 2.0 * double(m) * double(n) * double(k) * double(batch);
+  int threads = kiln::runtime::threadsForCaller();
+  if (threads <= 1 || flops < kParallelFlops) {
+    for (int64_t i = 0; i < batch; ++i)
+      gemmBlock(backend, matrix(i));
+    return;
   }
+  // Blocks per matrix: whole matrices when the batch has enough of them,
+  // else bands of the longer of M and N (a band of rows repacks B, one of
+  // columns A: the shorter side's operand is the one packed again).
+  int64_t wanted = std::max<int64_t>(2, std::min<int64_t>(4 * threads, flops / kBlockFlops));
+  int64_t perMatrix = batch >= wanted ? 1 : (wanted + batch - 1) / batch;
+  bool rows = m > n;
+  int64_t extent = rows ? m : n;
+  int64_t step = std::max<int64_t>(
+      kBlockStep, ((extent + perMatrix - 1) / perMatrix + kBlockStep - 1) / kBlockStep * kBlockStep);
+  int64_t bands = perMatrix == 1 ? 1 : (extent + step - 1) / step;
+  kiln::runtime::parallelFor(batch * bands, threads, [&](int64_t unit) {
+    Block<T> p = matrix(unit / bands);
+    if (bands == 1)
+      return gemmBlock(backend, p);
+    int64_t begin = (unit % bands) * step, size = std::min(step, extent - begin);
+    if (rows) {
+      p.a += begin * p.ars;
+      p.c += begin * p.crs;
+      p.m = size;
+    } else {
+      p.b += begin * p.bcs;
+      p.c += begin * p.ccs;
+      p.n = size;
+    }
+    gemmBlock(backend, p);
+  });
 }
 
 /// C = op(A) op(B) by the backend chosen for this shape: the forced one, or
 /// on the shape's first call both timed (twice each, the faster run
-/// counting: the first pays for a thread pool's or a buffer's first use,
-/// and for the other library's threads still spinning, OpenMP's and
-/// OpenBLAS's both busy-wait after a call) and the faster kept, the result
+/// counting: the first pays for the pool's or a buffer's first use) and
+/// the faster kept, the result
 /// being the kept one's. OpenBLAS, the configured
 /// default, is kept unless Eigen is at least 15 % faster, so that near
 /// ties choose alike from run to run (the two sum in different orders, so

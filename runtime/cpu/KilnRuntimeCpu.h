@@ -70,6 +70,16 @@ void kiln_rt_force_gemm_backend(int32_t backend);
 /// How many backends this build has: 2 with OpenBLAS, 1 (Eigen only).
 int32_t kiln_rt_gemm_backends();
 
+/// Threads the runtime's parallel work (the GEMM, KilnThreads.cpp) may use.
+/// The process default: `threads` (0 or less: every CPU of the process's
+/// affinity mask); $KILN_NUM_THREADS sets the initial value.
+void kiln_rt_set_default_threads(int32_t threads);
+/// The calling thread's own bound (0: the process default) for the calls
+/// it makes from now on; returns the previous bound.
+int32_t kiln_rt_set_thread_limit(int32_t threads);
+/// The threads the calling thread's work may use now.
+int32_t kiln_rt_threads();
+
 /// Heap bytes the compiled code holds now (`live`: allocated through the
 /// runtime's allocator, KilnAllocator.cpp, and not freed) and the most it
 /// has held (`peak`); with `resetPeak` the peak restarts from now. Either

@@ -80,6 +80,11 @@ static cl::opt<double> absTol("atol", cl::cat(runCategory),
                                        "math (default 0)"),
                               cl::init(0));
 static cl::opt<int> repeat("repeat", cl::cat(runCategory), cl::desc("JIT: time this many calls"), cl::init(0));
+static cl::opt<int> threads("runtime-threads", cl::cat(runCategory),
+                            cl::desc("Threads of the runtime's GEMM (0: every CPU, or "
+                                     "$KILN_NUM_THREADS); with 1 add --parallel-loops=false "
+                                     "to keep the compiled loops on one thread too"),
+                            cl::init(0));
 static cl::opt<int> warmup("warmup", cl::cat(runCategory), cl::desc("JIT: untimed calls before timing"), cl::init(1));
 static cl::opt<bool> timeJson("time-json", cl::cat(runCategory), cl::desc("Print the timings as one JSON line"));
 static cl::opt<std::string> outputsDir("outputs", cl::cat(runCategory), cl::desc("Write out<i>.npy into this directory"));
@@ -228,11 +233,16 @@ int main(int argc, char **argv) {
                    << llvm::formatv("{0}", value) << "\n";
       return 1;
     }
-  for (auto [name, value] : {std::pair<const char *, int>{"--repeat", repeat}, {"--warmup", warmup}})
+  for (auto [name, value] : {std::pair<const char *, int>{"--repeat", repeat},
+                             {"--warmup", warmup},
+                             {"--runtime-threads", threads}})
     if (value < 0) {
       llvm::errs() << "kiln-run: error: " << name << " must be >= 0, got " << value << "\n";
       return 1;
     }
+  // Read by the runtime when it first needs its thread count.
+  if (threads > 0)
+    setenv("KILN_NUM_THREADS", std::to_string(int(threads)).c_str(), 1);
   // Neither is fine for a function without arguments (readInputs says
   // what is missing otherwise).
   if (!inputs.empty() && randomInputsFlag) {

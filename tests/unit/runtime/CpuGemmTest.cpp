@@ -16,6 +16,7 @@
 #include <dlfcn.h>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -118,6 +119,13 @@ const Layout kLayouts[] = {
     {"matvec (N = 1)", 2, 33, 1, 40, false, false, true, true, 0, 0, 0, false, false},
     {"row vector (M = 1)", 2, 1, 19, 40, false, true, true, true, 0, 0, 0, false, false},
     {"empty contraction (K = 0)", 1, 3, 4, 0, false, false, true, true, 0, 0, 0, false, false},
+    // Past the parallel threshold (2 m n k >= 2^22 flops, KilnThreads.cpp):
+    // bands of rows, bands of columns (a last band shorter than the rest),
+    // whole matrices of a batch, and a general stride.
+    {"parallel row bands", 1, 301, 40, 200, false, false, true, true, 3, 0, 5, false, false},
+    {"parallel column bands", 1, 40, 333, 200, true, true, true, true, 1, 2, 0, false, false},
+    {"parallel batch", 9, 64, 64, 64, false, false, false, true, 0, 1, 0, true, false},
+    {"parallel general strides", 2, 130, 100, 90, false, false, true, true, 1, 0, 0, false, true},
 };
 
 // Each backend forced, then measured (0) twice: the first call of each
@@ -133,6 +141,42 @@ template <typename T> void checkEveryBackend() {
 }
 
 TEST(CpuGemm, FloatLayouts) { checkEveryBackend<float>(); }
+
+/// The runtime's kiln_rt_set_thread_limit for the calling thread.
+int32_t setThreadLimit(int32_t threads) {
+  static void *lib = dlopen(KILN_RUNTIME_CPU_PATH, RTLD_NOW | RTLD_LOCAL);
+  auto set = reinterpret_cast<int32_t (*)(int32_t)>(dlsym(lib, "kiln_rt_set_thread_limit"));
+  return set ? set(threads) : -1;
+}
+
+// One thread (no pool), and more threads than this machine may have: the
+// same products, cut into other blocks.
+TEST(CpuGemm, ThreadLimits) {
+  for (int32_t threads : {1, 2, 3, 8}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    ASSERT_GE(setThreadLimit(threads), 0);
+    for (const Layout &l : kLayouts) {
+      checkLayout<float>(l);
+      checkLayout<double>(l);
+    }
+  }
+  setThreadLimit(0);
+}
+
+// Several callers share the pool at once (Kiln's calls are thread-safe).
+TEST(CpuGemm, ConcurrentCallers) {
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t)
+    callers.emplace_back([t] {
+      setThreadLimit(t % 2 ? 3 : 0);
+      for (int round = 0; round < 3; ++round)
+        for (const Layout &l : kLayouts)
+          if (l.m * l.n * l.k * l.batch >= (1 << 21))
+            checkLayout<float>(l);
+    });
+  for (std::thread &t : callers)
+    t.join();
+}
 
 TEST(CpuGemm, DoubleLayouts) { checkEveryBackend<double>(); }
 
