@@ -13,7 +13,7 @@
 //     replaced by the real values, and the replaced nodes are replaced.
 //
 // The actions per loop kind: on a lax.scan add_carry, add_ys, add_xs,
-// add_const, sink, hoist, remove_ys, remove_carry, remove_const; on a
+// add_const, sink, hoist, remove_ys, remove_carry, remove_const, remove_xs; on a
 // lax.while hoist, remove_carry, remove_const; on a lax.cond hoist (what
 // every branch computes), remove_result, remove_operand. The while and cond
 // ones rebuild the op directly. Here: the two steps and the add_* actions;
@@ -45,7 +45,8 @@ const std::map<std::string, std::pair<unsigned, unsigned>> &actions() {
   static const std::map<std::string, std::pair<unsigned, unsigned>> a = {
       {"add_carry", {3, 3}}, {"add_ys", {2, 3}}, {"add_xs", {3, 3}},   {"add_const", {2, 2}},
       {"sink", {2, 2}},      {"hoist", {1, 1}},  {"remove_ys", {2, 2}}, {"remove_carry", {2, 2}},
-      {"remove_const", {2, 2}}, {"remove_result", {2, 2}}, {"remove_operand", {2, 2}}};
+      {"remove_const", {2, 2}}, {"remove_xs", {2, 2}},    {"remove_result", {2, 2}},
+      {"remove_operand", {2, 2}}};
   return a;
 }
 } // namespace kiln::rules::region

@@ -451,6 +451,33 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
     ScanOp s = scanArg(a[0]);
     return s ? valueAt(s.getYs(), *a[1].asInt()) : std::nullopt;
   }, "stacked_ys(s, j): the result ys j");
+  r.addFunction("stacked_xs", {A::Op, A::Int}, [](auto a) -> std::optional<Val> {
+    ScanOp s = scanArg(a[0]);
+    return s ? valueAt(s.getXs(), *a[1].asInt()) : std::nullopt;
+  }, "stacked_xs(s, j): the operand of xs j (before the scan: every slice)");
+  r.addFunction("xs_index", {A::Value}, [](auto a) -> std::optional<Val> {
+    auto arg = dyn_cast_or_null<BlockArgument>(a[0].asValue());
+    ScanOp s = arg ? dyn_cast<ScanOp>(arg.getOwner()->getParentOp()) : ScanOp();
+    if (!s)
+      return std::nullopt;
+    for (auto [j, x] : llvm::enumerate(s.getXSliceArgs()))
+      if (x == arg)
+        return Val::ofInt(int64_t(j));
+    return std::nullopt;
+  }, "xs_index(v): j when body value v is the block argument of xs j (one slice)");
+  r.addFunction("outside_value", {A::Op, A::Value}, [](auto a) -> std::optional<Val> {
+    ScanOp s = scanArg(a[0]);
+    Value v = a[1].asValue();
+    if (!s || !v)
+      return std::nullopt;
+    if (!s.getBody().isAncestor(v.getParentRegion()))
+      return Val::ofValue(v); // defined before the scan already
+    for (auto [k, arg] : llvm::enumerate(s.getConstArgs()))
+      if (arg == v)
+        return Val::ofValue(s.getConsts()[k]);
+    return std::nullopt;
+  }, "outside_value(s, v): the value before scan s that body value v is: the operand of a "
+     "const's block argument, or v itself when defined outside (fails for anything else)");
   r.addFunction("xs_slice", {A::Op, A::Int}, [](auto a) -> std::optional<Val> {
     ScanOp s = scanArg(a[0]);
     return s ? valueAt(s.getXSliceArgs(), *a[1].asInt()) : std::nullopt;
@@ -556,6 +583,10 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
         return Val::ofInt(k);
     }
   }, "unused_const(l): the index of the first const of a scan or while its region never reads");
+  r.addFunction("unused_xs", {A::Op}, [](auto a) -> std::optional<Val> {
+    ScanOp s = scanArg(a[0]);
+    return s ? firstUnused(s.getXSliceArgs()) : std::nullopt;
+  }, "unused_xs(s): the index of the first xs of a scan whose slice the body never reads");
   r.addFunction("carry_yielding", {A::Value}, [](auto a) -> std::optional<Val> {
     Value v = a[0].asValue();
     Block *b = v.getParentBlock();
@@ -621,6 +652,14 @@ void kiln::rules::registerScanNatives(NativeRegistry &r) {
         out.push_back(d < ax ? d : d - 1);
     return Val::ofList(out);
   }, "slice_axes(axes, a): the axes other than a, numbered with a removed");
+  r.addFunction("shift_dims", {A::IntList, A::Int}, [](auto a) -> std::optional<Val> {
+    std::vector<int64_t> out = L(a[0]);
+    int64_t axis = *a[1].asInt();
+    for (int64_t &d : out)
+      d += d >= axis;
+    return Val::ofList(out);
+  }, "shift_dims(dims, a): `dims` numbered in a tensor with a new axis inserted at `a` "
+     "(a slice's dimensions in its stacked tensor)");
   r.addFunction("count_below", {A::IntList, A::Int}, [](auto a) -> std::optional<Val> {
     int64_t ax = *a[1].asInt(), n = 0;
     for (int64_t d : L(a[0]))

@@ -1,6 +1,7 @@
 //===- RegionRemovals.cpp - region rules' remove_* actions ----------------===//
 //
 // remove_ys, remove_carry and remove_const on a lax.scan or lax.while,
+// remove_xs on a lax.scan,
 // remove_result and remove_operand on a lax.cond (RegionRulesImpl.h:
 // LoopRemoval): the check that the removed part is unobserved, then the op
 // rebuilt without it. The other actions are in RegionActions.cpp.
@@ -19,6 +20,7 @@ using namespace mlir;
 /// while's cond does not read, and whose block argument feeds only its own
 /// update is not computed (it cannot change the number of iterations nor
 /// any other value). remove_const(l, k): a const no region reads.
+/// remove_xs(s, j): an xs whose slice the body never reads.
 /// remove_result(c, i): a cond result nobody reads is not yielded;
 /// remove_operand(c, k): an operand no branch reads is not passed. None
 /// changes an observed value.
@@ -45,6 +47,10 @@ bool LoopRemoval::plan(ScanOp scan, std::string &why) {
   if (action == "remove_const")
     return (constArg(from, i) && constArg(from, i).use_empty()) ||
            fail("remove_const: the const is read");
+  if (action == "remove_xs")
+    return (scan && from == scan.getOperation() && i >= 0 &&
+            i < (int64_t)scan.getXSliceArgs().size() && scan.getXSliceArgs()[i].use_empty()) ||
+           fail("remove_xs: the body reads the xs slice (or it is not an xs of a lax.scan)");
   if (action == "remove_carry")
     return carryFeedsOnlyItself(from, i, &fedOps) ||
            fail("remove_carry: the final carry is read, or the carry feeds more than its own "
@@ -145,6 +151,10 @@ void LoopRemoval::apply(RewriterBase &rewriter, ScanOp scan) {
   if (action == "remove_const") {
     sig.consts.erase(sig.consts.begin() + k);
     body.eraseArgument(k);
+  } else if (action == "remove_xs") {
+    body.eraseArgument(scan.getXSliceArgs()[k].getArgNumber());
+    sig.xs.erase(sig.xs.begin() + k);
+    sig.xsAxes.erase(sig.xsAxes.begin() + k);
   } else if (action == "remove_ys") {
     sig.ysTypes.erase(sig.ysTypes.begin() + k);
     sig.ysAxes.erase(sig.ysAxes.begin() + k);

@@ -72,7 +72,8 @@ std::optional<unsigned> depsOfVal(const Val &x);
 const std::map<std::string, std::pair<unsigned, unsigned>> &actions();
 
 /// A region rule's remove_* action (RegionRemovals.cpp): remove_ys,
-/// remove_carry, remove_const of a lax.scan or lax.while (`from`), or
+/// remove_carry, remove_const of a lax.scan or lax.while (`from`),
+/// remove_xs of a lax.scan, or
 /// remove_result, remove_operand of a lax.cond, at `index`.
 struct LoopRemoval {
   std::string action; // empty: none

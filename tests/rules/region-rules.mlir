@@ -75,13 +75,38 @@
 // CHECK-NEXT: ^bb0(%[[V:.*]]: tensor<4xf32>, %{{.*}}: tensor<i32>):
 // CHECK-NEXT: lax.mul %[[V]], %[[E2]] : tensor<4xf32>
 
+// The input projection is one product before the scan (the scan axis, 1,
+// stays axis 1 of its result: the lhs free dimension 0 comes first) read as
+// a new xs; its old xs goes once nothing reads it. The product with the
+// step's own value and the batched one stay.
+// CHECK-LABEL: func.func @input_projection
+// CHECK: %[[P:.*]] = lax.dot_general %arg1, %arg2 contracting = [2] x [0] batch = [] x [] : (tensor<4x5x3xf32>, tensor<3x8xf32>) -> tensor<4x5x8xf32>
+// CHECK: lax.scan length = 5 consts(%arg3) carry(%arg0) xs(%arg1, %arg4, %[[P]]) {xs_axes = array<i64: 1, 0, 1>}
+// CHECK: ^bb0(%[[U:.*]]: tensor<8x8xf32>, %[[H:.*]]: tensor<4x8xf32>, %[[X:.*]]: tensor<4x3xf32>, %[[B:.*]]: tensor<2x4x3xf32>, %[[XW:.*]]: tensor<4x8xf32>):
+// CHECK: %[[Q:.*]] = lax.dot_general %[[H]], %[[U]]
+// CHECK: lax.add %[[XW]], %[[Q]]
+// CHECK: lax.dot_general %[[X]], %{{.*}} contracting = [0] x [0]
+// CHECK: lax.dot_general %[[B]], %[[B]] contracting = [2] x [2] batch = [0] x [0]
+
+// CHECK-LABEL: func.func @unused_xs
+// CHECK: lax.scan length = 6 carry(%arg0) xs(%arg1) : (tensor<4xf32>, tensor<6x4xf32>) -> tensor<4xf32>
+
+// W x_t: the scan axis (1 of the xs) follows the lhs free dimension (8) and
+// the rhs free one below it (4): axis 2 of [8, 4, 5].
+// CHECK-LABEL: func.func @input_projection_rhs
+// CHECK: %[[P:.*]] = lax.dot_general %arg2, %arg1 contracting = [1] x [2] batch = [] x [] : (tensor<8x3xf32>, tensor<4x5x3xf32>) -> tensor<8x4x5xf32>
+// CHECK: lax.scan length = 5 carry(%arg0) xs(%[[P]]) {xs_axes = array<i64: 2>}
+
 // STATS: hoist-loop-invariant: 2
 // STATS: hoist-loop-invariant-from-while: 2
+// STATS: hoist-xs-projection: 1
+// STATS: hoist-xs-projection-rhs: 1
 // STATS: last-ys-is-final-carry: 2
 // STATS: reduce_max-any-of-ys-to-carry: 1
 // STATS: reduce_min-any-of-ys-into-scan-body: 1
 // STATS: reduce_min-any-of-ys-to-carry: 1
 // STATS: reduce_sum-int-of-ys-to-carry: 1
 // STATS: remove-unused-carry: 1
-// STATS: remove-unused-const: 2
+// STATS: remove-unused-const: 4
+// STATS: remove-unused-xs: 2
 // STATS: sink-elementwise-into-scan: 2

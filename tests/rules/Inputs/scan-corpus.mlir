@@ -133,3 +133,44 @@ func.func @while_hoist(%k: tensor<4xf32>, %x0: tensor<4xf32>, %limit: tensor<i32
   }
   return %x : tensor<4xf32>
 }
+
+// An RNN step's input projection x_t @ W (xs stacked along axis 1, W a
+// const), a recurrent product h @ U, and two products that must stay: the
+// xs slice times a value of the step (not invariant), and a batched one.
+func.func @input_projection(%h0: tensor<4x8xf32>, %xs: tensor<4x5x3xf32>, %w: tensor<3x8xf32>,
+                            %u: tensor<8x8xf32>, %bs: tensor<5x2x4x3xf32>) -> (tensor<4x8xf32>, tensor<5x3x8xf32>, tensor<5x2x4x4xf32>) {
+  %r:3 = lax.scan length = 5 consts(%w, %u) carry(%h0) xs(%xs, %bs) {xs_axes = array<i64: 1, 0>}
+      : (tensor<3x8xf32>, tensor<8x8xf32>, tensor<4x8xf32>, tensor<4x5x3xf32>, tensor<5x2x4x3xf32>) -> (tensor<4x8xf32>, tensor<5x3x8xf32>, tensor<5x2x4x4xf32>) {
+  ^bb0(%cw: tensor<3x8xf32>, %cu: tensor<8x8xf32>, %h: tensor<4x8xf32>, %x: tensor<4x3xf32>, %b: tensor<2x4x3xf32>):
+    %p = lax.dot_general %x, %cw contracting = [1] x [0] batch = [] x [] : (tensor<4x3xf32>, tensor<3x8xf32>) -> tensor<4x8xf32>
+    %q = lax.dot_general %h, %cu contracting = [1] x [0] batch = [] x [] : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    %s = lax.add %p, %q : tensor<4x8xf32>
+    %t = lax.tanh %s : tensor<4x8xf32>
+    %o = lax.dot_general %x, %t contracting = [0] x [0] batch = [] x [] : (tensor<4x3xf32>, tensor<4x8xf32>) -> tensor<3x8xf32>
+    %g = lax.dot_general %b, %b contracting = [2] x [2] batch = [0] x [0] : (tensor<2x4x3xf32>, tensor<2x4x3xf32>) -> tensor<2x4x4xf32>
+    lax.yield %t, %o, %g : tensor<4x8xf32>, tensor<3x8xf32>, tensor<2x4x4xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<4x8xf32>, tensor<5x3x8xf32>, tensor<5x2x4x4xf32>
+}
+
+// An xs the body never reads is not sliced.
+func.func @unused_xs(%c0: tensor<4xf32>, %xs: tensor<6x4xf32>, %ys: tensor<6x2xf32>) -> tensor<4xf32> {
+  %r = lax.scan length = 6 carry(%c0) xs(%xs, %ys) : (tensor<4xf32>, tensor<6x4xf32>, tensor<6x2xf32>) -> tensor<4xf32> {
+  ^bb0(%c: tensor<4xf32>, %x: tensor<4xf32>, %y: tensor<2xf32>):
+    %s = lax.add %c, %x : tensor<4xf32>
+    lax.yield %s : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// The projection as W x_t (the xs slice the rhs, stacked along axis 1).
+func.func @input_projection_rhs(%h0: tensor<8x4xf32>, %xs: tensor<4x5x3xf32>, %w: tensor<8x3xf32>) -> tensor<8x4xf32> {
+  %r = lax.scan length = 5 consts(%w) carry(%h0) xs(%xs) {xs_axes = array<i64: 1>} : (tensor<8x3xf32>, tensor<8x4xf32>, tensor<4x5x3xf32>) -> tensor<8x4xf32> {
+  ^bb0(%cw: tensor<8x3xf32>, %h: tensor<8x4xf32>, %x: tensor<4x3xf32>):
+    %p = lax.dot_general %cw, %x contracting = [1] x [1] batch = [] x [] : (tensor<8x3xf32>, tensor<4x3xf32>) -> tensor<8x4xf32>
+    %s = lax.add %p, %h : tensor<8x4xf32>
+    %t = lax.tanh %s : tensor<8x4xf32>
+    lax.yield %t : tensor<8x4xf32>
+  }
+  return %r : tensor<8x4xf32>
+}
