@@ -9,7 +9,9 @@
 // scatter: sequential, to keep XLA's order for duplicate indices: an scf.for
 // nest over the scatter dimensions of `updates` carrying the result tensor;
 // per scatter index the start is computed once, then an inner nest over the
-// window combines each update with tensor.extract / tensor.insert. Windows
+// window combines each update with tensor.extract / tensor.insert. Updates
+// that a gather computes for the scatter alone are read from the gather's
+// operand directly. Windows
 // that do not fit are skipped with an scf.if (modes fill_or_drop and
 // promise_in_bounds) or clamped (clip).
 //
@@ -78,6 +80,69 @@ Value constantOf(OpBuilder &b, Location loc, TypedAttr value) {
   return arith::ConstantOp::create(b, loc, value);
 }
 
+/// Where gather `op` reads the slice of one batch position (`batch`: the
+/// result's positions in its non-offset dimensions): the clamped start in
+/// each operand dimension (null where only an offset moves), and, in mode
+/// fill_or_drop, whether the slice fits (null: always read).
+struct GatherStart {
+  SmallVector<Value> at;
+  Value inBounds;
+};
+GatherStart gatherStart(OpBuilder &b, Location l, lax::GatherOp op, Value indices,
+                        ArrayRef<Value> batch) {
+  RankedTensorType operandType = op.getOperand().getType();
+  bool unsignedIndices = isUnsignedElement(op.getStartIndices().getType());
+  bool fill = op.getMode() == lax::GatherScatterMode::FillOrDrop;
+  lax::IndexingDims dims = lax::IndexingDims::of(op);
+  GatherStart start{SmallVector<Value>(operandType.getRank()), Value()};
+  for (auto [k, d] : llvm::enumerate(dims.indexMap)) {
+    Value v = indexVectorEntry(b, l, indices, batch, k, unsignedIndices);
+    int64_t hi = operandType.getDimSize(d) - dims.windowSizes[d];
+    if (fill)
+      start.inBounds = andOf(b, l, start.inBounds, fits(b, l, v, hi));
+    start.at[d] = clampStart(b, l, v, hi);
+  }
+  for (auto [o, i] : llvm::zip(dims.operandBatching, dims.indicesBatching))
+    start.at[o] = batch[i];
+  return start;
+}
+
+/// Element `out` of gather `op`'s result, its slice at `start`, read from
+/// `operand` (converted): the start plus the offsets, or the fill value
+/// where the slice does not fit.
+Value gatherRead(OpBuilder &b, Location l, lax::GatherOp op, Value operand,
+                 const GatherStart &start, ArrayRef<Value> out) {
+  RankedTensorType type = signlessTensor(op.getType());
+  // A collapsed dimension of slice size 0 gives an empty operand a
+  // non-empty result; nothing can be read from it (the interpreter yields
+  // zeros there too).
+  if (op.getOperand().getType().getNumElements() == 0)
+    return constantOf(b, l, b.getZeroAttr(type.getElementType()));
+  lax::IndexingDims dims = lax::IndexingDims::of(op);
+  SmallVector<Value> at(start.at);
+  for (auto [resultDim, operandDim] : llvm::zip(op.getOffsetDims(), dims.windowOperandDims))
+    at[operandDim] = at[operandDim]
+                         ? arith::AddIOp::create(b, l, at[operandDim], out[resultDim]).getResult()
+                         : out[resultDim];
+  for (Value &v : at)
+    if (!v)
+      v = indexConst(b, l, 0);
+  Value x = tensor::ExtractOp::create(b, l, operand, at);
+  if (start.inBounds)
+    x = arith::SelectOp::create(b, l, start.inBounds, x,
+                                constantOf(b, l, op.getEffectiveFillValue()));
+  return x;
+}
+
+/// The positions of `out` in gather `op`'s batch (non-offset) dimensions.
+SmallVector<Value> gatherBatch(lax::GatherOp op, ArrayRef<Value> out) {
+  SmallVector<Value> batch;
+  for (auto [d, v] : llvm::enumerate(out))
+    if (!llvm::is_contained(op.getOffsetDims(), int64_t(d)))
+      batch.push_back(v);
+  return batch;
+}
+
 struct GatherPattern : OpConversionPattern<lax::GatherOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -87,24 +152,6 @@ struct GatherPattern : OpConversionPattern<lax::GatherOp> {
       return failure();
     Location loc = op.getLoc();
     RankedTensorType type = signlessTensor(op.getType());
-    RankedTensorType operandType = op.getOperand().getType();
-    bool unsignedIndices = isUnsignedElement(op.getStartIndices().getType());
-    lax::IndexingDims dims = lax::IndexingDims::of(op);
-    ArrayRef<int64_t> offsetDims = op.getOffsetDims();
-    SmallVector<int64_t> batchDims;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (!llvm::is_contained(offsetDims, d))
-        batchDims.push_back(d);
-    bool fill = op.getMode() == lax::GatherScatterMode::FillOrDrop;
-    Value fillValue = fill ? constantOf(rewriter, loc, op.getEffectiveFillValue()) : Value();
-    // A collapsed dimension of slice size 0 gives an empty operand a
-    // non-empty result; nothing can be read from it (the interpreter yields
-    // zeros there too).
-    Value zero = operandType.getNumElements() == 0
-                     ? constantOf(rewriter, loc, rewriter.getZeroAttr(type.getElementType()))
-                     : Value();
-    Value operand = adaptor.getOperand(), indices = adaptor.getStartIndices();
-
     SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(type.getRank())};
     SmallVector<utils::IteratorType> iterators(type.getRank(),
                                                utils::IteratorType::parallel);
@@ -112,34 +159,12 @@ struct GatherPattern : OpConversionPattern<lax::GatherOp> {
         rewriter, loc, TypeRange{type}, ValueRange{},
         ValueRange{emptyTensor(rewriter, loc, type)}, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange) {
-          SmallVector<Value> out, batch;
+          SmallVector<Value> out;
           for (int64_t d = 0; d < type.getRank(); ++d)
             out.push_back(linalg::IndexOp::create(b, l, d));
-          for (int64_t d : batchDims)
-            batch.push_back(out[d]);
-          SmallVector<Value> at(operandType.getRank());
-          Value inBounds;
-          for (auto [k, d] : llvm::enumerate(dims.indexMap)) {
-            Value v = indexVectorEntry(b, l, indices, batch, k, unsignedIndices);
-            int64_t hi = operandType.getDimSize(d) - dims.windowSizes[d];
-            if (fill)
-              inBounds = andOf(b, l, inBounds, fits(b, l, v, hi));
-            at[d] = clampStart(b, l, v, hi);
-          }
-          for (auto [o, i] : llvm::zip(dims.operandBatching, dims.indicesBatching))
-            at[o] = batch[i];
-          for (auto [resultDim, operandDim] : llvm::zip(offsetDims, dims.windowOperandDims))
-            at[operandDim] = at[operandDim]
-                                 ? arith::AddIOp::create(b, l, at[operandDim], out[resultDim])
-                                       .getResult()
-                                 : out[resultDim];
-          for (Value &v : at)
-            if (!v)
-              v = indexConst(b, l, 0);
-          Value x = zero ? zero : tensor::ExtractOp::create(b, l, operand, at).getResult();
-          if (inBounds)
-            x = arith::SelectOp::create(b, l, inBounds, x, fillValue);
-          linalg::YieldOp::create(b, l, x);
+          GatherStart start =
+              gatherStart(b, l, op, adaptor.getStartIndices(), gatherBatch(op, out));
+          linalg::YieldOp::create(b, l, gatherRead(b, l, op, adaptor.getOperand(), start, out));
         });
     rewriter.replaceOp(op, generic.getResults());
     return success();
@@ -208,6 +233,20 @@ struct ScatterPattern : OpConversionPattern<lax::ScatterOp> {
     bool clip = op.getMode() == lax::GatherScatterMode::Clip;
     lax::ScatterKind kind = op.getKind();
     Value indices = adaptor.getScatterIndices(), updates = adaptor.getUpdates();
+    // Updates gathered for this scatter alone (a GNN's segment_sum of
+    // x[senders]) are read from the gather's operand where the scatter
+    // reads them: the same elements, without the gathered tensor (as large
+    // as the updates) written and read back. The gather, left unused, is
+    // removed as dead code.
+    // The gather's slices must be the scatter's windows (the same offset and
+    // window dimensions), so that a slice's start is found once per
+    // scatter index, outside the window loop.
+    auto gather = op.getUpdates().getDefiningOp<lax::GatherOp>();
+    Value gatherOperand, gatherIndices;
+    if (gather && gather->hasOneUse() && gather.getOffsetDims() == windowDims) {
+      gatherOperand = rewriter.getRemappedValue(gather.getOperand());
+      gatherIndices = rewriter.getRemappedValue(gather.getStartIndices());
+    }
     Value c0 = indexConst(rewriter, loc, 0), c1 = indexConst(rewriter, loc, 1);
     auto zeros = [&](size_t n) { return SmallVector<Value>(n, c0); };
     auto ones = [&](size_t n) { return SmallVector<Value>(n, c1); };
@@ -215,6 +254,9 @@ struct ScatterPattern : OpConversionPattern<lax::ScatterOp> {
     // The window of one scatter index, applied to `acc` from `start`.
     auto applyWindow = [&](OpBuilder &b, Location l, ValueRange s, ArrayRef<Value> start,
                            Value acc) -> Value {
+      GatherStart slice;
+      if (gatherIndices)
+        slice = gatherStart(b, l, gather, gatherIndices, SmallVector<Value>(s));
       scf::LoopNest window = scf::buildLoopNest(
           b, l, zeros(windowUbs.size()), windowUbs, ones(windowUbs.size()),
           ValueRange{acc},
@@ -227,7 +269,9 @@ struct ScatterPattern : OpConversionPattern<lax::ScatterOp> {
               int64_t operandDim = dims.windowOperandDims[i];
               at[operandDim] = arith::AddIOp::create(b, l, at[operandDim], w[i]);
             }
-            Value update = tensor::ExtractOp::create(b, l, updates, u);
+            Value update = gatherIndices
+                               ? gatherRead(b, l, gather, gatherOperand, slice, u)
+                               : tensor::ExtractOp::create(b, l, updates, u).getResult();
             Value value = update;
             if (kind != lax::ScatterKind::Set) {
               Value old = tensor::ExtractOp::create(b, l, iter[0], at);

@@ -34,13 +34,13 @@ func.func @rows(%x: tensor<4x3xf32>, %i: tensor<5x1xi32>) -> tensor<5x3xf32> {
 
 // fill_or_drop selects the fill value where the start is out of range.
 // CHECK-LABEL: func.func @fill
-// CHECK: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
 // CHECK: linalg.generic
 // CHECK: arith.index_cast %{{.*}} : i64 to index
 // CHECK: %[[GE:.*]] = arith.cmpi sge
 // CHECK: %[[LE:.*]] = arith.cmpi sle
 // CHECK: %[[OK:.*]] = arith.andi %[[GE]], %[[LE]] : i1
 // CHECK: %[[X:.*]] = tensor.extract %arg0
+// CHECK: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
 // CHECK: arith.select %[[OK]], %[[X]], %[[NAN]] : f32
 func.func @fill(%x: tensor<4x3xf32>, %i: tensor<2x2x1xi64>) -> (tensor<2x2x3xf32>, tensor<2x2x2xi32>) {
   %r = lax.gather %x[%i] offset_dims = [2] collapsed_slice_dims = [0] start_index_map = [0]
@@ -60,8 +60,8 @@ func.func @fill(%x: tensor<4x3xf32>, %i: tensor<2x2x1xi64>) -> (tensor<2x2x3xf32
 // CHECK-LABEL: func.func @unsigned
 // CHECK-SAME: (%arg0: tensor<6xi32>, %arg1: tensor<3x1xi32>) -> (tensor<3x2xi32>, tensor<3x2xi32>)
 // CHECK: arith.index_castui %{{.*}} : i32 to index
-// CHECK: %[[FILL:.*]] = arith.constant -1 : i32
 // CHECK: arith.index_castui %{{.*}} : i32 to index
+// CHECK: %[[FILL:.*]] = arith.constant -1 : i32
 // CHECK: arith.select %{{.*}}, %{{.*}}, %[[FILL]] : i32
 func.func @unsigned(%x: tensor<6xui32>, %i: tensor<3x1xui32>) -> (tensor<3x2xui32>, tensor<3x2xui32>) {
   %r = lax.gather %x[%i] offset_dims = [1] collapsed_slice_dims = [] start_index_map = [0]

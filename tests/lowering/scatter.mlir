@@ -18,6 +18,9 @@
 // RUN: kiln-run %t.batched.mlir --random-inputs --check | FileCheck %s --check-prefix=MATCH
 // RUN: kiln-opt %s --symbol-privatize=exclude=unsigned --symbol-dce -o %t.unsigned.mlir
 // RUN: kiln-run %t.unsigned.mlir --random-inputs --check | FileCheck %s --check-prefix=MATCH
+// RUN: kiln-opt %s --symbol-privatize=exclude=gathered --symbol-dce -o %t.gathered.mlir
+// RUN: kiln-run %t.gathered.mlir --random-inputs --check | FileCheck %s --check-prefix=MATCH
+// RUN: kiln-opt %t.gathered.mlir --kiln-lax-to-linalg --canonicalize | FileCheck %s --check-prefix=DEAD
 // MATCH: check against the reference interpreter
 // MATCH-NOT: DIFFERS
 // MATCH: worst error
@@ -142,4 +145,41 @@ func.func @unsigned(%x: tensor<5xui32>, %i: tensor<6x1xui32>, %u: tensor<6xui32>
       scatter_dims_to_operand_dims = [0] mode = clip
       : (tensor<5xui32>, tensor<6x1xui32>, tensor<6xui32>) -> tensor<5xui32>
   return %0, %1 : tensor<5xui32>, tensor<5xui32>
+}
+
+// Updates gathered for the scatter alone (a GNN's segment_sum of
+// h[senders]): no gathered tensor; per scatter index the gather's index is
+// read, clamped and checked once (fill_or_drop), and the window loop reads
+// h where the scatter reads the update. A gather with another user stays
+// (after canonicalization the unused gather's linalg.generic is gone, the
+// other one stays).
+// DEAD-COUNT-1: linalg.generic
+// DEAD-NOT: linalg.generic
+// CHECK-LABEL: func.func @gathered
+// CHECK: scf.for %[[S:[a-z0-9]+]] =
+// CHECK: tensor.extract %arg2[%[[S]], %{{.*}}] : tensor<6x1xi32>
+// CHECK: scf.if
+// CHECK: tensor.extract %arg1[%[[S]], %{{.*}}] : tensor<6x1xi32>
+// CHECK: arith.minsi
+// CHECK: scf.for %[[W:[a-z0-9]+]] =
+// CHECK-NOT: tensor.extract %arg1
+// CHECK: %[[G:.*]] = tensor.extract %arg0[%{{.*}}, %{{.*}}] : tensor<4x3xf32>
+// CHECK: %[[GS:.*]] = arith.select %{{.*}}, %[[G]], %{{.*}} : f32
+// CHECK: arith.addf %{{.*}}, %[[GS]] : f32
+// CHECK: linalg.generic
+// CHECK: return
+func.func @gathered(%h: tensor<4x3xf32>, %send: tensor<6x1xi32>, %recv: tensor<6x1xi32>)
+    -> (tensor<5x3xf32>, tensor<5x3xf32>, tensor<6x3xf32>) {
+  %z = lax.constant dense<0.0> : tensor<5x3xf32>
+  %g = lax.gather %h[%send] offset_dims = [1] collapsed_slice_dims = [0] start_index_map = [0]
+      slice_sizes = [1, 3] mode = fill_or_drop : (tensor<4x3xf32>, tensor<6x1xi32>) -> tensor<6x3xf32>
+  %r = lax.scatter add %z[%recv], %g update_window_dims = [1] inserted_window_dims = [0]
+      scatter_dims_to_operand_dims = [0] mode = fill_or_drop
+      : (tensor<5x3xf32>, tensor<6x1xi32>, tensor<6x3xf32>) -> tensor<5x3xf32>
+  %g2 = lax.gather %h[%send] offset_dims = [1] collapsed_slice_dims = [0] start_index_map = [0]
+      slice_sizes = [1, 3] mode = clip : (tensor<4x3xf32>, tensor<6x1xi32>) -> tensor<6x3xf32>
+  %r2 = lax.scatter add %z[%recv], %g2 update_window_dims = [1] inserted_window_dims = [0]
+      scatter_dims_to_operand_dims = [0] mode = fill_or_drop
+      : (tensor<5x3xf32>, tensor<6x1xi32>, tensor<6x3xf32>) -> tensor<5x3xf32>
+  return %r, %r2, %g2 : tensor<5x3xf32>, tensor<5x3xf32>, tensor<6x3xf32>
 }
