@@ -578,12 +578,47 @@ void trampoline(void *arg) {
 // The library is permanent, so each real address is the same on every load;
 // atomics because a load may store it while another executable's tasks run.
 std::atomic<void *> realExecute, realAwaitToken, realAwaitValue, realAwaitGroup;
+std::atomic<void *> realBlockingAwaitToken, realBlockingAwaitValue, realBlockingAwaitGroup;
+// Kiln's CPU runtime pool (runtime/cpu/KilnThreads.cpp), when the runtime
+// is loaded: kiln_rt_submit_task, kiln_rt_help_until.
+std::atomic<void *> kilnSubmitTask, kilnHelpUntil;
 template <typename F> F as(const std::atomic<void *> &real) {
   return reinterpret_cast<F>(real.load(std::memory_order_acquire));
 }
 using Execute = void (*)(void *, CoroResume);
 using AwaitAndExecute = void (*)(void *, void *, CoroResume);
-void trackedExecute(void *h, CoroResume r) { as<Execute>(realExecute)(track(h, r), trampoline); }
+using Await = void (*)(void *);
+using SubmitTask = void (*)(CoroResume, void *);
+using HelpUntil = void (*)(int32_t (*)(void *), void *);
+
+// Tasks go to Kiln's pool, whose workers spin briefly and then sleep, rather
+// than to the async runtime's; a thread that awaits runs queued tasks
+// itself (below), so a parallel loop never waits for a worker that a busy
+// machine has not scheduled.
+void trackedExecute(void *h, CoroResume r) {
+  if (auto submit = as<SubmitTask>(kilnSubmitTask))
+    return submit(trampoline, track(h, r));
+  as<Execute>(realExecute)(track(h, r), trampoline);
+}
+
+/// A blocking await (of a token, value or group): the caller runs queued
+/// tasks until the awaited object is ready (the runtime's own
+/// await-and-execute marks it), then calls the runtime's blocking await,
+/// which returns at once and synchronizes with the thread that made it
+/// ready (that thread may still hold the object's lock).
+template <std::atomic<void *> &andExecute, std::atomic<void *> &blocking>
+void helpingAwait(void *awaited) {
+  if (auto help = as<HelpUntil>(kilnHelpUntil)) {
+    std::atomic<int32_t> ready{0};
+    as<AwaitAndExecute>(andExecute)(awaited, &ready, [](void *flag) {
+      static_cast<std::atomic<int32_t> *>(flag)->store(1, std::memory_order_release);
+    });
+    help([](void *flag) -> int32_t {
+      return static_cast<std::atomic<int32_t> *>(flag)->load(std::memory_order_acquire);
+    }, &ready);
+  }
+  as<Await>(blocking)(awaited);
+}
 void trackedAwaitToken(void *t, void *h, CoroResume r) {
   as<AwaitAndExecute>(realAwaitToken)(t, track(h, r), trampoline);
 }
@@ -609,17 +644,28 @@ bool trackAsyncTasks(llvm::StringMap<void *> &exported) {
       {"mlirAsyncRuntimeAwaitValueAndExecute", realAwaitValue,
        reinterpret_cast<void *>(&trackedAwaitValue)},
       {"mlirAsyncRuntimeAwaitAllInGroupAndExecute", realAwaitGroup,
-       reinterpret_cast<void *>(&trackedAwaitGroup)}};
-  bool any = false;
+       reinterpret_cast<void *>(&trackedAwaitGroup)},
+      {"mlirAsyncRuntimeAwaitToken", realBlockingAwaitToken,
+       reinterpret_cast<void *>(&helpingAwait<realAwaitToken, realBlockingAwaitToken>)},
+      {"mlirAsyncRuntimeAwaitValue", realBlockingAwaitValue,
+       reinterpret_cast<void *>(&helpingAwait<realAwaitValue, realBlockingAwaitValue>)},
+      {"mlirAsyncRuntimeAwaitAllInGroup", realBlockingAwaitGroup,
+       reinterpret_cast<void *>(&helpingAwait<realAwaitGroup, realBlockingAwaitGroup>)}};
+  // The helping awaits use the real await-and-execute entries: every
+  // entry must be found before any is wrapped.
+  for (Entry &e : entries)
+    if (!exported.count(e.name))
+      return false;
   for (Entry &e : entries) {
     auto it = exported.find(e.name);
-    if (it == exported.end())
-      continue;
     e.real.store(it->second, std::memory_order_release);
     it->second = e.wrapper;
-    any = true;
   }
-  return any;
+  kilnSubmitTask.store(llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("kiln_rt_submit_task"),
+                       std::memory_order_release);
+  kilnHelpUntil.store(llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("kiln_rt_help_until"),
+                      std::memory_order_release);
+  return true;
 }
 } // namespace
 

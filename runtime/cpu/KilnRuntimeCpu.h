@@ -79,6 +79,11 @@ void kiln_rt_set_default_threads(int32_t threads);
 int32_t kiln_rt_set_thread_limit(int32_t threads);
 /// The threads the calling thread's work may use now.
 int32_t kiln_rt_threads();
+/// Queues `fn(arg)` on the runtime's workers; kiln_rt_help_until runs
+/// queued tasks on the calling thread until `done(context)` is nonzero.
+/// The JIT routes MLIR's async runtime through them (compiler/HostJit.cpp).
+void kiln_rt_submit_task(void (*fn)(void *), void *arg);
+void kiln_rt_help_until(int32_t (*done)(void *), void *context);
 
 /// Heap bytes the compiled code holds now (`live`: allocated through the
 /// runtime's allocator, KilnAllocator.cpp, and not freed) and the most it

@@ -45,7 +45,7 @@ struct Job {
 };
 
 /// Claims and runs indices of `job` until none is left.
-void work(Job &job) {
+void claimAndRun(Job &job) {
   for (int64_t i = job.next.fetch_add(1, std::memory_order_relaxed); i < job.n;
        i = job.next.fetch_add(1, std::memory_order_relaxed)) {
     (*job.body)(i);
@@ -59,6 +59,19 @@ void relax() {
 #endif
 }
 
+/// A queued task: `fn(arg)` (a resumed coroutine of a parallel loop).
+struct Task {
+  void (*fn)(void *) = nullptr;
+  void *arg = nullptr;
+};
+
+/// What a worker takes: a job to join or a task to run.
+struct Work {
+  Job *job = nullptr;
+  Task task;
+  explicit operator bool() const { return job || task.fn; }
+};
+
 class Pool {
 public:
   static Pool &get() {
@@ -71,10 +84,7 @@ public:
     bool wake;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      while (started < std::min(job.wanted, kMaxWorkers)) {
-        std::thread(&Pool::workerLoop, this).detach();
-        ++started;
-      }
+      startWorkers(job.wanted);
       jobs.push_back(&job);
       epoch.fetch_add(1, std::memory_order_release);
       wake = sleeping > 0;
@@ -91,9 +101,51 @@ public:
       jobs.erase(it);
   }
 
+  /// Queues `task` for the workers (at least `workers` of them started).
+  void submit(Task task, int workers) {
+    bool wake;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      startWorkers(workers);
+      tasks.push_back(task);
+      epoch.fetch_add(1, std::memory_order_release);
+      wake = sleeping > 0;
+    }
+    if (wake)
+      ready.notify_one();
+  }
+
+  /// Runs one queued task on the calling thread; false if none is queued.
+  bool runTask() {
+    Task task;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (tasks.empty())
+        return false;
+      task = tasks.front();
+      tasks.pop_front();
+    }
+    task.fn(task.arg);
+    return true;
+  }
+
 private:
-  /// A job with indices left and room for a worker, joined; null if none.
-  Job *join() {
+  void startWorkers(int wanted) {
+    while (started < std::min(wanted, kMaxWorkers)) {
+      std::thread(&Pool::workerLoop, this).detach();
+      ++started;
+    }
+  }
+
+  /// A queued task, or a job with indices left and room for a worker
+  /// (joined); none if neither. Under `mutex`.
+  Work take() {
+    Work work;
+    if (!tasks.empty()) {
+      work.task = tasks.front();
+      tasks.pop_front();
+      return work;
+    }
     for (auto it = jobs.begin(); it != jobs.end();) {
       Job *job = *it;
       if (job->next.load(std::memory_order_relaxed) >= job->n) {
@@ -103,54 +155,60 @@ private:
       job->inside.fetch_add(1, std::memory_order_relaxed);
       if (++job->joined >= job->wanted)
         jobs.erase(it);
-      return job;
+      work.job = job;
+      return work;
     }
-    return nullptr;
+    return work;
   }
 
   void workerLoop() {
     for (;;) {
-      Job *job = nullptr;
+      Work work;
       uint64_t seen;
       {
         std::lock_guard<std::mutex> lock(mutex);
-        job = join();
+        work = take();
         seen = epoch.load(std::memory_order_relaxed);
       }
-      if (!job && !(job = spinForJob(seen))) {
+      if (!work && !(work = spinForWork(seen))) {
         std::unique_lock<std::mutex> lock(mutex);
-        while (!(job = join())) {
+        while (!(work = take())) {
           ++sleeping;
           ready.wait(lock);
           --sleeping;
         }
       }
-      work(*job);
-      job->inside.fetch_sub(1, std::memory_order_release);
+      if (work.task.fn) {
+        work.task.fn(work.task.arg);
+        continue;
+      }
+      claimAndRun(*work.job);
+      work.job->inside.fetch_sub(1, std::memory_order_release);
     }
   }
 
-  /// Waits up to kSpin for a new job, giving the core up between looks.
-  Job *spinForJob(uint64_t seen) {
+  /// Waits up to kSpin for new work, giving the core up between looks.
+  Work spinForWork(uint64_t seen) {
     auto until = std::chrono::steady_clock::now() + kSpin;
     do {
       for (int i = 0; i < 64; ++i) {
         if (epoch.load(std::memory_order_acquire) != seen) {
           std::lock_guard<std::mutex> lock(mutex);
-          if (Job *job = join())
-            return job;
+          if (Work work = take())
+            return work;
           seen = epoch.load(std::memory_order_relaxed);
         }
         relax();
       }
       std::this_thread::yield();
     } while (std::chrono::steady_clock::now() < until);
-    return nullptr;
+    return Work();
   }
 
   std::mutex mutex;
   std::condition_variable ready;
   std::deque<Job *> jobs;
+  std::deque<Task> tasks;
   std::atomic<uint64_t> epoch{0};
   int sleeping = 0;
   int started = 0;
@@ -203,7 +261,7 @@ void kiln::runtime::parallelFor(int64_t n, int threads,
   job.wanted = int(std::min<int64_t>(threads - 1, n - 1));
   Pool &pool = Pool::get();
   pool.post(job);
-  work(job);
+  claimAndRun(job);
   pool.withdraw(job);
   // Only indices a worker already runs are left; then no worker holds the job.
   for (int spins = 0; job.finished.load(std::memory_order_acquire) < n ||
@@ -216,7 +274,37 @@ void kiln::runtime::parallelFor(int64_t n, int threads,
   }
 }
 
+void kiln::runtime::submitTask(void (*fn)(void *), void *arg) {
+  Pool::get().submit({fn, arg}, std::max(1, threadsForCaller() - 1));
+}
+
+void kiln::runtime::helpUntil(bool (*done)(void *), void *context) {
+  Pool &pool = Pool::get();
+  for (int spins = 0; !done(context);) {
+    if (pool.runTask()) {
+      spins = 0;
+    } else if (++spins < 256) {
+      relax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+}
+
 extern "C" {
+
+void kiln_rt_submit_task(void (*fn)(void *), void *arg) { kiln::runtime::submitTask(fn, arg); }
+
+void kiln_rt_help_until(int32_t (*done)(void *), void *context) {
+  struct Done {
+    int32_t (*fn)(void *);
+    void *context;
+  } d{done, context};
+  kiln::runtime::helpUntil([](void *p) {
+    auto *d = static_cast<Done *>(p);
+    return d->fn(d->context) != 0;
+  }, &d);
+}
 
 void kiln_rt_set_default_threads(int32_t threads) {
   processDefault().store(threads > 0 ? std::min(threads, kMaxWorkers + 1) : availableCpus(),
