@@ -1,15 +1,17 @@
 //===- KilnThreads.cpp - the CPU runtime's worker threads -----------------===//
 //
-// One pool for the runtime's parallel work (today the GEMM: OpenBLAS and
-// Eigen each run single-threaded on a part of the product). It replaces the
-// libraries' own pools, which spin-waited after each call: on a machine
-// where another process held a core, a scan calling a GEMM per step ran
-// about 10x slower, its threads spinning against each other and waiting
-// for a descheduled thread at every step.
+// One pool for the runtime's parallel work: the GEMM's blocks (OpenBLAS
+// and Eigen each run single-threaded on a part of the product) and the
+// compiled parallel loops' tasks (MLIR's async runtime, routed here by the
+// JIT). It replaces the libraries' own pools, which spin-waited after each
+// call: on a machine where another process held a core, a scan calling a
+// GEMM per step ran about 10x slower, its threads spinning against each
+// other and waiting for a descheduled thread at every step.
 //
-// Here work is claimed an index at a time (the caller takes part), workers
-// spin for kSpin after their last job (a scan's next step arrives within
-// it) yielding the core as they do, then sleep on a condition variable.
+// Here work is claimed an index (or a task) at a time and the waiting
+// thread takes part; workers spin for kSpin after their last work (a
+// scan's next step arrives within it) yielding the core as they do, then
+// sleep on a condition variable.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/KilnThreads.h"

@@ -1,8 +1,9 @@
 //===- KilnThreads.h - the CPU runtime's worker threads ---------*- C++ -*-===//
 //
-// The runtime's one pool of worker threads (the GEMM's; OpenBLAS and Eigen
-// run single-threaded inside it) and the thread counts calls may use
-// (kiln_rt_set_default_threads, kiln_rt_set_thread_limit).
+// The runtime's one pool of worker threads (the GEMM's blocks, OpenBLAS and
+// Eigen single-threaded inside it, and the parallel loops' tasks) and the
+// thread counts calls may use (kiln_rt_set_default_threads,
+// kiln_rt_set_thread_limit).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_RUNTIME_CPU_KILNTHREADS_H
