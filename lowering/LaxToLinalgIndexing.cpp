@@ -236,11 +236,10 @@ struct ScatterPattern : OpConversionPattern<lax::ScatterOp> {
     // Updates gathered for this scatter alone (a GNN's segment_sum of
     // x[senders]) are read from the gather's operand where the scatter
     // reads them: the same elements, without the gathered tensor (as large
-    // as the updates) written and read back. The gather, left unused, is
-    // removed as dead code.
-    // The gather's slices must be the scatter's windows (the same offset and
-    // window dimensions), so that a slice's start is found once per
-    // scatter index, outside the window loop.
+    // as the updates) written and read back; the gather, left unused, is
+    // removed as dead code. Its slices must be the scatter's windows (the
+    // same offset and window dimensions), so that a slice's start is found
+    // once per scatter index, outside the window loop.
     auto gather = op.getUpdates().getDefiningOp<lax::GatherOp>();
     Value gatherOperand, gatherIndices;
     if (gather && gather->hasOneUse() && gather.getOffsetDims() == windowDims) {

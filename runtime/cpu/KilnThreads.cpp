@@ -61,6 +61,15 @@ void relax() {
 #endif
 }
 
+/// One step of a wait for another thread: a pause for the first 256 steps,
+/// then the core is given up at each step.
+void backOff(int &steps) {
+  if (++steps < 256)
+    relax();
+  else
+    std::this_thread::yield();
+}
+
 /// A queued task: `fn(arg)` (a resumed coroutine of a parallel loop).
 struct Task {
   void (*fn)(void *) = nullptr;
@@ -266,31 +275,22 @@ void kiln::runtime::parallelFor(int64_t n, int threads,
   claimAndRun(job);
   pool.withdraw(job);
   // Only indices a worker already runs are left; then no worker holds the job.
-  for (int spins = 0; job.finished.load(std::memory_order_acquire) < n ||
-                      job.inside.load(std::memory_order_acquire) > 0;
-       ++spins) {
-    if (spins < 256)
-      relax();
-    else
-      std::this_thread::yield();
-  }
+  for (int steps = 0; job.finished.load(std::memory_order_acquire) < n ||
+                      job.inside.load(std::memory_order_acquire) > 0;)
+    backOff(steps);
 }
 
 void kiln::runtime::submitTask(void (*fn)(void *), void *arg) {
   Pool::get().submit({fn, arg}, std::max(1, threadsForCaller() - 1));
 }
 
-void kiln::runtime::helpUntil(bool (*done)(void *), void *context) {
+void kiln::runtime::helpUntil(int32_t (*done)(void *), void *context) {
   Pool &pool = Pool::get();
-  for (int spins = 0; !done(context);) {
-    if (pool.runTask()) {
-      spins = 0;
-    } else if (++spins < 256) {
-      relax();
-    } else {
-      std::this_thread::yield();
-    }
-  }
+  for (int steps = 0; !done(context);)
+    if (pool.runTask())
+      steps = 0;
+    else
+      backOff(steps);
 }
 
 extern "C" {
@@ -298,14 +298,7 @@ extern "C" {
 void kiln_rt_submit_task(void (*fn)(void *), void *arg) { kiln::runtime::submitTask(fn, arg); }
 
 void kiln_rt_help_until(int32_t (*done)(void *), void *context) {
-  struct Done {
-    int32_t (*fn)(void *);
-    void *context;
-  } d{done, context};
-  kiln::runtime::helpUntil([](void *p) {
-    auto *d = static_cast<Done *>(p);
-    return d->fn(d->context) != 0;
-  }, &d);
+  kiln::runtime::helpUntil(done, context);
 }
 
 void kiln_rt_set_default_threads(int32_t threads) {
