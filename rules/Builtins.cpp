@@ -8,6 +8,12 @@
 #include "rules/NativeRegistry.h"
 
 #include "transforms/ScanPushUp.h"
+#include "dialect/LaxControlFlowOps.h"
+#include "dialect/LaxOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -15,6 +21,7 @@
 #include "mlir/IR/TypeUtilities.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 using namespace kiln::rules;
@@ -57,6 +64,219 @@ std::optional<double> splatValue(Value v) {
   if (auto i = dyn_cast<IntegerAttr>(attr))
     return double(i.getValue().getSExtValue());
   return std::nullopt;
+}
+/// The private function with a body that `op` (a func.call) calls, or null.
+func::FuncOp privateCallee(Operation *op) {
+  auto call = dyn_cast_or_null<func::CallOp>(op);
+  if (!call)
+    return {};
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+  if (!callee || !callee.isPrivate() || callee.isExternal() || !callee.getBody().hasOneBlock())
+    return {};
+  return callee;
+}
+
+/// A call of a private function replaced by a copy of its body (exact: the
+/// same ops on the same values). The function stays for its other callers.
+LogicalResult inlineCall(RewriterBase &rw, Operation *op) {
+  func::FuncOp callee = privateCallee(op);
+  if (!callee)
+    return failure();
+  Block &body = callee.getBody().front();
+  IRMapping map;
+  map.map(body.getArguments(), op->getOperands());
+  rw.setInsertionPoint(op);
+  for (Operation &inner : body.without_terminator())
+    rw.clone(inner, map);
+  SmallVector<Value> results;
+  for (Value v : body.getTerminator()->getOperands())
+    results.push_back(map.lookupOrDefault(v));
+  rw.replaceOp(op, results);
+  return success();
+}
+
+/// A lax.cond whose index is an integer constant replaced by the branch it
+/// selects (what the branch computes is what the cond returns).
+LogicalResult inlineSelectedBranch(RewriterBase &rw, Operation *op) {
+  auto cond = dyn_cast_or_null<kiln::lax::CondOp>(op);
+  if (!cond)
+    return failure();
+  auto index = splatValue(cond.getIndex());
+  if (!index || !isa<IntegerType>(getElementTypeOrSelf(cond.getIndex().getType())))
+    return failure();
+  // An index out of range runs the last branch, as in jax.jit.
+  Block &block = cond.getBranchBlock(cond.selectBranch(int64_t(*index)));
+  Operation *yield = block.getTerminator();
+  rw.inlineBlockBefore(&block, op, cond.getBranchOperands());
+  SmallVector<Value> results(yield->getOperands());
+  rw.replaceOp(op, results);
+  rw.eraseOp(yield);
+  return success();
+}
+/// A splat constant of `type` with the splat element of constant `like`.
+Value splatLike(RewriterBase &rw, Location loc, Value like, RankedTensorType type) {
+  Attribute attr;
+  if (!matchPattern(like, m_Constant(&attr)))
+    return {};
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  if (!dense || !dense.isSplat())
+    return {};
+  return kiln::lax::ConstantOp::create(
+      rw, loc, DenseElementsAttr::get(type, dense.getSplatValue<Attribute>()));
+}
+
+bool sameSplat(Value a, Value b) {
+  Attribute x, y;
+  if (!matchPattern(a, m_Constant(&x)) || !matchPattern(b, m_Constant(&y)))
+    return false;
+  auto dx = dyn_cast<DenseElementsAttr>(x), dy = dyn_cast<DenseElementsAttr>(y);
+  return dx && dy && dx.isSplat() && dy.isSplat() &&
+         dx.getElementType() == dy.getElementType() &&
+         dx.getSplatValue<Attribute>() == dy.getSplatValue<Attribute>();
+}
+
+/// `type` with the shape of `shape` (element type kept).
+RankedTensorType withShape(Type type, RankedTensorType shape) {
+  return RankedTensorType::get(shape.getShape(), getElementTypeOrSelf(type));
+}
+
+/// concatenate(E(a1, b1), E(a2, b2), ...) along d, with E one elementwise op
+/// (the same name and attributes each time, each result read once), is
+/// E(concatenate(a1, a2, ...), concatenate(b1, b2, ...)); an operand that is
+/// the same splat constant everywhere stays one splat. Exact: every element
+/// is computed by the same op from the same inputs.
+LogicalResult concatOfElementwise(RewriterBase &rw, Operation *op) {
+  auto concat = dyn_cast_or_null<kiln::lax::ConcatenateOp>(op);
+  if (!concat || concat.getInputs().size() < 2)
+    return failure();
+  auto resultType = cast<RankedTensorType>(concat.getType());
+  SmallVector<Operation *> parts;
+  for (Value in : concat.getInputs()) {
+    Operation *def = in.getDefiningOp();
+    if (!def || def->getNumResults() != 1 || !def->hasTrait<OpTrait::Elementwise>() ||
+        def->getNumRegions() != 0 || !in.hasOneUse())
+      return failure();
+    if (!parts.empty() && (def->getName() != parts[0]->getName() ||
+                           def->getAttrDictionary() != parts[0]->getAttrDictionary() ||
+                           def->getNumOperands() != parts[0]->getNumOperands()))
+      return failure();
+    parts.push_back(def);
+  }
+  if (llvm::is_contained(ArrayRef(parts).drop_front(), parts[0]))
+    return failure();
+  // Elementwise: every operand has the result's shape (a scalar operand
+  // would be broadcast; not handled).
+  for (Operation *part : parts)
+    for (Value v : part->getOperands())
+      if (cast<ShapedType>(v.getType()).getShape() !=
+          cast<ShapedType>(part->getResult(0).getType()).getShape())
+        return failure();
+  Location loc = concat.getLoc();
+  rw.setInsertionPoint(concat);
+  IRMapping map;
+  for (unsigned j = 0; j < parts[0]->getNumOperands(); ++j) {
+    Value first = parts[0]->getOperand(j);
+    bool splat = llvm::all_of(parts, [&](Operation *p) { return sameSplat(first, p->getOperand(j)); });
+    Value joined;
+    if (splat) {
+      joined = splatLike(rw, loc, first, withShape(first.getType(), resultType));
+    } else {
+      SmallVector<Value> pieces;
+      for (Operation *p : parts)
+        pieces.push_back(p->getOperand(j));
+      joined = kiln::lax::ConcatenateOp::create(rw, loc, withShape(first.getType(), resultType),
+                                                pieces, concat.getDimension());
+    }
+    if (!joined)
+      return failure();
+    map.map(first, joined);
+  }
+  Operation *whole = rw.clone(*parts[0], map);
+  whole->getResult(0).setType(resultType);
+  rw.replaceOp(concat, whole->getResults());
+  return success();
+}
+
+/// concatenate(slice(x, ...), slice(x, ...), ...) along d, of adjacent unit
+/// stride slices of one x that are whole along every other dimension, is one
+/// slice of x (x itself when they cover it). Exact: the same elements.
+LogicalResult concatOfSlices(RewriterBase &rw, Operation *op) {
+  auto concat = dyn_cast_or_null<kiln::lax::ConcatenateOp>(op);
+  if (!concat || concat.getInputs().size() < 2)
+    return failure();
+  int64_t d = concat.getDimension();
+  Value source;
+  int64_t start = -1, next = -1;
+  for (Value in : concat.getInputs()) {
+    auto slice = in.getDefiningOp<kiln::lax::SliceOp>();
+    if (!slice)
+      return failure();
+    if (!source)
+      source = slice.getOperand();
+    if (slice.getOperand() != source)
+      return failure();
+    auto shape = cast<RankedTensorType>(source.getType()).getShape();
+    ArrayRef<int64_t> lo = slice.getStartIndices(), hi = slice.getLimitIndices(),
+                      st = slice.getStrides();
+    for (int64_t k = 0; k < (int64_t)shape.size(); ++k) {
+      if (!st.empty() && st[k] != 1)
+        return failure();
+      if (k != d && (lo[k] != 0 || hi[k] != shape[k]))
+        return failure();
+    }
+    if (start < 0)
+      start = lo[d];
+    else if (lo[d] != next)
+      return failure();
+    next = hi[d];
+  }
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  if (start == 0 && next == sourceType.getDimSize(d) && sourceType == concat.getType()) {
+    rw.replaceOp(concat, source);
+    return success();
+  }
+  SmallVector<int64_t> lo(sourceType.getRank(), 0), hi(sourceType.getShape()),
+      st(sourceType.getRank(), 1);
+  lo[d] = start;
+  hi[d] = next;
+  rw.setInsertionPoint(concat);
+  Value whole = kiln::lax::SliceOp::create(rw, concat.getLoc(), concat.getType(), source, lo, hi, st);
+  rw.replaceOp(concat, whole);
+  return success();
+}
+
+/// expand_dims(E(a, b, ...)) with E elementwise is E(expand_dims(a), ...);
+/// a splat constant operand becomes a splat of the new shape. Exact (the
+/// same elements). Moves the expand_dims of a stacked row towards the row's
+/// slice, where it cancels a squeeze.
+LogicalResult expandDimsIntoElementwise(RewriterBase &rw, Operation *op) {
+  auto expand = dyn_cast_or_null<kiln::lax::ExpandDimsOp>(op);
+  if (!expand)
+    return failure();
+  Operation *def = expand.getOperand().getDefiningOp();
+  if (!def || def->getNumResults() != 1 || !def->hasTrait<OpTrait::Elementwise>() ||
+      def->getNumRegions() != 0 || !expand.getOperand().hasOneUse())
+    return failure();
+  auto type = cast<RankedTensorType>(expand.getType());
+  for (Value v : def->getOperands())
+    if (cast<ShapedType>(v.getType()).getShape() !=
+        cast<ShapedType>(def->getResult(0).getType()).getShape())
+      return failure();
+  rw.setInsertionPoint(expand);
+  IRMapping map;
+  for (Value v : def->getOperands()) {
+    if (map.contains(v))
+      continue;
+    Value e = splatLike(rw, expand.getLoc(), v, withShape(v.getType(), type));
+    if (!e)
+      e = kiln::lax::ExpandDimsOp::create(rw, expand.getLoc(), withShape(v.getType(), type), v,
+                                          expand.getDimensions());
+    map.map(v, e);
+  }
+  Operation *moved = rw.clone(*def, map);
+  moved->getResult(0).setType(type);
+  rw.replaceOp(expand, moved->getResults());
+  return success();
 }
 } // namespace
 
@@ -259,6 +479,58 @@ void kiln::rules::registerBuiltinNatives(NativeRegistry &r) {
   r.addConstraint("is_scan_ys", {A::Value},
                   [](auto a) { return kiln::asScanYs(a[0].asValue()).has_value(); },
                   "the value is a ys result of a lax.scan");
+
+  // Calls and constant conditionals, opened so that rules see across them
+  // (jnp.trace, jnp.diag are jit calls; jnp.diag's body a cond on a constant).
+  r.addFunction("callee_num_ops", {A::Op}, [](auto a) -> std::optional<Val> {
+    func::FuncOp callee = privateCallee(a[0].asOp());
+    if (!callee)
+      return std::nullopt;
+    int64_t n = 0;
+    callee.getBody().walk([&](Operation *) { ++n; });
+    return Val::ofInt(n);
+  }, "ops in the body of the private function a func.call calls (fails for any other op)");
+  r.addOpRewrite("inline_call", inlineCall,
+                 "replaces a func.call of a private function by a copy of its body (exact)");
+  r.addOpRewrite("inline_selected_branch", inlineSelectedBranch,
+                 "replaces a lax.cond on a constant index by the branch it selects (exact)");
+
+  r.addOpRewrite("concat_of_elementwise", concatOfElementwise,
+                 "concatenate(E(a1, ..), E(a2, ..), ..) -> E(concatenate(a1, a2, ..), ..) for one "
+                 "elementwise op E (exact)");
+  r.addOpRewrite("concat_of_slices", concatOfSlices,
+                 "a concatenate of adjacent whole slices of one value -> one slice, or the value "
+                 "(exact)");
+  r.addOpRewrite("expand_dims_into_elementwise", expandDimsIntoElementwise,
+                 "expand_dims(E(a, ..)) -> E(expand_dims(a), ..) for an elementwise E (exact)");
+  r.addFunction("complement_dims", {A::Int, A::IntList}, [](auto a) -> std::optional<Val> {
+    std::vector<int64_t> dims = L(a[1]), out;
+    for (int64_t d = 0; d < *a[0].asInt(); ++d)
+      if (std::find(dims.begin(), dims.end(), d) == dims.end())
+        out.push_back(d);
+    return Val::ofList(out);
+  }, "complement_dims(n, dims): 0..n-1 without dims, in order");
+  r.addFunction("splat_value", {A::Value}, [](auto a) -> std::optional<Val> {
+    auto s = splatValue(a[0].asValue());
+    return s ? std::optional<Val>(Val::ofFloat(*s)) : std::nullopt;
+  }, "the number every element of a splat constant equals (fails for anything else)");
+  r.addConstraint("is_power_of_two_splat", {A::Value}, [](auto a) {
+    auto s = splatValue(a[0].asValue());
+    if (!s || !(*s != 0) || !std::isfinite(*s))
+      return false;
+    int e;
+    // Normal reciprocals only (1/2^k must not overflow or lose bits).
+    return std::fabs(std::frexp(*s, &e)) == 0.5 && e > -100 && e < 100;
+  }, "a splat constant +-2^k (k may be negative): dividing by it is multiplying by its "
+     "exact reciprocal");
+
+  r.addFunction("op_name", {A::Value}, [](auto a) -> std::optional<Val> {
+    Value v = a[0].asValue();
+    if (!v)
+      return std::nullopt;
+    Operation *def = v.getDefiningOp();
+    return Val::ofStr(def ? def->getName().getStringRef().str() : "");
+  }, "the name of the op defining a value (\"lax.mul\"), \"\" for a block argument");
 
   registerScanNatives(r);
 }

@@ -80,7 +80,9 @@ struct Rule {
   std::vector<std::string> tags;
   /// kiln-verify-rules: the k of the error model this rule may cause (-1:
   /// from its tags), and the inputs it is checked on ("" or "any", or
-  /// "positive": floats > 0, for rules that assume it).
+  /// "positive": floats > 0, for rules that assume it; "finite": no inf or
+  /// NaN; "positive-finite": both; "positive-moderate": positive numbers
+  /// far from overflow and underflow, no subnormals).
   double tolerance = -1;
   std::string inputs;
   /// Match nodes whose two operands may come in either order.

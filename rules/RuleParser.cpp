@@ -271,8 +271,10 @@ struct YamlRuleParser {
       } else if (key == "inputs") {
         if (!scalar(v, "inputs", rule.inputs))
           return false;
-        if (rule.inputs != "any" && rule.inputs != "positive") {
-          error(locOf(v, true), "'inputs' must be 'any' or 'positive'");
+        if (rule.inputs != "any" && rule.inputs != "positive" && rule.inputs != "finite" &&
+            rule.inputs != "positive-finite" && rule.inputs != "positive-moderate") {
+          error(locOf(v, true), "'inputs' must be 'any', 'positive', 'finite', "
+                                "'positive-finite' or 'positive-moderate'");
           return false;
         }
       } else if (key == "tags") {

@@ -112,14 +112,18 @@ interp::ErrorModel modelOf(const rules::Rule &rule, std::string *unknownTag = nu
     model.k = rule.tolerance;
     return model;
   }
+  std::string unknown;
   for (const std::string &tag : rule.tags) {
     if (tag == "reassociates-float")
       model.k = std::max(model.k, interp::ErrorModel().k);
     else if (tag == "changes-precision")
       model.k = std::max(model.k, 65536.0);
-    else if (tag != "exact" && unknownTag && unknownTag->empty())
-      *unknownTag = tag;
+    else if (tag != "exact" && unknown.empty())
+      unknown = tag;
   }
+  // Only worth a note when no other tag allows an error.
+  if (unknownTag && model.k == 0)
+    *unknownTag = unknown;
   return model;
 }
 
@@ -145,6 +149,12 @@ enum class InputKind {
 
 /// Only positive floats (`inputs: positive`, --positive-inputs).
 static bool positiveOnly = false;
+/// Only finite floats (`inputs: finite`): no inf or NaN among the hard values.
+static bool finiteOnly = false;
+/// Only moderate floats (`inputs: positive-moderate`): of the hard values
+/// only 1 (no subnormals, no extremes): rules that assume that nothing in
+/// between overflows or underflows.
+static bool moderateOnly = false;
 
 interp::Tensor makeInput(RankedTensorType type, uint64_t seed, InputKind kind, bool nearOverflow) {
   interp::Tensor t(type);
@@ -172,6 +182,10 @@ interp::Tensor makeInput(RankedTensorType type, uint64_t seed, InputKind kind, b
       // Positive values only: the hard ones that are > 0.
       llvm::erase_if(hard, [](double h) { return !(h > 0); });
     }
+    if (finiteOnly)
+      llvm::erase_if(hard, [](double h) { return !std::isfinite(h); });
+    if (moderateOnly)
+      llvm::erase_if(hard, [](double h) { return std::fabs(h) != 1.0; });
     for (int64_t i = 0; i < t.size(); ++i) {
       double v = uniform(rng);
       if (positiveOnly)
@@ -449,7 +463,10 @@ int main(int argc, char **argv) {
     RuleReport report;
     std::string unknownTag;
     interp::ErrorModel model = modelOf(rule, &unknownTag);
-    positiveOnly = positiveInputs || rule.inputs == "positive";
+    moderateOnly = rule.inputs == "positive-moderate";
+    positiveOnly = positiveInputs || rule.inputs == "positive" ||
+                   rule.inputs == "positive-finite" || moderateOnly;
+    finiteOnly = rule.inputs == "finite" || rule.inputs == "positive-finite" || moderateOnly;
     std::optional<RulePatterns> patterns = patternsOf(rule.name, context);
     if (!patterns)
       return 1;
@@ -487,8 +504,11 @@ int main(int argc, char **argv) {
     llvm::outs() << "rule '" << rule.name << "'";
     if (!rule.tags.empty())
       llvm::outs() << " [" << llvm::join(rule.tags, ", ") << "]";
-    if (positiveOnly)
-      llvm::outs() << " (positive inputs)";
+    if (positiveOnly || finiteOnly)
+      llvm::outs() << (moderateOnly   ? " (positive moderate inputs)"
+                       : !finiteOnly  ? " (positive inputs)"
+                       : positiveOnly ? " (positive finite inputs)"
+                                      : " (finite inputs)");
     llvm::outs() << ": " << report.instances << " instance(s)";
     if (report.instances)
       llvm::outs() << llvm::format(", max abs %.3g, max rel %.3g, max ulp %.0f", report.maxAbs,
