@@ -73,7 +73,6 @@ def kernels(quick):
     k["sqrt_pow4"] = (NONNEG, lambda x: jnp.sqrt(x) ** 4, lambda: (pvec(1),), 1e-5, 0)
     k["pow6_over_pow4"] = (POS, lambda x: x ** 6 / x ** 4, lambda: (pvec(1),), 1e-5, 0)
     k["pow_float_exponent"] = (CP, lambda x: x ** 3.0 + x ** 2.0, lambda: (vec(1),), 1e-5, 1e-6)
-    k["pow_half"] = (FIN, lambda x: jnp.power(x, 0.5) * 2.0, lambda: (pvec(1),), 1e-6, 0)
     # Reductions of products that are contractions.
     k["trace_A_B"] = (RA, lambda A, B: jnp.trace(A @ B), lambda: (mat(1), mat(2)), 1e-4, 1e-1)
     k["trace_A_Bt"] = (RA, lambda A, B: jnp.trace(A @ B.T), lambda: (mat(1), mat(2)), 1e-4, 1e-1)

@@ -328,7 +328,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller W2")
     parser.add_argument("--only", default="",
                         help="comma-separated workloads (W1..W4, COMPILE, COMPILE_SCALING, "
-                             "RULES, ECOSYSTEM)")
+                             "RULES, ECOSYSTEM, ALGEBRA)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=None,
                         help="run the workloads this many times in turn and pool each row's "
@@ -383,6 +383,8 @@ def run_all(bench, args):
         rules_scale(bench)
     if not only or "ECOSYSTEM" in only:
         ecosystem(bench)
+    if not only or "ALGEBRA" in only:
+        algebra(bench)
 
     report(bench, args)
 
@@ -516,6 +518,27 @@ def ecosystem(bench):
         print(f"  failed: {proc.stderr.strip().splitlines()[-1:] or proc.returncode}")
         return
     bench.ecosystem_rows = json.loads(out.read_text())["ecosystem"]
+
+
+def algebra(bench):
+    """The algebra rule library's kernels (bench/algebra_kernels.py):
+    kiln.jit without and with rules/library/algebra, and jax.jit, in one
+    process of the jax environment (printed; the rows are in its --json)."""
+    print("\nAlgebra: kiln.jit without and with rules/library/algebra, and jax.jit", flush=True)
+    if not bench.jax_available():
+        print(f"  skipped: no python with jax at {bench.jax_python}")
+        return
+    out = bench.tmp / "algebra.json"
+    env = dict(os.environ, **xla_env(bench.args.threads),
+               PYTHONPATH=str(bench.bin.parent / "python"), KILN_BIN=str(bench.bin))
+    cmd = [bench.jax_python, str(ROOT / "bench" / "algebra_kernels.py"), "--json", str(out)]
+    if bench.args.quick:
+        cmd.append("--quick")
+    proc = subprocess.run(cmd, env=env, text=True, capture_output=True)
+    for line in proc.stdout.splitlines():
+        print("  " + line, flush=True)
+    if not out.exists():
+        print(f"  failed: {proc.stderr.strip().splitlines()[-1:] or proc.returncode}")
 
 
 def fmt_bytes(n):
