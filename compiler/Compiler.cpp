@@ -786,11 +786,6 @@ Compiler::link(std::unique_ptr<Executable::Impl> impl,
   } else {
     if (std::string rt = runtimeLibraryPath(options_); !rt.empty())
       libs.push_back(rt);
-#ifdef KILN_ASYNC_RUNTIME_PATH
-    // Parallel loops (batch-parallel scans) call MLIR's async runtime.
-    if (options_.loadAsyncRuntime)
-      libs.push_back(KILN_ASYNC_RUNTIME_PATH);
-#endif
   }
   impl->code = LoadedObject::load(object, libs, &why);
   if (!impl->code) {

@@ -114,7 +114,7 @@ std::string compileCacheKeyText(mlir::ModuleOp module, const std::string &entry,
 
 /// `options` with every size threshold of the CPU cost model that picks a
 /// code shape at its minimum: every GEMM-shaped dot_general through the
-/// runtime GEMM, every parallel loop dispatched on the async runtime, two
+/// runtime GEMM, every parallel loop dispatched on the runtime's pool, two
 /// lane groups per parallel-scan iteration, block transposes with two rows
 /// to a 512-bit register (whatever the host). Those thresholds choose between
 /// exact lowerings (lowering/CpuCostModel.h), so small programs -- the
@@ -232,7 +232,7 @@ std::string compileCacheBuildIdentity();
 /// module load), `__kiln_init` and `__kiln_fini`, which must be called
 /// before the first call and after the last. Its undefined symbols resolve
 /// against the runtime library of its target and libc/libm only: a CPU
-/// object runs its loops on the calling thread (no async runtime).
+/// object runs its loops on the calling thread.
 struct CompiledObject {
   std::string object;
   std::vector<TensorSpec> inputs, outputs;
@@ -259,8 +259,7 @@ public:
   /// Compiles function `entry` of `module` to an object for `target`
   /// (ahead of time: no JIT, no cache, no device asked for a GPU object,
   /// whose chip is gpuChip, else sm_80). With Target::Cpu the options should
-  /// keep every loop on the calling thread (minParallelWork at its maximum):
-  /// nothing provides MLIR's async runtime to the object.
+  /// keep every loop on the calling thread (minParallelWork at its maximum).
   std::optional<CompiledObject> compileObject(mlir::ModuleOp module, const std::string &entry,
                                               const ObjectTarget &target,
                                               std::string *error = nullptr) const;

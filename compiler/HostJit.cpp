@@ -528,153 +528,10 @@ bool compileToHostObject(mlir::ModuleOp module, unsigned optLevel, bool fpContra
   return true;
 }
 
-namespace {
-/// Continuations that MLIR's async runtime runs on its workers. A parallel
-/// loop returns to its caller as soon as the last task signals completion,
-/// but that task's worker is then still in the task's epilogue, in JIT code:
-/// freeing the code at that moment crashed (seen under load). Every resume
-/// function the JIT code hands to the runtime goes through `trampoline`,
-/// which counts it until it has returned; LoadedObject waits for the count
-/// to drop to zero before the code is freed.
-struct AsyncTasks {
-  std::mutex mutex;
-  std::condition_variable idle;
-  int64_t running = 0;
-
-  static AsyncTasks &get() {
-    static AsyncTasks *tasks = new AsyncTasks(); // outlives every executable
-    return *tasks;
-  }
-  void waitIdle() {
-    std::unique_lock<std::mutex> lock(mutex);
-    idle.wait(lock, [&] { return running == 0; });
-  }
-};
-
-using CoroResume = void (*)(void *);
-struct Continuation {
-  void *handle;
-  CoroResume resume;
-};
-
-Continuation *track(void *handle, CoroResume resume) {
-  AsyncTasks &tasks = AsyncTasks::get();
-  std::lock_guard<std::mutex> lock(tasks.mutex);
-  ++tasks.running;
-  return new Continuation{handle, resume};
-}
-
-void trampoline(void *arg) {
-  auto *c = static_cast<Continuation *>(arg);
-  c->resume(c->handle); // returns here, out of the JIT code
-  delete c;
-  AsyncTasks &tasks = AsyncTasks::get();
-  std::lock_guard<std::mutex> lock(tasks.mutex);
-  if (--tasks.running == 0)
-    tasks.idle.notify_all();
-}
-
-// The runtime's entries that take a resume function, and their wrappers.
-// The library is permanent, so each real address is the same on every load;
-// atomics because a load may store it while another executable's tasks run.
-std::atomic<void *> realExecute, realAwaitToken, realAwaitValue, realAwaitGroup;
-std::atomic<void *> realBlockingAwaitToken, realBlockingAwaitValue, realBlockingAwaitGroup;
-// Kiln's CPU runtime pool (runtime/cpu/KilnThreads.cpp), when the runtime
-// is loaded: kiln_rt_submit_task, kiln_rt_help_until.
-std::atomic<void *> kilnSubmitTask, kilnHelpUntil;
-template <typename F> F as(const std::atomic<void *> &real) {
-  return reinterpret_cast<F>(real.load(std::memory_order_acquire));
-}
-using Execute = void (*)(void *, CoroResume);
-using AwaitAndExecute = void (*)(void *, void *, CoroResume);
-using Await = void (*)(void *);
-using SubmitTask = void (*)(CoroResume, void *);
-using HelpUntil = void (*)(int32_t (*)(void *), void *);
-
-// Tasks go to Kiln's pool, whose workers spin briefly and then sleep, rather
-// than to the async runtime's; a thread that awaits runs queued tasks
-// itself (below), so a parallel loop never waits for a worker that a busy
-// machine has not scheduled.
-void trackedExecute(void *h, CoroResume r) {
-  if (auto submit = as<SubmitTask>(kilnSubmitTask))
-    return submit(trampoline, track(h, r));
-  as<Execute>(realExecute)(track(h, r), trampoline);
-}
-
-/// A blocking await (of a token, value or group): the caller runs queued
-/// tasks until the awaited object is ready (the runtime's own
-/// await-and-execute marks it), then calls the runtime's blocking await,
-/// which returns at once and synchronizes with the thread that made it
-/// ready (that thread may still hold the object's lock).
-template <std::atomic<void *> &andExecute, std::atomic<void *> &blocking>
-void helpingAwait(void *awaited) {
-  if (auto help = as<HelpUntil>(kilnHelpUntil)) {
-    std::atomic<int32_t> ready{0};
-    as<AwaitAndExecute>(andExecute)(awaited, &ready, [](void *flag) {
-      static_cast<std::atomic<int32_t> *>(flag)->store(1, std::memory_order_release);
-    });
-    help([](void *flag) -> int32_t {
-      return static_cast<std::atomic<int32_t> *>(flag)->load(std::memory_order_acquire);
-    }, &ready);
-  }
-  as<Await>(blocking)(awaited);
-}
-void trackedAwaitToken(void *t, void *h, CoroResume r) {
-  as<AwaitAndExecute>(realAwaitToken)(t, track(h, r), trampoline);
-}
-void trackedAwaitValue(void *v, void *h, CoroResume r) {
-  as<AwaitAndExecute>(realAwaitValue)(v, track(h, r), trampoline);
-}
-void trackedAwaitGroup(void *g, void *h, CoroResume r) {
-  as<AwaitAndExecute>(realAwaitGroup)(g, track(h, r), trampoline);
-}
-
-/// Routes the async runtime's continuation entries in `exported` through
-/// the wrappers above. Returns whether it did (the library is the runtime).
-bool trackAsyncTasks(llvm::StringMap<void *> &exported) {
-  struct Entry {
-    const char *name;
-    std::atomic<void *> &real;
-    void *wrapper;
-  };
-  Entry entries[] = {
-      {"mlirAsyncRuntimeExecute", realExecute, reinterpret_cast<void *>(&trackedExecute)},
-      {"mlirAsyncRuntimeAwaitTokenAndExecute", realAwaitToken,
-       reinterpret_cast<void *>(&trackedAwaitToken)},
-      {"mlirAsyncRuntimeAwaitValueAndExecute", realAwaitValue,
-       reinterpret_cast<void *>(&trackedAwaitValue)},
-      {"mlirAsyncRuntimeAwaitAllInGroupAndExecute", realAwaitGroup,
-       reinterpret_cast<void *>(&trackedAwaitGroup)},
-      {"mlirAsyncRuntimeAwaitToken", realBlockingAwaitToken,
-       reinterpret_cast<void *>(&helpingAwait<realAwaitToken, realBlockingAwaitToken>)},
-      {"mlirAsyncRuntimeAwaitValue", realBlockingAwaitValue,
-       reinterpret_cast<void *>(&helpingAwait<realAwaitValue, realBlockingAwaitValue>)},
-      {"mlirAsyncRuntimeAwaitAllInGroup", realBlockingAwaitGroup,
-       reinterpret_cast<void *>(&helpingAwait<realAwaitGroup, realBlockingAwaitGroup>)}};
-  // The helping awaits use the real await-and-execute entries: every
-  // entry must be found before any is wrapped.
-  for (Entry &e : entries)
-    if (!exported.count(e.name))
-      return false;
-  for (Entry &e : entries) {
-    auto it = exported.find(e.name);
-    e.real.store(it->second, std::memory_order_release);
-    it->second = e.wrapper;
-  }
-  kilnSubmitTask.store(llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("kiln_rt_submit_task"),
-                       std::memory_order_release);
-  kilnHelpUntil.store(llvm::sys::DynamicLibrary::SearchForAddressOfSymbol("kiln_rt_help_until"),
-                      std::memory_order_release);
-  return true;
-}
-} // namespace
-
 LoadedObject::LoadedObject() = default;
 LoadedObject::~LoadedObject() {
   if (fini_)
     fini_();
-  if (usesAsyncRuntime_)
-    AsyncTasks::get().waitIdle(); // no worker is left in this code
 }
 
 std::unique_ptr<LoadedObject>
@@ -698,11 +555,10 @@ LoadedObject::load(const std::string &object,
     return nullptr;
   llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
 
-  // Libraries with MLIR's init protocol (the async runtime) hand over the
-  // symbols they want visible; the others are searched by name. Libraries
-  // stay loaded for the life of the process (getPermanentLibrary), so their
-  // destroy hooks are not called: the async runtime's cannot be undone (its
-  // default instance is never re-created).
+  // Libraries with MLIR's init protocol hand over the symbols they want
+  // visible; the others are searched by name. Libraries stay loaded for the
+  // life of the process (getPermanentLibrary), so their destroy hooks are
+  // not called.
   llvm::StringMap<void *> exported;
   for (const std::string &path : sharedLibraries) {
     std::string why;
@@ -720,7 +576,6 @@ LoadedObject::load(const std::string &object,
     main.addGenerator(std::make_unique<llvm::orc::DynamicLibrarySearchGenerator>(
         lib, prefix));
   }
-  bool usesAsyncRuntime = trackAsyncTasks(exported);
   if (!exported.empty()) {
     llvm::orc::MangleAndInterner mangle((*jit)->getExecutionSession(), layout);
     llvm::orc::SymbolMap symbols;
@@ -753,7 +608,6 @@ LoadedObject::load(const std::string &object,
   }
   std::unique_ptr<LoadedObject> loaded(new LoadedObject());
   loaded->jit_ = std::move(*jit);
-  loaded->usesAsyncRuntime_ = usesAsyncRuntime;
   if (auto init = loaded->jit_->lookup("__kiln_init"))
     init->toPtr<void (*)()>()();
   else

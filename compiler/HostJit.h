@@ -70,7 +70,6 @@ private:
   LoadedObject();
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   void (*fini_)() = nullptr; // __kiln_fini: the global destructors
-  bool usesAsyncRuntime_ = false; // its tasks may run this code on workers
 };
 
 } // namespace kiln

@@ -4,8 +4,8 @@
 // bits, set around its compiled code), so jax.jit's sign(1e-45) is 0 and
 // its log(1e-45) -inf. This pass makes Kiln's code run in the same mode:
 // each function entered from outside the module's own calls (the public
-// entries) or on another thread (async-parallel-for's task bodies,
-// parallel_compute_fn*) sets the mode first (kiln_rt_flush_subnormals_begin,
+// entries) or on another thread (the parallel loops' bodies,
+// __kiln_parallel_body_*, kiln-outline-parallel-loops) sets the mode first (kiln_rt_flush_subnormals_begin,
 // runtime/cpu/KilnFloatMode.cpp) and restores the caller's before each
 // return. The mode is the thread's, so nothing else in the function
 // changes; nested entries save and restore the same bits.
@@ -41,7 +41,7 @@ func::FuncOp runtimeFunction(ModuleOp module, StringRef name, FunctionType type)
 /// Whether `fn` is entered from outside the module's own calls.
 bool isEnteredFromOutside(func::FuncOp fn) {
   return !fn.isExternal() &&
-         (fn.isPublic() || fn.getSymName().starts_with("parallel_compute_fn"));
+         (fn.isPublic() || fn.getSymName().starts_with("__kiln_parallel_body_"));
 }
 
 struct FlushSubnormalsPass : kiln::impl::FlushSubnormalsBase<FlushSubnormalsPass> {

@@ -112,14 +112,11 @@ struct OneParallelDimensionPass
       }
     }
     // One level of parallelism: a parallel loop inside one that runs in
-    // parallel runs in sequence. MLIR's async runtime blocks a worker that
-    // awaits the tasks of a loop it dispatched
-    // (mlirAsyncRuntimeAwaitAllInGroup), so once every worker is inside an
-    // outer iteration, no one runs the inner loops' tasks and the process
-    // hangs (an i32 batched matmul 16x128x128, whose loop order puts the
-    // output's last dimension inside the contraction:
-    // tests/lowering/nested-parallel-loops.mlir). The outer loop already
-    // gives every core work. Post-order: inner loops before the ones around
+    // parallel runs in sequence. The outer loop already gives every core
+    // work, and each inner dispatch would cost more than its share (MLIR's
+    // async runtime, which ran the loops before, even hung there: an i32
+    // batched matmul 16x128x128, whose loop order puts the output's last
+    // dimension inside the contraction, tests/lowering/nested-parallel-loops.mlir). Post-order: inner loops before the ones around
     // them, so no loop is rewritten after an ancestor was cloned.
     SmallVector<scf::ParallelOp> nested;
     getOperation().walk([&](scf::ParallelOp loop) {

@@ -25,7 +25,7 @@ void buildKilnLowerCpuPipeline(mlir::OpPassManager &pm,
 void buildKilnLaxToLinalgPipeline(mlir::OpPassManager &pm,
                                   const CpuPipelineOptions &options = {});
 /// The part after kiln-lax-to-linalg: buildKilnBufferizePipeline, then
-/// parallel loops on the async runtime, loops, LLVM dialect.
+/// parallel loops on the runtime's pool, loops, LLVM dialect.
 void buildKilnLinalgToLLVMPipeline(mlir::OpPassManager &pm,
                                    const CpuPipelineOptions &options = {});
 

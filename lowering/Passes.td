@@ -145,15 +145,14 @@ def OneParallelDimension : Pass<"kiln-one-parallel-dimension", "mlir::func::Func
     order, so the innermost loop still walks contiguous memory for the
     vectorizer. Exact: scf.parallel iterations are
     independent, so running some of them in sequence changes nothing. It
-    gives async-parallel-for the one-dimensional loops it splits correctly
-    (its multi-dimensional "aligned" split ran parts of 3-D loops twice on
-    LLVM 22, see tests/unit/lowering/InterpreterComparisonTest.cpp). A loop
+    gives kiln-outline-parallel-loops the one-dimensional loops it hands
+    to the runtime. A loop
     whose static work (its iterations times the innermost iterations of its
     body, trip counts multiplied down each nest; for a batch-parallel scan's
     loop, the elements times steps its
     `kiln.parallel_scan` attribute gives) is below `min-parallel-work`
     becomes loops only: a dispatch costs more than it saves there, and
-    small programs (patrick-kidger/equinox#928's MLP) keep code without the async runtime.
+    small programs (patrick-kidger/equinox#928's MLP) keep code without runtime dispatches.
     Stack allocations of a body that ends up inside sequential loops get an
     alloca_scope, as scf.parallel gave them one per iteration.
   }];
@@ -204,7 +203,7 @@ def ParallelAllocaScopes : Pass<"kiln-parallel-alloca-scopes", "mlir::func::Func
     to; the scope op itself cannot survive convert-scf-to-cf). scf.parallel
     is itself an automatic allocation scope, but the lowerings that turn it
     into sequential loops
-    (async-parallel-for, scf-to-cf) do not keep that: without the explicit
+    (kiln-outline-parallel-loops, scf-to-cf) do not keep that: without the explicit
     scope, the vector-lane tiles of kiln-scan-to-parallel-loops would grow
     the stack by one tile set per iteration. Run it right before those
     lowerings, after buffer hoisting (which may move allocas to the top of
@@ -212,6 +211,40 @@ def ParallelAllocaScopes : Pass<"kiln-parallel-alloca-scopes", "mlir::func::Func
     kiln-one-parallel-dimension puts around a body it runs in sequence) is
     replaced the same way: its body inlined between a stacksave and a
     stackrestore.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def OutlineParallelLoops : Pass<"kiln-outline-parallel-loops", "mlir::ModuleOp"> {
+  let summary = "Outline each parallel loop's body for the runtime's thread pool";
+  let description = [{
+    Each outermost one-dimensional scf.parallel without reductions (what
+    kiln-one-parallel-dimension leaves to run on all cores) becomes a
+    private function `__kiln_parallel_body_<k>(begin, end, captures...)`
+    that runs iterations [begin, end) of it in sequence, and a call of the
+    bodiless `__kiln_parallel_for_<k>(trips, captures...)` where the loop
+    was. The captures are the values the body reads from above it (constants
+    are cloned into it), then the loop's lower bound and step.
+    kiln-parallel-loops-to-runtime replaces the call, in the LLVM dialect,
+    with the runtime's kiln_rt_parallel_for, which hands ranges of
+    iterations to the pool one at a time (the caller takes part), so no
+    coroutines or task graph are compiled and a busy machine's late worker
+    never holds a loop up. Sound: scf.parallel's iterations are independent.
+    Nested parallel loops stay in the body and run in sequence.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
+def ParallelLoopsToRuntime : Pass<"kiln-parallel-loops-to-runtime", "mlir::ModuleOp"> {
+  let summary = "Call the runtime's parallel-for for each outlined parallel loop";
+  let description = [{
+    On the LLVM dialect, after kiln-outline-parallel-loops and the
+    conversion to LLVM: each call of `__kiln_parallel_for_<k>` stores its
+    captures into a stack struct (allocated once in the caller's entry
+    block) and calls `kiln_rt_parallel_for(task, ctx, trips)`, where the new
+    internal `__kiln_parallel_task_<k>(ctx, begin, end)` loads the captures
+    and calls the body. The runtime returns when every range has run.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
@@ -300,24 +333,13 @@ def ApproximateMath : Pass<"kiln-approximate-math"> {
 def FlushSubnormals : Pass<"kiln-flush-subnormals", "mlir::ModuleOp"> {
   let summary = "Run compiled code with subnormal floats flushed to zero, as XLA:CPU does";
   let description = [{
-    Each public function and each parallel task body (parallel_compute_fn*)
+    Each public function and each parallel loop's body
+    (__kiln_parallel_body_*, run on the runtime's workers)
     sets the thread's floating-point mode to flush subnormal inputs and
     results to zero (x86-64's DAZ and FTZ; runtime/cpu/KilnFloatMode.cpp)
     on entry and restores the caller's mode before it returns.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect"];
-}
-
-def ExpandIndexDivisions : Pass<"kiln-expand-ceil-floor-div"> {
-  let summary = "Expand arith's ceildiv/floordiv ops (what async-parallel-for emits)";
-  let description = [{
-    Upstream's ceil/floor division expansion alone. The whole arith-expand
-    would also expand arith.maximumf/minimumf into a compare and a select
-    that do not order -0 and +0: max(+0, -0) was -0 in the JIT's parallel
-    loops, where LLVM's maximum intrinsic keeps IEEE 754-2019's maximum
-    (tests/differential/regressions/max-signed-zeros.mlir).
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 #endif // KILN_LOWERING_PASSES_TD

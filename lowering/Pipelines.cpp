@@ -13,7 +13,6 @@
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/AsyncToLLVM/AsyncToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
@@ -26,7 +25,6 @@
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/Async/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -161,25 +159,13 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
   // The vector-lane tiles of each parallel-scan iteration are freed at its
   // end, whether it runs in parallel or in sequence.
   pm.addNestedPass<func::FuncOp>(createParallelAllocaScopes());
-  if (options.parallelScans && options.parallelLoops) {
-    // scf.parallel (the batch-parallel scans and large linalg ops) runs on
-    // all cores through MLIR's async runtime (libmlir_async_runtime, loaded
-    // by the JIT).
-    // async-parallel-for{async-dispatch=1 num-workers=-1 min-task-size=1},
-    // async-to-async-runtime,async-runtime-ref-counting,
-    // async-runtime-ref-counting-opt, then kiln-expand-ceil-floor-div (not all
-    // of arith-expand: Passes.td).
-    AsyncParallelForPassOptions parallelForOptions;
-    parallelForOptions.asyncDispatch = true;
-    parallelForOptions.numWorkerThreads = -1;
-    parallelForOptions.minTaskSize = 1;
-    pm.addPass(createAsyncParallelForPass(parallelForOptions));
-    pm.addPass(createAsyncToAsyncRuntimePass());
-    pm.addPass(createAsyncRuntimeRefCountingPass());
-    pm.addPass(createAsyncRuntimeRefCountingOptPass());
-    pm.addPass(createExpandIndexDivisions());
-  }
-  // After async-parallel-for, which outlines the task bodies it names.
+  // scf.parallel (the batch-parallel scans and large linalg ops) runs on
+  // all cores: each loop's body becomes a function of a range of its
+  // iterations, which kiln-parallel-loops-to-runtime (below, on the LLVM
+  // dialect) hands to the runtime's pool.
+  if (options.parallelScans && options.parallelLoops)
+    pm.addPass(createOutlineParallelLoops());
+  // After kiln-outline-parallel-loops: the bodies it makes run on workers.
   if (options.flushSubnormals)
     pm.addPass(createFlushSubnormals());
   // Vector lanes of the parallel scans: the tiles' block transposes (2-D
@@ -189,7 +175,7 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
   // extracts and inserts.)
   // lower-affine,convert-vector-to-scf{full-unroll=1},
   // convert-vector-to-llvm{vector-transpose-lowering=shuffle16x16},
-  // convert-scf-to-cf,canonicalize,convert-async-to-llvm,
+  // convert-scf-to-cf,canonicalize,
   // expand-strided-metadata,lower-affine
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertVectorToSCFPass(
@@ -200,7 +186,6 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVMOptions));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createConvertAsyncToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // Allocations go through Kiln's caching allocator (runtime/cpu).
@@ -228,6 +213,8 @@ void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  if (options.parallelScans && options.parallelLoops)
+    pm.addPass(createParallelLoopsToRuntime());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -79,11 +79,10 @@ void kiln_rt_set_default_threads(int32_t threads);
 int32_t kiln_rt_set_thread_limit(int32_t threads);
 /// The threads the calling thread's work may use now.
 int32_t kiln_rt_threads();
-/// Queues `fn(arg)` on the runtime's workers; kiln_rt_help_until runs
-/// queued tasks on the calling thread until `done(context)` is nonzero.
-/// The JIT routes MLIR's async runtime through them (compiler/HostJit.cpp).
-void kiln_rt_submit_task(void (*fn)(void *), void *arg);
-void kiln_rt_help_until(int32_t (*done)(void *), void *context);
+/// Runs `task(context, begin, end)` over ranges covering [0, trips), on the
+/// calling thread and the pool's workers, and returns when all have run:
+/// the parallel loops (lowering/ParallelLoopsToRuntime.cpp).
+void kiln_rt_parallel_for(void (*task)(void *, int64_t, int64_t), void *context, int64_t trips);
 
 /// Heap bytes the compiled code holds now (`live`: allocated through the
 /// runtime's allocator, KilnAllocator.cpp, and not freed) and the most it

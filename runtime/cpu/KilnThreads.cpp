@@ -2,13 +2,13 @@
 //
 // One pool for the runtime's parallel work: the GEMM's blocks (OpenBLAS
 // and Eigen each run single-threaded on a part of the product) and the
-// compiled parallel loops' tasks (MLIR's async runtime, routed here by the
-// JIT). It replaces the libraries' own pools, which spin-waited after each
+// compiled parallel loops' ranges of iterations (kiln_rt_parallel_for). It
+// replaces the libraries' own pools, which spin-waited after each
 // call: on a machine where another process held a core, a scan calling a
 // GEMM per step ran about 10x slower, its threads spinning against each
 // other and waiting for a descheduled thread at every step.
 //
-// Here work is claimed an index (or a task) at a time and the waiting
+// Here work is claimed an index at a time and the waiting
 // thread takes part; workers spin for kSpin after their last work (a
 // scan's next step arrives within it) yielding the core as they do, then
 // sleep on a condition variable.
@@ -70,19 +70,6 @@ void backOff(int &steps) {
     std::this_thread::yield();
 }
 
-/// A queued task: `fn(arg)` (a resumed coroutine of a parallel loop).
-struct Task {
-  void (*fn)(void *) = nullptr;
-  void *arg = nullptr;
-};
-
-/// What a worker takes: a job to join or a task to run.
-struct Work {
-  Job *job = nullptr;
-  Task task;
-  explicit operator bool() const { return job || task.fn; }
-};
-
 class Pool {
 public:
   static Pool &get() {
@@ -112,34 +99,6 @@ public:
       jobs.erase(it);
   }
 
-  /// Queues `task` for the workers (at least `workers` of them started).
-  void submit(Task task, int workers) {
-    bool wake;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      startWorkers(workers);
-      tasks.push_back(task);
-      epoch.fetch_add(1, std::memory_order_release);
-      wake = sleeping > 0;
-    }
-    if (wake)
-      ready.notify_one();
-  }
-
-  /// Runs one queued task on the calling thread; false if none is queued.
-  bool runTask() {
-    Task task;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (tasks.empty())
-        return false;
-      task = tasks.front();
-      tasks.pop_front();
-    }
-    task.fn(task.arg);
-    return true;
-  }
-
 private:
   void startWorkers(int wanted) {
     while (started < std::min(wanted, kMaxWorkers)) {
@@ -148,15 +107,9 @@ private:
     }
   }
 
-  /// A queued task, or a job with indices left and room for a worker
-  /// (joined); none if neither. Under `mutex`.
-  Work take() {
-    Work work;
-    if (!tasks.empty()) {
-      work.task = tasks.front();
-      tasks.pop_front();
-      return work;
-    }
+  /// A job with indices left and room for a worker (joined), or null.
+  /// Under `mutex`.
+  Job *take() {
     for (auto it = jobs.begin(); it != jobs.end();) {
       Job *job = *it;
       if (job->next.load(std::memory_order_relaxed) >= job->n) {
@@ -166,60 +119,54 @@ private:
       job->inside.fetch_add(1, std::memory_order_relaxed);
       if (++job->joined >= job->wanted)
         jobs.erase(it);
-      work.job = job;
-      return work;
+      return job;
     }
-    return work;
+    return nullptr;
   }
 
   void workerLoop() {
     for (;;) {
-      Work work;
+      Job *job;
       uint64_t seen;
       {
         std::lock_guard<std::mutex> lock(mutex);
-        work = take();
+        job = take();
         seen = epoch.load(std::memory_order_relaxed);
       }
-      if (!work && !(work = spinForWork(seen))) {
+      if (!job && !(job = spinForWork(seen))) {
         std::unique_lock<std::mutex> lock(mutex);
-        while (!(work = take())) {
+        while (!(job = take())) {
           ++sleeping;
           ready.wait(lock);
           --sleeping;
         }
       }
-      if (work.task.fn) {
-        work.task.fn(work.task.arg);
-        continue;
-      }
-      claimAndRun(*work.job);
-      work.job->inside.fetch_sub(1, std::memory_order_release);
+      claimAndRun(*job);
+      job->inside.fetch_sub(1, std::memory_order_release);
     }
   }
 
   /// Waits up to kSpin for new work, giving the core up between looks.
-  Work spinForWork(uint64_t seen) {
+  Job *spinForWork(uint64_t seen) {
     auto until = std::chrono::steady_clock::now() + kSpin;
     do {
       for (int i = 0; i < 64; ++i) {
         if (epoch.load(std::memory_order_acquire) != seen) {
           std::lock_guard<std::mutex> lock(mutex);
-          if (Work work = take())
-            return work;
+          if (Job *job = take())
+            return job;
           seen = epoch.load(std::memory_order_relaxed);
         }
         relax();
       }
       std::this_thread::yield();
     } while (std::chrono::steady_clock::now() < until);
-    return Work();
+    return nullptr;
   }
 
   std::mutex mutex;
   std::condition_variable ready;
   std::deque<Job *> jobs;
-  std::deque<Task> tasks;
   std::atomic<uint64_t> epoch{0};
   int sleeping = 0;
   int started = 0;
@@ -280,26 +227,7 @@ void kiln::runtime::parallelFor(int64_t n, int threads,
     backOff(steps);
 }
 
-void kiln::runtime::submitTask(void (*fn)(void *), void *arg) {
-  Pool::get().submit({fn, arg}, std::max(1, threadsForCaller() - 1));
-}
-
-void kiln::runtime::helpUntil(int32_t (*done)(void *), void *context) {
-  Pool &pool = Pool::get();
-  for (int steps = 0; !done(context);)
-    if (pool.runTask())
-      steps = 0;
-    else
-      backOff(steps);
-}
-
 extern "C" {
-
-void kiln_rt_submit_task(void (*fn)(void *), void *arg) { kiln::runtime::submitTask(fn, arg); }
-
-void kiln_rt_help_until(int32_t (*done)(void *), void *context) {
-  kiln::runtime::helpUntil(done, context);
-}
 
 void kiln_rt_set_default_threads(int32_t threads) {
   processDefault().store(threads > 0 ? std::min(threads, kMaxWorkers + 1) : availableCpus(),
@@ -313,4 +241,16 @@ int32_t kiln_rt_set_thread_limit(int32_t threads) {
 }
 
 int32_t kiln_rt_threads() { return kiln::runtime::threadsForCaller(); }
+
+void kiln_rt_parallel_for(void (*task)(void *, int64_t, int64_t), void *context, int64_t trips) {
+  int threads = kiln::runtime::threadsForCaller();
+  if (threads <= 1 || trips <= 1)
+    return task(context, 0, std::max<int64_t>(trips, 0));
+  // About four ranges per thread, as the GEMM's blocks: a worker that
+  // starts late (a busy machine) leaves its share to the others.
+  int64_t ranges = std::min<int64_t>(trips, 4 * int64_t(threads));
+  kiln::runtime::parallelFor(ranges, threads, [&](int64_t r) {
+    task(context, r * trips / ranges, (r + 1) * trips / ranges);
+  });
+}
 }

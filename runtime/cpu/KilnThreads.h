@@ -27,16 +27,6 @@ int threadsForCaller();
 /// spinning between calls). Safe to call from several threads at once.
 void parallelFor(int64_t n, int threads, const std::function<void(int64_t)> &body);
 
-/// Queues `fn(arg)` for the workers (MLIR's async runtime's tasks, which
-/// HostJit routes here: the parallel loops' blocks).
-void submitTask(void (*fn)(void *), void *arg);
-
-/// Runs queued tasks on the calling thread until `done(context)` is nonzero, yielding
-/// the core while none is queued: a thread that waits for a parallel loop
-/// runs its blocks itself, so a worker that a busy machine does not
-/// schedule never holds the loop up.
-void helpUntil(int32_t (*done)(void *), void *context);
-
 } // namespace kiln::runtime
 
 #endif // KILN_RUNTIME_CPU_KILNTHREADS_H

@@ -1,7 +1,7 @@
 // RUN: kiln-opt --kiln-flush-subnormals %s | FileCheck %s
 
 // Each function entered from outside (public) or on a parallel worker
-// (async-parallel-for's task bodies) sets the flushing mode first and puts
+// (kiln-outline-parallel-loops' bodies) sets the flushing mode first and puts
 // the caller's back before every return; private callees run in their
 // caller's mode and are left alone.
 // CHECK-LABEL: func.func @main
@@ -28,10 +28,10 @@ func.func private @helper(%x: f32) -> f32 {
   return %y : f32
 }
 
-// CHECK-LABEL: func.func private @parallel_compute_fn
+// CHECK-LABEL: func.func private @__kiln_parallel_body_main_0
 // CHECK-NEXT: call @kiln_rt_flush_subnormals_begin
 // CHECK: call @kiln_rt_set_float_mode
 // CHECK-NEXT: return
-func.func private @parallel_compute_fn(%x: f32) {
+func.func private @__kiln_parallel_body_main_0(%x: f32) {
   return
 }

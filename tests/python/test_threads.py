@@ -41,9 +41,9 @@ def test_results_match_jax_at_every_thread_count(threads):
 
 def test_one_thread_starts_no_thread():
     """threads=1: the GEMM on the calling thread and the compiled parallel
-    loops too (no async runtime pool, no worker): the process has as many
-    threads after the calls as before them (with the default, the first
-    call starts the GEMM's workers and the async runtime's pool)."""
+    loops too (no worker): the process has as many threads after the calls
+    as before them (with the default, the first call starts the pool's
+    workers)."""
     script = """
 import os, numpy as np, jax, jax.numpy as jnp, kiln
 def f(a, b, x):

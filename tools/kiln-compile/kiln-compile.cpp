@@ -16,7 +16,7 @@
 //   const char *NAME_error(void);             why the last call failed
 //   and the signature: NAME_num_inputs(), NAME_num_outputs(),
 //   NAME_rank(i), NAME_shape(i), NAME_dtype(i), NAME_target().
-// A CPU library runs every loop on the calling thread (no async runtime).
+// A CPU library runs every compiled loop on the calling thread.
 // The output appears complete or not at all (written beside, then renamed).
 //
 //===----------------------------------------------------------------------===//
@@ -384,7 +384,8 @@ int main(int argc, char **argv) {
   if (cpuName != "host")
     if (int64_t bits = vectorRegisterBits(objectTarget))
       options.scanRegisterBits = options.matvecVectorBits = bits;
-  // No async runtime is linked: every loop runs on the calling thread.
+  // Every compiled loop runs on the calling thread: no dispatch to the
+  // runtime's pool from a library in someone else's process.
   options.minParallelWork = INT64_MAX;
   pipelineFlags.apply(options);
   if (options.target == Target::Cpu && options.minParallelWork != INT64_MAX)

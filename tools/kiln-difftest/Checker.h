@@ -18,7 +18,7 @@
 //     library function);
 //   - the same JIT with the cost model's size thresholds at their minimum
 //     (jit-min-thresholds: every GEMM-shaped dot_general through the
-//     runtime GEMM, every parallel loop dispatched on the async runtime,
+//     runtime GEMM, every parallel loop dispatched on the runtime's pool,
 //     two lane groups per parallel-scan iteration), so that the generator's
 //     small programs take the code paths of large ones. Those thresholds
 //     choose between exact lowerings (lowering/CpuCostModel.h), so the

@@ -2,9 +2,9 @@
 // run.py --reduce): the JIT's max(+0, -0) was -0, and 1 / max(+0, -0) -inf
 // against the interpreter's +inf. The CPU pipeline's parallel branch ran
 // upstream's whole arith-expand, whose arith.maximumf/minimumf expansion (a
-// compare and a select) does not order -0 < +0; it now expands only the
-// ceil/floor divisions async-parallel-for emits (kiln-expand-ceil-floor-div),
-// and LLVM's maximum/minimum intrinsics keep IEEE 754-2019's semantics. The
+// compare and a select) does not order -0 < +0; no arith expansion runs now
+// (the parallel loops go to kiln_rt_parallel_for, with no divisions to
+// expand), and LLVM's maximum/minimum intrinsics keep IEEE 754-2019's semantics. The
 // reciprocals show the zeros' signs, which the comparison itself ignores at
 // k > 0.
 // RUN: kiln-run %s --inputs %S/Inputs/max-signed-zeros-x.npy,%S/Inputs/max-signed-zeros-y.npy --check --no-cache | FileCheck %s
