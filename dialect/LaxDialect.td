@@ -43,6 +43,7 @@ class Lax_TensorOf<list<Type> allowed>
 def Lax_Tensor : Lax_TensorOf<[Lax_Element]>;
 def Lax_FloatTensor : Lax_TensorOf<[Lax_Float]>;
 def Lax_IntOrPredTensor : Lax_TensorOf<[Lax_Int, Lax_Pred]>;
+def Lax_IntTensor : Lax_TensorOf<[Lax_Int]>;
 def Lax_NumericTensor : Lax_TensorOf<[Lax_Float, Lax_Int]>;
 def Lax_PredTensor : Lax_TensorOf<[Lax_Pred]>;
 def Lax_IndexScalar : 0DTensorOf<[I32, I64, UI32]>;

@@ -48,6 +48,13 @@ LogicalResult RoundOp::verify() {
   return success();
 }
 
+LogicalResult ReducePrecisionOp::verify() {
+  if (getExponentBits() < 1 || getMantissaBits() < 0)
+    return emitOpError("needs exponent_bits >= 1 and mantissa_bits >= 0, got ")
+           << getExponentBits() << " and " << getMantissaBits();
+  return success();
+}
+
 LogicalResult BitcastConvertTypeOp::verify() {
   Type from = getOperand().getType().getElementType();
   Type to = getType().getElementType();

@@ -40,7 +40,7 @@ class Lax_ElementKindsOf<Type type> {
   bit floats = !or(!eq(name, "Lax_FloatTensor"), !eq(name, "Lax_NumericTensor"),
                    !eq(name, "Lax_Tensor"));
   bit ints = !or(!eq(name, "Lax_NumericTensor"), !eq(name, "Lax_IntOrPredTensor"),
-                 !eq(name, "Lax_Tensor"));
+                 !eq(name, "Lax_IntTensor"), !eq(name, "Lax_Tensor"));
   bit preds = !or(!eq(name, "Lax_IntOrPredTensor"), !eq(name, "Lax_PredTensor"),
                   !eq(name, "Lax_Tensor"));
   assert !or(floats, ints, preds), "no element kinds known for " # name;
@@ -179,6 +179,29 @@ def Lax_FloorOp : Lax_UnaryOp<"floor", Lax_FloatTensor, "floor">;
 def Lax_CeilOp : Lax_UnaryOp<"ceil", Lax_FloatTensor, "ceil">;
 def Lax_PopulationCountOp : Lax_UnaryOp<"population_count", Lax_IntOrPredTensor,
                                         "population_count">;
+def Lax_ClzOp : Lax_UnaryOp<"clz", Lax_IntTensor, "clz"> {
+  let description = [{
+    The number of leading zero bits of each integer (its width for 0).
+  }];
+}
+
+def Lax_ReducePrecisionOp : Lax_Op<"reduce_precision", [Pure, Elementwise,
+    SameOperandsAndResultType]> {
+  let summary = "elementwise rounding to a narrower float format (jaxpr `reduce_precision`)";
+  let description = [{
+    Each value rounded to a float of `exponent_bits` exponent and
+    `mantissa_bits` mantissa bits and back, as XLA's ReducePrecision does:
+    the mantissa rounded to nearest even, then a value whose exponent the
+    narrow format cannot hold becomes a signed infinity (above) or a signed
+    zero (below: the narrow format's subnormals are flushed). A NaN is kept
+    as it is. Formats as wide as the operand's leave it unchanged.
+  }];
+  let arguments = (ins Lax_FloatTensor:$operand, Lax_I64Attr:$exponent_bits,
+                       Lax_I64Attr:$mantissa_bits);
+  let results = (outs Lax_FloatTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
 
 def Lax_RoundOp : Lax_Op<"round", [Pure, Elementwise, SameOperandsAndResultType]> {
   let summary = "elementwise rounding to an integral value (jaxpr `round`)";

@@ -76,6 +76,19 @@ EmitResult emitRound(PrimitiveEmitter &e) {
   return e.finish(RoundOp::create(e.b, e.loc, a.getType(), a, method));
 }
 
+/// reduce_precision[exponent_bits mantissa_bits].
+EmitResult emitReducePrecision(PrimitiveEmitter &e) {
+  EmitResult x = e.elementwise(1);
+  FailureOr<int64_t> exponent = e.builder.intParam(e.eqn, "exponent_bits");
+  FailureOr<int64_t> mantissa = e.builder.intParam(e.eqn, "mantissa_bits");
+  if (failed(x) || failed(exponent) || failed(mantissa))
+    return failure();
+  Value a = (*x)[0];
+  return e.finish(ReducePrecisionOp::create(e.b, e.loc, a.getType(), a,
+                                            e.b.getI64IntegerAttr(*exponent),
+                                            e.b.getI64IntegerAttr(*mantissa)));
+}
+
 /// is_finite: a bool of the operand's shape.
 EmitResult emitIsFinite(PrimitiveEmitter &e) {
   EmitResult x = e.elementwise(1);
@@ -168,6 +181,7 @@ void kiln::jaxpr::registerElementwisePrimitives(PrimitiveTable &table) {
       {"pow", emitPow},
       {"integer_pow", emitIntegerPow},
       {"round", emitRound},
+      {"reduce_precision", emitReducePrecision},
       {"is_finite", emitIsFinite},
       {"clamp", emitClamp},
       {"bitcast_convert_type", emitBitcastConvertType},

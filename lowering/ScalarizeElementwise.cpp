@@ -221,6 +221,48 @@ struct ScalarEmitter {
     return select(nan, cst(t, NAN), r);
   }
 
+  /// XLA's ReducePrecision on the bits (the op's description says what it
+  /// computes; reference/InterpretElementwise.cpp does the same on
+  /// integers): round the mantissa to `m` bits, to nearest even, by adding
+  /// half an ulp of the narrow format less one, plus the kept lowest bit,
+  /// and truncating; then an exponent outside the narrow format's range
+  /// gives a signed infinity or zero. NaN is kept as it is (XLA:CPU keeps
+  /// it with m = 0 too: tests/python/test_ecosystem_primitives.py).
+  Value reducePrecision(Value x, int64_t e, int64_t m) {
+    Type t = x.getType();
+    auto ft = cast<FloatType>(getElementTypeOrSelf(t));
+    unsigned w = ft.getWidth();
+    int64_t srcMantissa = ft.getFPMantissaWidth() - 1, srcExponent = w - 1 - srcMantissa;
+    Type it = withElement(t, b.getIntegerType(w));
+    auto bitsOf = [&](uint64_t v) { return bitsCst(it, APInt(w, v)); };
+    Value bits = arith::BitcastOp::create(b, loc, it, x);
+    if (m < srcMantissa) {
+      uint64_t shift = uint64_t(srcMantissa - m), lastBit = uint64_t(1) << shift;
+      Value kept = arith::ShRUIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, bits, bitsOf(lastBit)), bitsOf(shift));
+      Value bias = arith::AddIOp::create(b, loc, kept, bitsOf((lastBit >> 1) - 1));
+      bits = arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, bits, bias),
+                                   bitsOf(~(lastBit - 1)));
+    }
+    if (e < srcExponent) {
+      uint64_t signBit = uint64_t(1) << (w - 1);
+      uint64_t exponentMask = ((uint64_t(1) << srcExponent) - 1) << srcMantissa;
+      uint64_t bias = (uint64_t(1) << (srcExponent - 1)) - 1;
+      uint64_t narrowBias = (uint64_t(1) << (e - 1)) - 1;
+      Value exponent = arith::AndIOp::create(b, loc, bits, bitsOf(exponentMask));
+      Value overflows =
+          cmpi(arith::CmpIPredicate::ugt, exponent, bitsOf((bias + narrowBias) << srcMantissa));
+      Value underflows =
+          cmpi(arith::CmpIPredicate::ule, exponent, bitsOf((bias - narrowBias) << srcMantissa));
+      Value signedZero = arith::AndIOp::create(b, loc, bits, bitsOf(signBit));
+      Value signedInf = arith::OrIOp::create(b, loc, signedZero, bitsOf(exponentMask));
+      bits = select(overflows, signedInf, select(underflows, signedZero, bits));
+    }
+    Value r = arith::BitcastOp::create(b, loc, t, bits);
+    Value nan = cmpf(arith::CmpFPredicate::UNO, x, x);
+    return select(nan, x, r);
+  }
+
   //===--- lgamma and digamma, as XLA computes them --------------------------===//
 
   /// Lanczos' approximation, g = 7 and 9 terms (XLA's kLanczosGamma,
@@ -600,6 +642,7 @@ Value ScalarEmitter::emit(Operation *op, ValueRange s) {
       .Case<ShiftLeftOp, ShiftRightLogicalOp, ShiftRightArithmeticOp>(
           [&](Operation *shiftOp) { return shift(shiftOp, s[0], s[1]); })
       .Case([&](PopulationCountOp) { return math::CtPopOp::create(b, loc, s[0]); })
+      .Case([&](ClzOp) { return math::CountLeadingZerosOp::create(b, loc, s[0]); })
       // Unary arithmetic.
       .Case([&](NegOp) { return fi([&] { return arith::NegFOp::create(b, loc, s[0]); },
                                    [&] { return arith::SubIOp::create(b, loc, cst(type, 0), s[0]); }); })
@@ -655,6 +698,9 @@ Value ScalarEmitter::emit(Operation *op, ValueRange s) {
           return math::RoundOp::create(b, loc, s[0]);
         return math::RoundEvenOp::create(b, loc, s[0]);
       })
+      .Case([&](ReducePrecisionOp r) {
+        return reducePrecision(s[0], r.getExponentBits(), r.getMantissaBits());
+      })
       .Case([&](IsFiniteOp) { return isFinite(s[0]); })
       // Comparison, selection, conversion.
       .Case([&](CompareOp c) { return compare(c.getDirection(), s[0], s[1]); })
@@ -674,7 +720,8 @@ Value ScalarEmitter::emit(Operation *op, ValueRange s) {
 
 bool kiln::lowering::isScalarizable(Operation *op) {
   // ScalarizeTest checks that emit() builds every one of them.
-  return isa<ElementwisePrimitiveOpInterface, IntegerPowOp, RoundOp, IsFiniteOp, CompareOp,
+  return isa<ElementwisePrimitiveOpInterface, IntegerPowOp, RoundOp, ReducePrecisionOp,
+             IsFiniteOp, CompareOp,
              SelectNOp, ConvertElementTypeOp, BitcastConvertTypeOp>(op);
 }
 

@@ -129,6 +129,31 @@ void setBits(Tensor &r, int64_t i, uint64_t bits) {
   r.setFloat(i, v.convertToDouble());
 }
 
+/// XLA's ReducePrecision of the bits of a non-NaN value of type `t`: the
+/// mantissa rounded to `m` bits (nearest even), then an exponent outside the
+/// range of `e` exponent bits gives a signed infinity or zero.
+uint64_t reducePrecisionBits(uint64_t bits, FloatType t, int64_t e, int64_t m) {
+  unsigned w = t.getWidth();
+  int64_t srcMantissa = t.getFPMantissaWidth() - 1, srcExponent = w - 1 - srcMantissa;
+  uint64_t widthMask = w == 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
+  if (m < srcMantissa) {
+    uint64_t shift = uint64_t(srcMantissa - m), lastBit = uint64_t(1) << shift;
+    uint64_t bias = ((bits & lastBit) >> shift) + (lastBit >> 1) - 1;
+    bits = ((bits + bias) & widthMask) & ~(lastBit - 1);
+  }
+  if (e < srcExponent) {
+    uint64_t exponentMask = ((uint64_t(1) << srcExponent) - 1) << srcMantissa;
+    uint64_t bias = (uint64_t(1) << (srcExponent - 1)) - 1;
+    uint64_t narrowBias = (uint64_t(1) << (e - 1)) - 1;
+    uint64_t exponent = bits & exponentMask, sign = bits & (uint64_t(1) << (w - 1));
+    if (exponent > (bias + narrowBias) << srcMantissa)
+      return sign | exponentMask;
+    if (exponent <= (bias - narrowBias) << srcMantissa)
+      return sign;
+  }
+  return bits;
+}
+
 /// Shifts as XLA defines them: an amount outside [0, width) shifts every bit
 /// out (0, or the sign for an arithmetic right shift).
 enum class Shift { Left, RightLogical, RightArithmetic };
@@ -428,6 +453,26 @@ std::optional<FailureOr<Tensor>> Evaluator::evalElementwise(Operation *op) {
         Tensor r = make(op->getResult(0).getType());
         for (int64_t i = 0; i < r.size(); ++i)
           r.setInt(i, llvm::popcount(bitsOf(in(0), i)));
+        return r;
+      })
+      .Case([&](ClzOp) -> R {
+        Tensor r = make(op->getResult(0).getType());
+        unsigned width = in(0).getElementType().getIntOrFloatBitWidth();
+        for (int64_t i = 0; i < r.size(); ++i)
+          r.setInt(i, llvm::countl_zero(bitsOf(in(0), i)) - (64 - int(width)));
+        return r;
+      })
+      .Case([&](ReducePrecisionOp p) -> R {
+        Tensor r = make(op->getResult(0).getType());
+        auto ft = cast<FloatType>(in(0).getElementType());
+        for (int64_t i = 0; i < r.size(); ++i) {
+          double x = in(0).getFloat(i);
+          if (std::isnan(x))
+            r.setFloat(i, x);
+          else
+            setBits(r, i, reducePrecisionBits(bitsOf(in(0), i), ft, p.getExponentBits(),
+                                              p.getMantissaBits()));
+        }
         return r;
       })
       .Case([&](BitcastConvertTypeOp) -> R {

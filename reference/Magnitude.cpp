@@ -327,7 +327,7 @@ void Shadower::shadowOp(Operation *op) {
           })
           // Piecewise constant (or one ulp away): the error of the operand
           // carries over where no step is crossed.
-          .Case<lax::FloorOp, lax::CeilOp, lax::RoundOp, lax::NextAfterOp>(
+          .Case<lax::FloorOp, lax::CeilOp, lax::RoundOp, lax::NextAfterOp, lax::ReducePrecisionOp>(
               [&](auto) { return add(s(0), abs(r)); })
           .Case<lax::BitcastConvertTypeOp>([&](auto) { return exact(r); })
           .Case<lax::ConvertElementTypeOp>([&](auto) -> Value {

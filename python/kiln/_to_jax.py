@@ -114,6 +114,8 @@ class Evaluator:
         if kind == "round":
             method = lax.RoundingMethod(attrs.get("rounding_method", 0))
             return [lax.round(xs[0], method)]
+        if kind == "reduce_precision":
+            return [lax.reduce_precision(xs[0], attrs["exponent_bits"], attrs["mantissa_bits"])]
         if kind == "integer_pow":
             return [lax.integer_pow(xs[0], attrs["y"])]
         if kind == "compare":

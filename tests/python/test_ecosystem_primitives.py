@@ -192,3 +192,91 @@ def test_lineax_linear_solve_and_equinox_nontraceable():
     np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
     text = kiln.jit(solve).lower(a, b).as_text()
     assert "lax.lu" in text
+
+
+def _bits(a):
+    a = np.asarray(a)
+    return a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
+
+
+def _interpreted(f, *args):
+    """f's jaxpr, imported by Kiln and run by the reference interpreter."""
+    from kiln import _kiln
+    text = str(jax.make_jaxpr(f)(*args))
+    return _kiln.Program.from_jaxpr(text, "f.jaxpr").interpret("main", list(args))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint32", "int64", "uint64"])
+def test_clz(dtype):
+    # Leading zeros of 0 (the width), 1, -1 (0), powers of two, extremes.
+    jax.config.update("jax_enable_x64", True)
+    try:
+        info = np.iinfo(dtype)
+        width = info.bits
+        x = np.array([0, 1, 2, 3, info.max, info.min, info.max // 3] +
+                     [1 << k for k in range(width - 1)], dtype=dtype)
+        if info.min < 0:
+            x = np.concatenate([x, np.array([-1, -2, info.min + 1], dtype=dtype)])
+        f = lambda v: jax.lax.clz(v)
+        want = np.asarray(jax.jit(f)(x))
+        assert want[0] == width and want[1] == width - 1  # by hand: clz(0), clz(1)
+        np.testing.assert_array_equal(kiln.jit(f, cache_dir=None)(x), want)
+        np.testing.assert_array_equal(_interpreted(f, x)[0], want)
+    finally:
+        jax.config.update("jax_enable_x64", False)
+
+
+def _reduce_precision_inputs(dtype, rng):
+    finfo = np.finfo(dtype)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, float(finfo.max), -float(finfo.max),
+               float(finfo.tiny), float(finfo.tiny) / 4, 1.0, -1.0, 1.5, 1.0009765625,
+               1.00048828125, 65504.0, 65520.0, 3.0e38 if dtype != np.float16 else 6.0e4]
+    wide = rng.standard_normal(2000) * np.exp2(rng.integers(int(finfo.minexp) - 8,
+                                                            int(finfo.maxexp), 2000))
+    with np.errstate(over="ignore"):
+        x = np.concatenate([np.array(special), wide]).astype(dtype)
+    # Ties at every mantissa position: a one followed by zeros.
+    bits = _bits(x).copy()
+    width = x.dtype.itemsize * 8
+    ties = [(np.uint64(0x3F800000) | np.uint64(1 << k)) for k in range(min(width, 23))]
+    if dtype == np.float32:
+        x = np.concatenate([x, np.array(ties, np.uint32).view(np.float32)])
+    return x
+
+
+@pytest.mark.parametrize("dtype,formats", [
+    ("float32", [(8, 7), (5, 10), (4, 3), (5, 2), (8, 23), (11, 52), (2, 1), (1, 0), (8, 0)]),
+    ("float16", [(5, 10), (4, 3), (5, 2), (3, 1), (8, 7)]),
+    ("bfloat16", [(8, 7), (5, 2), (4, 3), (5, 10)]),
+    ("float64", [(11, 52), (8, 23), (8, 7), (5, 10), (11, 20)]),
+])
+def test_reduce_precision(dtype, formats):
+    # Bit for bit against jax.jit (XLA's ReducePrecision): ties, signed
+    # zeros, infinities, NaNs, subnormals, values past the narrow range.
+    import ml_dtypes
+    jax.config.update("jax_enable_x64", dtype == "float64")
+    try:
+        npdtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+        base = np.float32 if dtype == "bfloat16" else npdtype
+        x = _reduce_precision_inputs(base, np.random.default_rng(7)).astype(npdtype)
+        for e, m in formats:
+            f = lambda v, e=e, m=m: jax.lax.reduce_precision(v, exponent_bits=e, mantissa_bits=m)
+            want = _bits(jax.jit(f)(x))
+            np.testing.assert_array_equal(_bits(kiln.jit(f, cache_dir=None)(x)), want,
+                                          err_msg=f"{dtype} e{e}m{m}")
+            np.testing.assert_array_equal(_bits(_interpreted(f, x)[0]), want,
+                                          err_msg=f"{dtype} e{e}m{m} (interpreter)")
+    finally:
+        jax.config.update("jax_enable_x64", False)
+
+
+def test_reduce_precision_by_hand():
+    # f32 -> bf16's format (8, 7): 1 + 2^-8 is a tie between 1 and 1 + 2^-7,
+    # rounding to even gives 1; 1 + 3 * 2^-8 rounds up to 1 + 2^-6; and
+    # (5, 10): 1e5 is past f16's 65504, so +inf; 1e-8 below its normals, so 0.
+    f = lambda v, e, m: jax.lax.reduce_precision(v, exponent_bits=e, mantissa_bits=m)
+    x = np.array([1 + 2.0**-8, 1 + 3 * 2.0**-8, -1e5, 1e-8], np.float32)
+    np.testing.assert_array_equal(kiln.jit(lambda v: f(v, 8, 7), cache_dir=None)(x)[:2],
+                                  [1.0, 1 + 2.0**-6])
+    np.testing.assert_array_equal(kiln.jit(lambda v: f(v, 5, 10), cache_dir=None)(x)[2:],
+                                  [-np.inf, 0.0])
