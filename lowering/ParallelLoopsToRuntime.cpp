@@ -70,6 +70,9 @@ struct ParallelLoopsToRuntimePass
     Type i64 = b.getI64Type(), voidType = LLVM::LLVMVoidType::get(context);
     Location loc = placeholder.getLoc();
 
+    // The body's only caller is the task (below): internal, LLVM inlines it
+    // there and drops it, rather than compiling it twice.
+    body.setLinkage(LLVM::Linkage::Internal);
     // The task: (ctx, begin, end) -> body(begin, end, *ctx...).
     b.setInsertionPointAfter(body);
     auto task = LLVM::LLVMFuncOp::create(b, loc, (kTaskPrefix + suffix).str(),

@@ -39,6 +39,7 @@
 // LLVM: %[[TASK:.*]] = llvm.mlir.addressof @__kiln_parallel_task_main_0
 // LLVM: llvm.call @kiln_rt_parallel_for(%[[TASK]], %[[CTX]], %{{.*}})
 // LLVM-NOT: __kiln_parallel_for_main_0
+// LLVM-LABEL: llvm.func internal @__kiln_parallel_body_main_0(%arg0: i64, %arg1: i64,
 // LLVM-LABEL: llvm.func internal @__kiln_parallel_task_main_0(%arg0: !llvm.ptr, %arg1: i64, %arg2: i64)
 // LLVM-COUNT-6: llvm.load
 // LLVM: llvm.call @__kiln_parallel_body_main_0(%arg1, %arg2,
