@@ -532,5 +532,14 @@ void kiln::rules::registerBuiltinNatives(NativeRegistry &r) {
     return Val::ofStr(def ? def->getName().getStringRef().str() : "");
   }, "the name of the op defining a value (\"lax.mul\"), \"\" for a block argument");
 
+  r.addConstraint("only_used_by", {A::Any, A::Any}, [](auto a) {
+    Value v = a[0].asValue();
+    if (!v || a[1].kind != Val::Str || v.use_empty())
+      return false;
+    return llvm::all_of(v.getUsers(), [&](Operation *user) {
+      return user->getName().getStringRef() == a[1].str;
+    });
+  }, "only_used_by(v, \"lax.concatenate\"): v has users, all ops of that name");
+
   registerScanNatives(r);
 }

@@ -211,6 +211,21 @@ func.func @outer_product_sum(%arg0: tensor<4x8xf32>, %arg1: tensor<8x3xf32>) -> 
   return %3 : tensor<4x3xf32>
 }
 
+// The same as jnp writes it: two broadcasts each, B[None]'s a leading unit
+// axis, which rows.yaml leaves alone here (no concatenate reads it).
+// CHECK-LABEL: func.func @outer_product_jnp
+// CHECK-NEXT: %[[D:.*]] = lax.dot_general %arg0, %arg1 contracting = [1] x [0] batch = [] x []
+// CHECK-NEXT: return %[[D]]
+func.func @outer_product_jnp(%arg0: tensor<4x8xf32>, %arg1: tensor<8x3xf32>) -> tensor<4x3xf32> {
+  %a = lax.broadcast_in_dim %arg0 shape = [4, 8, 1] dims = [0, 1] : tensor<4x8xf32> -> tensor<4x8x1xf32>
+  %0 = lax.broadcast_in_dim %a shape = [4, 8, 3] dims = [0, 1, 2] : tensor<4x8x1xf32> -> tensor<4x8x3xf32>
+  %b = lax.broadcast_in_dim %arg1 shape = [1, 8, 3] dims = [1, 2] : tensor<8x3xf32> -> tensor<1x8x3xf32>
+  %1 = lax.broadcast_in_dim %b shape = [4, 8, 3] dims = [0, 1, 2] : tensor<1x8x3xf32> -> tensor<4x8x3xf32>
+  %2 = lax.mul %0, %1 : tensor<4x8x3xf32>
+  %3 = lax.reduce_sum %2 axes = [1] : tensor<4x8x3xf32> -> tensor<4x3xf32>
+  return %3 : tensor<4x3xf32>
+}
+
 // A cond on a constant index is its branch (an index past the end runs the
 // last one).
 // CHECK-LABEL: func.func @cond_constant
