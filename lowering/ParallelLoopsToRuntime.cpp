@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_PARALLELLOOPSTORUNTIME
@@ -51,15 +52,24 @@ struct ParallelLoopsToRuntimePass
       runtime = LLVM::LLVMFuncOp::create(
           b, module.getLoc(), kRuntime, LLVM::LLVMFunctionType::get(voidType, {ptr, ptr, i64}));
     }
+    // Every placeholder call, found in one walk.
+    llvm::StringMap<SmallVector<LLVM::CallOp>> calls;
+    module.walk([&](LLVM::CallOp call) {
+      if (std::optional<StringRef> callee = call.getCallee())
+        if (callee->starts_with(kPlaceholderPrefix))
+          calls[*callee].push_back(call);
+    });
+    SymbolTable symbols(module);
     for (LLVM::LLVMFuncOp placeholder : placeholders)
-      if (failed(lower(module, placeholder, runtime)))
+      if (failed(lower(symbols, placeholder, calls[placeholder.getSymName()], runtime)))
         return signalPassFailure();
   }
 
-  LogicalResult lower(ModuleOp module, LLVM::LLVMFuncOp placeholder, LLVM::LLVMFuncOp runtime) {
-    MLIRContext *context = module.getContext();
+  LogicalResult lower(SymbolTable &symbols, LLVM::LLVMFuncOp placeholder,
+                      ArrayRef<LLVM::CallOp> calls, LLVM::LLVMFuncOp runtime) {
+    MLIRContext *context = placeholder.getContext();
     StringRef suffix = placeholder.getSymName().drop_front(kPlaceholderPrefix.size());
-    auto body = module.lookupSymbol<LLVM::LLVMFuncOp>((kBodyPrefix + suffix).str());
+    auto body = symbols.lookup<LLVM::LLVMFuncOp>((kBodyPrefix + suffix).str());
     ArrayRef<Type> params = placeholder.getFunctionType().getParams();
     if (!body || params.empty() || body.getFunctionType().getNumParams() != params.size() + 1)
       return placeholder.emitError("parallel loop placeholder without its body function");
@@ -90,11 +100,6 @@ struct ParallelLoopsToRuntimePass
     LLVM::ReturnOp::create(b, loc, ValueRange());
 
     // Each call: store the captures, hand the task to the runtime.
-    SmallVector<LLVM::CallOp> calls;
-    module.walk([&](LLVM::CallOp call) {
-      if (call.getCallee() == placeholder.getSymName())
-        calls.push_back(call);
-    });
     for (LLVM::CallOp call : calls) {
       auto caller = call->getParentOfType<LLVM::LLVMFuncOp>();
       Value ctx;
@@ -117,7 +122,7 @@ struct ParallelLoopsToRuntimePass
                            ValueRange{fn, ctx, call.getArgOperands().front()});
       call.erase();
     }
-    placeholder.erase();
+    symbols.erase(placeholder);
     return success();
   }
 };

@@ -64,10 +64,11 @@ TEST_F(KeyTest, KeyedCompileOptionsChangeTheKeyAndOnlyThey) {
   {                                                                                           \
     CompileOptions options;                                                                   \
     options.FIELD = changed(options.FIELD);                                                   \
-    if (KEYED)                                                                                \
+    if (KEYED) {                                                                              \
       EXPECT_NE(key(options), base) << "the cache key does not name " #FIELD;                 \
-    else if (std::string(#FIELD) != "target")                                                 \
+    } else if (std::string(#FIELD) != "target") {                                             \
       EXPECT_EQ(key(options), base) << #FIELD " is declared not to change the object";        \
+    }                                                                                         \
   }
 #include "compiler/CompileOptions.def"
 }
