@@ -422,6 +422,7 @@ static PrimitiveTable buildPrimitiveTable() {
   registerControlFlowPrimitives(table);
   registerIndexingPrimitives(table);
   registerRandomPrimitives(table);
+  registerSpecialFunctionPrimitives(table);
   return table;
 }
 

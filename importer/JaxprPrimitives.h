@@ -20,6 +20,7 @@
 //   registerIndexingPrimitives      gather, scatter               JaxprIndexing.cpp
 //   registerRandomPrimitives        random_bits, random_split,    JaxprRandom.cpp
 //                                   random_wrap/unwrap
+//   registerSpecialFunctionPrimitives zeta, bessel_i1e, polygamma JaxprSpecialFunctions.cpp
 //
 // Adding a primitive: write its handler next to its family's, and add one
 // `{"name", handler}` entry to that family's register function.
@@ -100,6 +101,7 @@ void registerSortPrimitives(PrimitiveTable &table);
 void registerControlFlowPrimitives(PrimitiveTable &table);
 void registerIndexingPrimitives(PrimitiveTable &table);
 void registerRandomPrimitives(PrimitiveTable &table);
+void registerSpecialFunctionPrimitives(PrimitiveTable &table);
 
 //===--- Shared handler shapes ----------------------------------------------===//
 
