@@ -285,10 +285,10 @@ def test_reduce_precision_by_hand():
 #===--- zeta, bessel_i1e, polygamma (importer/JaxprSpecialFunctions.cpp) ---===#
 # JAX lowers these to CHLO ops; Kiln's importer writes out XLA's expansions
 # (Cephes' formulas) in lax ops. Measured against jax.jit on this host:
-# f32 within 4 ulp (XLA fuses the Chebyshev recurrence's t*b1 - b2 into an
-# FMA, Kiln rounds twice), f64 within 5 ulp; special values exactly.
-
-_SPECIAL_RTOL = {np.float32: 1e-6, np.float64: 1e-13}
+# f32 within about 25 ulp: measured up to 8 (i1e: XLA fuses the Chebyshev
+# recurrence's t*b1 - b2 into an FMA where Kiln rounds twice, and which steps
+# it fuses depends on the host); f64 within 5 ulp; special values exactly.
+_SPECIAL_RTOL = {np.float32: 3e-6, np.float64: 1e-13}
 
 
 def _assert_special_close(got, want, rtol, tiny=0.0, small_atol=0.0, what=""):
