@@ -88,6 +88,38 @@ class Rules:
                                    any_order=any_order)
         return cls.from_text(text, name=f"{name}.yaml")
 
+    def rule(self, pattern, *, name: str | None = None, example_args=None,
+             tags: Sequence[str] = (), where: Sequence[str] | str = (),
+             any_order: bool = True):
+        """Decorator form of `from_functions`: the decorated function is the
+        replacement of `pattern`, and the rule joins these rules.
+
+        >>> rules = kiln.Rules()
+        >>> @rules.rule(lambda a, b: jnp.exp(jnp.log(a) - jnp.log(b)),
+        ...             tags=["changes-precision"])
+        ... def exp_log_ratio(a, b):
+        ...     "exp(log a - log b) is a / b for positive a, b"
+        ...     return a / b
+
+        The rule's name is `name`, else the function's with ``_`` as ``-``
+        (``exp-log-ratio``); its description the function's docstring. The
+        function is returned unchanged, an ordinary JAX function still."""
+        if not callable(pattern):
+            raise TypeError("Rules.rule(pattern): the pattern must be a function of the "
+                            f"replacement's parameters, got {type(pattern).__name__}")
+
+        def add(replacement):
+            import inspect
+            rule_name = name or replacement.__name__.replace("_", "-")
+            if rule_name == "<lambda>":
+                raise ValueError("Rules.rule: a lambda has no name; pass name=")
+            self._add(Rules.from_functions(
+                pattern, replacement, name=rule_name, example_args=example_args, tags=tags,
+                where=where, description=inspect.getdoc(replacement) or "",
+                any_order=any_order))
+            return replacement
+        return add
+
     def yaml(self) -> str:
         """The YAML of every rule file, concatenated (what kiln-opt reads)."""
         texts = []

@@ -137,3 +137,39 @@ def test_what_cannot_be_a_pattern():
     with pytest.raises(ValueError, match="closes over"):
         w = jnp.arange(8.0)
         kiln.Rules.from_functions(lambda x: x * w, lambda x: x, name="closure")
+
+
+def test_decorator_form(cache_dir):
+    """@rules.rule(pattern) on the replacement: the rule is named after the
+    function, described by its docstring, fires in kiln.jit, and the
+    function stays a plain JAX function."""
+    rules = kiln.Rules()
+
+    @rules.rule(lambda x: x / jnp.sqrt(x), tags=["changes-precision"])
+    def x_over_sqrt_x(x):
+        "x / sqrt(x) is sqrt(x) for x > 0"
+        return jnp.sqrt(x)
+
+    @rules.rule(lambda a, b: a * b + a * b, name="twice-product")
+    def doubled(a, b):
+        return 2.0 * (a * b)
+
+    assert "name: x-over-sqrt-x" in rules.yaml() and "x / sqrt(x) is sqrt(x)" in rules.yaml()
+    assert "name: twice-product" in rules.yaml()
+    x = positive(4, 6)
+    np.testing.assert_array_equal(x_over_sqrt_x(x), np.sqrt(x))  # still the function
+
+    def f(x, y):
+        return x / jnp.sqrt(x) + (x * y + x * y)
+    jitted = kiln.jit(f, rules=rules, tags=["changes-precision"], cache_dir=cache_dir)
+    assert jitted.lower(x, x).rule_stats() == {"x-over-sqrt-x": 1, "twice-product": 1}
+    want = jax.jit(lambda x, y: jnp.sqrt(x) + 2.0 * (x * y))(x, x)
+    np.testing.assert_array_equal(np.asarray(jitted(x, x)), np.asarray(want))
+    # Without the tag only the exact rule fires.
+    plain = kiln.jit(f, rules=rules, cache_dir=cache_dir)
+    assert plain.lower(x, x).rule_stats() == {"twice-product": 1}
+
+    with pytest.raises(ValueError, match="pass name="):
+        rules.rule(lambda a: a + a)(lambda a: 2.0 * a)
+    with pytest.raises(TypeError, match="must be a function"):
+        rules.rule("x + x")
