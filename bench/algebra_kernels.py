@@ -21,12 +21,14 @@ import json
 import math
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ecosystem_speed import per_call  # noqa: E402  (the same alternating blocks)
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
@@ -105,26 +107,6 @@ def kernels(quick):
     k["rowwise_loop"] = ((), lambda A: jnp.stack([jnp.tanh(A[i] * 2.0 + 1.0) for i in range(A.shape[0])]), lambda: (mat(1, R, 4096),), 0, 0)
     k["rowwise_loop_array"] = ((), lambda A: jnp.array([jnp.exp(-A[i]) for i in range(A.shape[0])]), lambda: (mat(1, R, 4096),), 0, 0)
     return k
-
-
-def per_call(fns, args, blocks, sample_s):
-    """Seconds per call of each of `fns`, median over `blocks` alternating
-    blocks of about `sample_s` seconds each."""
-    import jax
-    calls = []
-    for fn in fns:
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        calls.append(max(1, int(sample_s / max(time.perf_counter() - t0, 1e-7))))
-    samples = [[] for _ in fns]
-    for _ in range(blocks):
-        for i, fn in enumerate(fns):
-            t0 = time.perf_counter()
-            for _ in range(calls[i]):
-                out = fn(*args)
-            jax.block_until_ready(out)
-            samples[i].append((time.perf_counter() - t0) / calls[i])
-    return [statistics.median(s) for s in samples]
 
 
 def compare(got, want, rtol, atol):

@@ -502,22 +502,9 @@ def ecosystem(bench):
     (bench/ecosystem_speed.py), kiln.jit beside jax.jit in one process of
     the jax environment: per-call time and first call."""
     print("\nEcosystem: realistic-size programs, kiln.jit vs jax.jit in one process", flush=True)
-    if not bench.jax_available():
-        print(f"  skipped: no python with jax at {bench.jax_python}")
-        return
-    out = bench.tmp / "ecosystem.json"
-    env = dict(os.environ, **xla_env(bench.args.threads),
-               PYTHONPATH=str(bench.bin.parent / "python"), KILN_BIN=str(bench.bin))
-    cmd = [bench.jax_python, str(ROOT / "bench" / "ecosystem_speed.py"), "--json", str(out)]
-    if bench.args.quick:
-        cmd.append("--quick")
-    proc = subprocess.run(cmd, env=env, text=True, capture_output=True)
-    for line in proc.stdout.splitlines():
-        print("  " + line, flush=True)
-    if not out.exists():
-        print(f"  failed: {proc.stderr.strip().splitlines()[-1:] or proc.returncode}")
-        return
-    bench.ecosystem_rows = json.loads(out.read_text())["ecosystem"]
+    out = run_jax_script(bench, "ecosystem_speed.py", "ecosystem.json")
+    if out:
+        bench.ecosystem_rows = json.loads(out.read_text())["ecosystem"]
 
 
 def algebra(bench):
@@ -525,13 +512,19 @@ def algebra(bench):
     kiln.jit without and with rules/library/algebra, and jax.jit, in one
     process of the jax environment (printed; the rows are in its --json)."""
     print("\nAlgebra: kiln.jit without and with rules/library/algebra, and jax.jit", flush=True)
+    run_jax_script(bench, "algebra_kernels.py", "algebra.json")
+
+
+def run_jax_script(bench, script, json_name):
+    """Runs bench/`script` --json in the jax environment, printing its
+    output; the JSON file's path, or None (no jax, or it failed)."""
     if not bench.jax_available():
         print(f"  skipped: no python with jax at {bench.jax_python}")
-        return
-    out = bench.tmp / "algebra.json"
+        return None
+    out = bench.tmp / json_name
     env = dict(os.environ, **xla_env(bench.args.threads),
                PYTHONPATH=str(bench.bin.parent / "python"), KILN_BIN=str(bench.bin))
-    cmd = [bench.jax_python, str(ROOT / "bench" / "algebra_kernels.py"), "--json", str(out)]
+    cmd = [bench.jax_python, str(ROOT / "bench" / script), "--json", str(out)]
     if bench.args.quick:
         cmd.append("--quick")
     proc = subprocess.run(cmd, env=env, text=True, capture_output=True)
@@ -539,6 +532,8 @@ def algebra(bench):
         print("  " + line, flush=True)
     if not out.exists():
         print(f"  failed: {proc.stderr.strip().splitlines()[-1:] or proc.returncode}")
+        return None
+    return out
 
 
 def fmt_bytes(n):
