@@ -1,6 +1,7 @@
 //===- JaxprSort.cpp - sort and top_k -------------------------------------===//
 //
-// sort[dimension is_stable num_keys] and top_k[k axis] import one op each:
+// sort[dimension is_stable num_keys] and top_k[k axis] import one op each
+// (approx_top_k, computed exactly, one or three):
 // lax.sort (stable whatever is_stable says: a stable order is one of the
 // orders an unstable sort may return) and lax.top_k. How they sort is the
 // lowering's choice (lowering/ExpandSort.cpp, LaxToLinalgSort.cpp).
@@ -70,8 +71,67 @@ EmitResult emitTopK(PrimitiveEmitter &e) {
   return e.finish(TopKOp::create(e.b, e.loc, (*operands)[0], *k, *axis));
 }
 
+/// approx_top_k[k reduction_dimension is_max_k aggregate_to_topk ...]
+/// operand: XLA:CPU computes it exactly (it sorts), and so does Kiln: the k
+/// largest as top_k, the k smallest (along the last axis) as the first k of
+/// a stable ascending sort of (operand, its indices) -- the order jax.jit
+/// returns, NaNs last (tests/python/test_sort.py). recall_target and
+/// reduction_input_size_override only tune an approximation; without
+/// aggregate_to_topk the result is a TPU-shaped partial one, refused.
+EmitResult emitApproxTopK(PrimitiveEmitter &e) {
+  EmitResult operands = e.operands(1, 1);
+  FailureOr<int64_t> k = e.builder.intParam(e.eqn, "k");
+  FailureOr<bool> isMax = e.builder.boolParam(e.eqn, "is_max_k", true);
+  FailureOr<bool> aggregate = e.builder.boolParam(e.eqn, "aggregate_to_topk", true);
+  if (failed(operands) || failed(k) || failed(isMax) || failed(aggregate))
+    return failure();
+  Value x = (*operands)[0];
+  auto type = cast<RankedTensorType>(x.getType());
+  FailureOr<int64_t> dimension = e.builder.intParam(e.eqn, "reduction_dimension", -1);
+  if (failed(dimension))
+    return failure();
+  FailureOr<int64_t> axis = axisOf(e, type, *dimension);
+  if (failed(axis))
+    return failure();
+  if (!*aggregate)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'approx_top_k' with aggregate_to_topk=False (a partial result of "
+              "reduction_input_size_override elements) is not supported; Kiln computes the "
+              "exact top k (aggregate_to_topk=True)";
+  if (*k < 0 || *k > type.getDimSize(*axis))
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'approx_top_k' k = " << *k << " is not within the axis's "
+           << type.getDimSize(*axis) << " elements";
+  if (*isMax)
+    return e.finish(TopKOp::create(e.b, e.loc, x, *k, *axis));
+  // jax.jit's approx_min_k orders NaNs last along the last axis but first
+  // along another one (seen on XLA:CPU with JAX 0.10.2): only the form
+  // whose order Kiln reproduces is taken.
+  if (*axis != type.getRank() - 1)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'approx_top_k' with is_max_k=False is supported along the last axis only, got "
+              "reduction_dimension "
+           << *dimension;
+  Value index = IotaOp::create(e.b, e.loc, type.clone(e.b.getI32Type()), *axis);
+  EmitResult sorted = e.finish(SortOp::create(e.b, e.loc, ValueRange{x, index}, *axis, 1));
+  if (failed(sorted))
+    return failure();
+  SmallVector<Value> firstK;
+  SmallVector<int64_t> start(type.getRank(), 0), limit(type.getShape()), step(type.getRank(), 1);
+  limit[*axis] = *k;
+  for (Value v : *sorted) {
+    FailureOr<Value> head =
+        e.built(SliceOp::create(e.b, e.loc, e.placeholder, v, start, limit, step));
+    if (failed(head))
+      return failure();
+    firstK.push_back(*head);
+  }
+  return firstK;
+}
+
 } // namespace
 
 void kiln::jaxpr::registerSortPrimitives(PrimitiveTable &table) {
-  addPrimitives(table, {{"sort", emitSort}, {"top_k", emitTopK}});
+  addPrimitives(table,
+                {{"sort", emitSort}, {"top_k", emitTopK}, {"approx_top_k", emitApproxTopK}});
 }

@@ -134,3 +134,38 @@ def test_empty_axes(n):
         return jnp.sort(x, axis=1), jnp.sort(x, axis=2), lax.top_k(x, 0)
 
     _check(f, x)
+
+
+@pytest.mark.parametrize("rounded", [False, True])
+def test_approx_max_and_min_k_are_exact_as_on_xla_cpu(rounded):
+    # XLA:CPU computes approx_max_k / approx_min_k exactly (it sorts): the
+    # same values, NaNs, -0 and +0 in the same order; the indices of tied
+    # values in an order of its own (max along the last axis and axis 0,
+    # min along the last axis: along another, jax.jit puts NaNs first, and
+    # Kiln refuses that form).
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((6, 700)) * 4
+    x = (np.round(x) if rounded else x).astype(np.float32)  # rounded: many ties
+    x[0, [3, 9]] = np.nan
+    x[1, [5, 6]] = [-0.0, 0.0]
+    x[2, 11] = np.inf
+    x[3, 12] = -np.inf
+    fns = [lambda v: jax.lax.approx_max_k(v, 7),
+           lambda v: jax.lax.approx_min_k(v, 7, recall_target=0.5),
+           lambda v: jax.lax.approx_max_k(v, 3, reduction_dimension=0)]
+    with pytest.raises(kiln.JaxprImportError, match="last axis only"):
+        kiln.jit(lambda v: jax.lax.approx_min_k(v, 3, reduction_dimension=0), cache_dir=None)(x)
+    for f, axis in zip(fns, [1, 1, 0]):
+        (values, idx), (want_values, want_idx) = kiln.jit(f, cache_dir=None)(x), jax.jit(f)(x)
+        np.testing.assert_array_equal(values, np.asarray(want_values))
+        if not rounded:  # distinct values: the same indices too
+            np.testing.assert_array_equal(idx, np.asarray(want_idx))
+        # Among ties XLA's order is its own: each index must hold its value,
+        # and no index may repeat.
+        np.testing.assert_array_equal(np.take_along_axis(x, np.asarray(idx), axis), values)
+        assert all(len(set(r)) == len(r) for r in np.moveaxis(np.asarray(idx), axis, -1))
+    # By hand: the 2 smallest of a row.
+    vals, idx = kiln.jit(lambda v: jax.lax.approx_min_k(v, 2), cache_dir=None)(
+        np.array([[5, 1, 4, 1]], np.float32))
+    np.testing.assert_array_equal(vals, [[1, 1]])
+    np.testing.assert_array_equal(idx, [[1, 3]])
