@@ -20,7 +20,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ecosystem_speed import per_call  # noqa: E402  (the same alternating blocks)
+from ecosystem_speed import host, per_call  # noqa: E402  (the same blocks, the same host name)
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
@@ -119,16 +118,6 @@ def compare(got, want, rtol, atol):
         return bool(np.array_equal(g, w, equal_nan=True)), "exact"
     err = float((np.abs(g - w) / (atol + rtol * np.abs(w))).max(initial=0.0))
     return err <= 1.0, f"worst {err:.2f} x tol"
-
-
-def host():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def geomean(xs):
