@@ -18,16 +18,13 @@ geometric means; --json writes the rows.
 """
 import argparse
 import json
-import math
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ecosystem_speed import host, per_call  # noqa: E402  (the same blocks, the same host name)
+from ecosystem_speed import geomean, host, per_call, run_record  # noqa: E402  (one copy each)
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
@@ -120,16 +117,10 @@ def compare(got, want, rtol, atol):
     return err <= 1.0, f"worst {err:.2f} x tol"
 
 
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
-
-
 def record(rows, args, jax_version):
     """A run in bench/results' schema (history.py): per kernel the time per
     call with the library against Kiln without it and against jax.jit; the
     raw rows under "algebra"."""
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip() or None
     history = []
     for r in rows:
         if "lib_s" not in r:
@@ -141,10 +132,9 @@ def record(rows, args, jax_version):
                             "kiln_variant": "kiln.jit, rules/library/algebra, tags "
                             + (",".join(r["tags"]) or "(exact only)"),
                             "peer_name": peer, "note": ""})
-    return {"date": time.strftime("%Y-%m-%d"), "host": f"{host()}, {os.cpu_count()} cores",
-            "commit": commit, "source": "bench/algebra_kernels.py",
-            "command": "bench/algebra_kernels.py" + (" --quick" if args.quick else ""),
-            "notes": f"jax {jax_version}", "rows": history, "algebra": rows}
+    command = "bench/algebra_kernels.py" + (" --quick" if args.quick else "")
+    return {**run_record("bench/algebra_kernels.py", command, jax_version, history),
+            "algebra": rows}
 
 
 def main():

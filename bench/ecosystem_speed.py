@@ -237,12 +237,24 @@ def host():
     return platform.processor() or platform.machine()
 
 
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def run_record(source, command, jax_version, history):
+    """The envelope of a run in bench/results' schema (history.py): date,
+    host, commit, how it was run, and its history rows."""
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or None
+    return {"date": time.strftime("%Y-%m-%d"), "host": f"{host()}, {os.cpu_count()} cores",
+            "commit": commit, "source": source, "command": command,
+            "notes": f"jax {jax_version}", "rows": history}
+
+
 def record(rows, args, jax_version):
     """A run in bench/results' schema (history.py): its history rows (time
     per call and first-call CPU per program, kiln/peer ratios) and the raw
     rows under "ecosystem"."""
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip() or None
     history = []
     for r in rows:
         for metric, kiln, xla in (("time per call", "kiln_s", "xla_s"),
@@ -254,11 +266,10 @@ def record(rows, args, jax_version):
                     "kiln": r[kiln], "peer": r[xla], "ratio": r[kiln] / r[xla],
                     "ratio_is": "kiln/peer", "unit": "s", "kiln_variant": "kiln.jit",
                     "peer_name": "jax.jit", "note": r.get("description", "")})
-    return {"date": time.strftime("%Y-%m-%d"), "host": f"{host()}, {os.cpu_count()} cores",
-            "commit": commit, "source": "bench/ecosystem_speed.py",
-            "command": "bench/ecosystem_speed.py" + (" --quick" if args.quick else "")
-            + (f" --busy {args.busy}" if args.busy else ""),
-            "notes": f"jax {jax_version}", "rows": history, "ecosystem": rows}
+    command = ("bench/ecosystem_speed.py" + (" --quick" if args.quick else "")
+               + (f" --busy {args.busy}" if args.busy else ""))
+    return {**run_record("bench/ecosystem_speed.py", command, jax_version, history),
+            "ecosystem": rows}
 
 
 def main():
@@ -324,7 +335,7 @@ def run(args):
               f"{'ok' if row['ok'] else 'FAILED'}: {row['check']}", flush=True)
     ratios = [r["ratio"] for r in rows if "ratio" in r]
     if ratios:
-        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        geo = geomean(ratios)
         print(f"geometric mean XLA/Kiln per call over {len(ratios)} programs: {geo:.2f}")
     if args.json:
         Path(args.json).write_text(json.dumps(record(rows, args, jax.__version__), indent=1)
