@@ -40,13 +40,10 @@ def test_random_seed_and_fold_in(seed):
 
 
 def test_random_seed_from_int64():
-    jax.config.update("jax_enable_x64", True)
-    try:
+    with jax.enable_x64(True):
         f = lambda s: jax.random.PRNGKey(s)
         s = np.int64(2**40 + 12345)
         np.testing.assert_array_equal(kiln.jit(f, cache_dir=None)(s), np.asarray(jax.jit(f)(s)))
-    finally:
-        jax.config.update("jax_enable_x64", False)
 
 
 def test_empty2_in_the_gradient_of_a_cond():
@@ -209,8 +206,7 @@ def _interpreted(f, *args):
 @pytest.mark.parametrize("dtype", ["int8", "int32", "uint32", "int64", "uint64"])
 def test_clz(dtype):
     # Leading zeros of 0 (the width), 1, -1 (0), powers of two, extremes.
-    jax.config.update("jax_enable_x64", True)
-    try:
+    with jax.enable_x64(True):
         info = np.iinfo(dtype)
         width = info.bits
         x = np.array([0, 1, 2, 3, info.max, info.min, info.max // 3] +
@@ -222,8 +218,6 @@ def test_clz(dtype):
         assert want[0] == width and want[1] == width - 1  # by hand: clz(0), clz(1)
         np.testing.assert_array_equal(kiln.jit(f, cache_dir=None)(x), want)
         np.testing.assert_array_equal(_interpreted(f, x)[0], want)
-    finally:
-        jax.config.update("jax_enable_x64", False)
 
 
 def _reduce_precision_inputs(dtype, rng):
@@ -254,8 +248,7 @@ def test_reduce_precision(dtype, formats):
     # Bit for bit against jax.jit (XLA's ReducePrecision): ties, signed
     # zeros, infinities, NaNs, subnormals, values past the narrow range.
     import ml_dtypes
-    jax.config.update("jax_enable_x64", dtype == "float64")
-    try:
+    with jax.enable_x64(dtype == "float64"):
         npdtype = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
         base = np.float32 if dtype == "bfloat16" else npdtype
         x = _reduce_precision_inputs(base, np.random.default_rng(7)).astype(npdtype)
@@ -266,8 +259,6 @@ def test_reduce_precision(dtype, formats):
                                           err_msg=f"{dtype} e{e}m{m}")
             np.testing.assert_array_equal(_bits(_interpreted(f, x)[0]), want,
                                           err_msg=f"{dtype} e{e}m{m} (interpreter)")
-    finally:
-        jax.config.update("jax_enable_x64", False)
 
 
 def test_reduce_precision_by_hand():
@@ -328,8 +319,7 @@ def _zeta_inputs(dtype):
 
 @pytest.mark.parametrize("x64", [False, True])
 def test_zeta_as_xla_computes_it(x64):
-    jax.config.update("jax_enable_x64", x64)
-    try:
+    with jax.enable_x64(x64):
         dtype = np.float64 if x64 else np.float32
         x, q = _zeta_inputs(dtype)
         f = lambda a, b: jax.lax.zeta(a, b)  # noqa: E731
@@ -357,14 +347,11 @@ def test_zeta_as_xla_computes_it(x64):
                           jax.grad(lambda b: jax.scipy.special.zeta(a, b).sum())(b))
         for k, w in zip(kiln.jit(h, cache_dir=None)(xs, qs), jax.jit(h)(xs, qs)):
             _assert_special_close(k, w, 2 * _SPECIAL_RTOL[dtype])
-    finally:
-        jax.config.update("jax_enable_x64", False)
 
 
 @pytest.mark.parametrize("x64", [False, True])
 def test_bessel_i1e_as_xla_computes_it(x64):
-    jax.config.update("jax_enable_x64", x64)
-    try:
+    with jax.enable_x64(x64):
         dtype = np.float64 if x64 else np.float32
         rng = np.random.default_rng(1)
         x = np.concatenate([rng.uniform(-100, 100, 300), rng.uniform(-10, 10, 100),
@@ -387,14 +374,11 @@ def test_bessel_i1e_as_xla_computes_it(x64):
                        jax.grad(lambda v: jax.scipy.special.i1e(v).sum())(v))
         for k, w in zip(kiln.jit(h, cache_dir=None)(xs), jax.jit(h)(xs)):
             _assert_special_close(k, w, 1e-5 if not x64 else 1e-12)
-    finally:
-        jax.config.update("jax_enable_x64", False)
 
 
 @pytest.mark.parametrize("x64", [False, True])
 def test_polygamma_as_xla_computes_it(x64):
-    jax.config.update("jax_enable_x64", x64)
-    try:
+    with jax.enable_x64(x64):
         dtype = np.float64 if x64 else np.float32
         rng = np.random.default_rng(2)
         x = np.concatenate([rng.uniform(0, 20, 200), [0.01, 0.5, 1, 2, 20, 0, -1, -0.5,
@@ -419,8 +403,6 @@ def test_polygamma_as_xla_computes_it(x64):
         xs = np.linspace(0.2, 15, 64).astype(dtype)
         h = jax.grad(lambda v: jax.scipy.special.polygamma(2, v).sum())
         _assert_special_close(kiln.jit(h, cache_dir=None)(xs), np.asarray(jax.jit(h)(xs)), rtol)
-    finally:
-        jax.config.update("jax_enable_x64", False)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, jnp.bfloat16])
