@@ -8,12 +8,16 @@ KINDS = [("sum", "reduce_sum", "f32"), ("isum", "reduce_sum", "i32"), ("max", "r
          ("min", "reduce_min", "f32"), ("prod", "reduce_prod", "f32"), ("iprod", "reduce_prod", "i32")]
 
 
+def tensor(shape, et):
+    return "tensor<%s%s>" % ("".join(f"{d}x" for d in shape), et)
+
+
 def stack(kind, red, et, n, axis):
     # n arrays of 2x3 stacked along `axis` (expand_dims), reduced over it.
     shape = [2, 3]
     st = shape[:axis] + [1] + shape[axis:]
     full = shape[:axis] + [n] + shape[axis:]
-    t = lambda s: "tensor<%s%s>" % ("".join(f"{d}x" for d in s), et)
+    t = lambda s: tensor(s, et)
     args = ", ".join(f"%a{i}: {t(shape)}" for i in range(n))
     lines = [f"func.func @{kind}_stack{n}_axis{axis}({args}) -> {t(shape)} {{"]
     for i in range(n):
@@ -27,7 +31,7 @@ def stack(kind, red, et, n, axis):
 
 
 def array(kind, red, et, n):
-    t = lambda s: "tensor<%s%s>" % ("".join(f"{d}x" for d in s), et)
+    t = lambda s: tensor(s, et)
     args = ", ".join(f"%a{i}: {t([5])}" for i in range(n))
     lines = [f"func.func @{kind}_array{n}({args}) -> {t([5])} {{"]
     for i in range(n):
@@ -42,7 +46,7 @@ def array(kind, red, et, n):
 
 def concat(kind, red, et, n):
     # Operands of 1..n rows, reduced over both axes.
-    t = lambda s: "tensor<%s%s>" % ("".join(f"{d}x" for d in s), et)
+    t = lambda s: tensor(s, et)
     rows = list(range(1, n + 1))
     args = ", ".join(f"%a{i}: {t([r, 3])}" for i, r in enumerate(rows))
     lines = [f"func.func @{kind}_concatenate{n}({args}) -> {t([])} {{"]
