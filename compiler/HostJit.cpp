@@ -38,7 +38,6 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <optional>

@@ -3,15 +3,14 @@
 // One pool for the runtime's parallel work: the GEMM's blocks (OpenBLAS
 // and Eigen each run single-threaded on a part of the product) and the
 // compiled parallel loops' ranges of iterations (kiln_rt_parallel_for). It
-// replaces the libraries' own pools, which spin-waited after each
-// call: on a machine where another process held a core, a scan calling a
-// GEMM per step ran about 10x slower, its threads spinning against each
-// other and waiting for a descheduled thread at every step.
+// replaces the libraries' own pools, which spin-waited after each call: on
+// a machine where another process held a core, a scan calling a GEMM per
+// step ran about 10x slower, its threads spinning against each other and
+// waiting for a descheduled thread at every step.
 //
-// Here work is claimed an index at a time and the waiting
-// thread takes part; workers spin for kSpin after their last work (a
-// scan's next step arrives within it) yielding the core as they do, then
-// sleep on a condition variable.
+// Here work is claimed an index at a time (the caller takes part), workers
+// spin for kSpin after their last job (a scan's next step arrives within
+// it) yielding the core as they do, then sleep on a condition variable.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/KilnThreads.h"
@@ -47,7 +46,7 @@ struct Job {
 };
 
 /// Claims and runs indices of `job` until none is left.
-void claimAndRun(Job &job) {
+void work(Job &job) {
   for (int64_t i = job.next.fetch_add(1, std::memory_order_relaxed); i < job.n;
        i = job.next.fetch_add(1, std::memory_order_relaxed)) {
     (*job.body)(i);
@@ -59,15 +58,6 @@ void relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #endif
-}
-
-/// One step of a wait for another thread: a pause for the first 256 steps,
-/// then the core is given up at each step.
-void backOff(int &steps) {
-  if (++steps < 256)
-    relax();
-  else
-    std::this_thread::yield();
 }
 
 class Pool {
@@ -82,7 +72,10 @@ public:
     bool wake;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      startWorkers(job.wanted);
+      while (started < std::min(job.wanted, kMaxWorkers)) {
+        std::thread(&Pool::workerLoop, this).detach();
+        ++started;
+      }
       jobs.push_back(&job);
       epoch.fetch_add(1, std::memory_order_release);
       wake = sleeping > 0;
@@ -100,16 +93,8 @@ public:
   }
 
 private:
-  void startWorkers(int wanted) {
-    while (started < std::min(wanted, kMaxWorkers)) {
-      std::thread(&Pool::workerLoop, this).detach();
-      ++started;
-    }
-  }
-
-  /// A job with indices left and room for a worker (joined), or null.
-  /// Under `mutex`.
-  Job *take() {
+  /// A job with indices left and room for a worker, joined; null if none.
+  Job *join() {
     for (auto it = jobs.begin(); it != jobs.end();) {
       Job *job = *it;
       if (job->next.load(std::memory_order_relaxed) >= job->n) {
@@ -126,34 +111,34 @@ private:
 
   void workerLoop() {
     for (;;) {
-      Job *job;
+      Job *job = nullptr;
       uint64_t seen;
       {
         std::lock_guard<std::mutex> lock(mutex);
-        job = take();
+        job = join();
         seen = epoch.load(std::memory_order_relaxed);
       }
-      if (!job && !(job = spinForWork(seen))) {
+      if (!job && !(job = spinForJob(seen))) {
         std::unique_lock<std::mutex> lock(mutex);
-        while (!(job = take())) {
+        while (!(job = join())) {
           ++sleeping;
           ready.wait(lock);
           --sleeping;
         }
       }
-      claimAndRun(*job);
+      work(*job);
       job->inside.fetch_sub(1, std::memory_order_release);
     }
   }
 
-  /// Waits up to kSpin for new work, giving the core up between looks.
-  Job *spinForWork(uint64_t seen) {
+  /// Waits up to kSpin for a new job, giving the core up between looks.
+  Job *spinForJob(uint64_t seen) {
     auto until = std::chrono::steady_clock::now() + kSpin;
     do {
       for (int i = 0; i < 64; ++i) {
         if (epoch.load(std::memory_order_acquire) != seen) {
           std::lock_guard<std::mutex> lock(mutex);
-          if (Job *job = take())
+          if (Job *job = join())
             return job;
           seen = epoch.load(std::memory_order_relaxed);
         }
@@ -219,12 +204,17 @@ void kiln::runtime::parallelFor(int64_t n, int threads,
   job.wanted = int(std::min<int64_t>(threads - 1, n - 1));
   Pool &pool = Pool::get();
   pool.post(job);
-  claimAndRun(job);
+  work(job);
   pool.withdraw(job);
   // Only indices a worker already runs are left; then no worker holds the job.
-  for (int steps = 0; job.finished.load(std::memory_order_acquire) < n ||
-                      job.inside.load(std::memory_order_acquire) > 0;)
-    backOff(steps);
+  for (int spins = 0; job.finished.load(std::memory_order_acquire) < n ||
+                      job.inside.load(std::memory_order_acquire) > 0;
+       ++spins) {
+    if (spins < 256)
+      relax();
+    else
+      std::this_thread::yield();
+  }
 }
 
 extern "C" {

@@ -1,7 +1,7 @@
 //===- KilnThreads.h - the CPU runtime's worker threads ---------*- C++ -*-===//
 //
 // The runtime's one pool of worker threads (the GEMM's blocks, OpenBLAS and
-// Eigen single-threaded inside it, and the parallel loops' tasks) and the
+// Eigen single-threaded inside it, and the parallel loops' ranges) and the
 // thread counts calls may use (kiln_rt_set_default_threads,
 // kiln_rt_set_thread_limit).
 //
