@@ -41,7 +41,7 @@ func::FuncOp runtimeFunction(ModuleOp module, StringRef name, FunctionType type)
 /// Whether `fn` is entered from outside the module's own calls.
 bool isEnteredFromOutside(func::FuncOp fn) {
   return !fn.isExternal() &&
-         (fn.isPublic() || fn.getSymName().starts_with("__kiln_parallel_body_"));
+         (fn.isPublic() || fn.getSymName().starts_with(kiln::kParallelBodyPrefix));
 }
 
 struct FlushSubnormalsPass : kiln::impl::FlushSubnormalsBase<FlushSubnormalsPass> {

@@ -70,8 +70,8 @@ struct OutlineParallelLoopsPass
     std::string suffix;
     do
       suffix = (parent.getSymName() + "_" + llvm::Twine(next++)).str();
-    while (symbols.lookup("__kiln_parallel_body_" + suffix) ||
-           symbols.lookup("__kiln_parallel_for_" + suffix));
+    while (symbols.lookup((kiln::kParallelBodyPrefix + suffix).str()) ||
+           symbols.lookup((kiln::kParallelForPrefix + suffix).str()));
 
     OpBuilder b(parent);
     b.setInsertionPointAfter(parent);
@@ -81,13 +81,13 @@ struct OutlineParallelLoopsPass
       inputTypes.push_back(v.getType());
     SmallVector<Type> bodyTypes = {index, index};
     bodyTypes.append(inputTypes);
-    auto body = func::FuncOp::create(b, loc, "__kiln_parallel_body_" + suffix,
+    auto body = func::FuncOp::create(b, loc, (kiln::kParallelBodyPrefix + suffix).str(),
                                      b.getFunctionType(bodyTypes, {}));
     body.setPrivate();
     symbols.insert(body);
     SmallVector<Type> placeholderTypes = {index};
     placeholderTypes.append(inputTypes);
-    auto placeholder = func::FuncOp::create(b, loc, "__kiln_parallel_for_" + suffix,
+    auto placeholder = func::FuncOp::create(b, loc, (kiln::kParallelForPrefix + suffix).str(),
                                             b.getFunctionType(placeholderTypes, {}));
     placeholder.setPrivate();
     // A use of the body until kiln-parallel-loops-to-runtime calls it.

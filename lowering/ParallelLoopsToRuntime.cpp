@@ -27,8 +27,8 @@ namespace kiln {
 using namespace mlir;
 
 namespace {
-constexpr llvm::StringLiteral kPlaceholderPrefix = "__kiln_parallel_for_";
-constexpr llvm::StringLiteral kBodyPrefix = "__kiln_parallel_body_";
+using kiln::kParallelBodyPrefix;
+using kiln::kParallelForPrefix;
 constexpr llvm::StringLiteral kTaskPrefix = "__kiln_parallel_task_";
 constexpr llvm::StringLiteral kRuntime = "kiln_rt_parallel_for";
 
@@ -38,7 +38,7 @@ struct ParallelLoopsToRuntimePass
     ModuleOp module = getOperation();
     SmallVector<LLVM::LLVMFuncOp> placeholders;
     for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
-      if (fn.isExternal() && fn.getSymName().starts_with(kPlaceholderPrefix))
+      if (fn.isExternal() && fn.getSymName().starts_with(kParallelForPrefix))
         placeholders.push_back(fn);
     if (placeholders.empty())
       return;
@@ -56,7 +56,7 @@ struct ParallelLoopsToRuntimePass
     llvm::StringMap<SmallVector<LLVM::CallOp>> calls;
     module.walk([&](LLVM::CallOp call) {
       if (std::optional<StringRef> callee = call.getCallee())
-        if (callee->starts_with(kPlaceholderPrefix))
+        if (callee->starts_with(kParallelForPrefix))
           calls[*callee].push_back(call);
     });
     SymbolTable symbols(module);
@@ -68,8 +68,8 @@ struct ParallelLoopsToRuntimePass
   LogicalResult lower(SymbolTable &symbols, LLVM::LLVMFuncOp placeholder,
                       ArrayRef<LLVM::CallOp> calls, LLVM::LLVMFuncOp runtime) {
     MLIRContext *context = placeholder.getContext();
-    StringRef suffix = placeholder.getSymName().drop_front(kPlaceholderPrefix.size());
-    auto body = symbols.lookup<LLVM::LLVMFuncOp>((kBodyPrefix + suffix).str());
+    StringRef suffix = placeholder.getSymName().drop_front(kParallelForPrefix.size());
+    auto body = symbols.lookup<LLVM::LLVMFuncOp>((kParallelBodyPrefix + suffix).str());
     ArrayRef<Type> params = placeholder.getFunctionType().getParams();
     if (!body || params.empty() || body.getFunctionType().getNumParams() != params.size() + 1)
       return placeholder.emitError("parallel loop placeholder without its body function");

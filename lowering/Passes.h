@@ -38,6 +38,14 @@ void buildKilnBufferizePipeline(mlir::OpPassManager &pm,
                                 const CpuPipelineOptions &options = {},
                                 bool deallocate = true);
 
+/// The functions kiln-outline-parallel-loops makes of a parallel loop
+/// `<k>`: its body over a range of iterations, and the bodiless placeholder
+/// whose calls kiln-parallel-loops-to-runtime turns into the runtime's
+/// kiln_rt_parallel_for. The body runs on the pool's workers
+/// (kiln-flush-subnormals sets their float mode).
+constexpr llvm::StringLiteral kParallelBodyPrefix = "__kiln_parallel_body_";
+constexpr llvm::StringLiteral kParallelForPrefix = "__kiln_parallel_for_";
+
 /// Registers --kiln-lax-to-linalg and the --kiln-lower-cpu pipeline.
 void registerKilnLowering();
 
