@@ -102,20 +102,14 @@ struct ParallelLoopsToRuntimePass
     // Each call: store the captures, hand the task to the runtime.
     for (LLVM::CallOp call : calls) {
       auto caller = call->getParentOfType<LLVM::LLVMFuncOp>();
-      Value ctx;
-      if (captureTypes.empty()) {
-        b.setInsertionPoint(call);
-        ctx = LLVM::ZeroOp::create(b, loc, ptr);
-      } else {
-        b.setInsertionPointToStart(&caller.getBody().front());
-        Value one = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
-        ctx = LLVM::AllocaOp::create(b, loc, ptr, ctxType, one);
-        b.setInsertionPoint(call);
-        for (auto [i, value] : llvm::enumerate(call.getArgOperands().drop_front())) {
-          Value field = LLVM::GEPOp::create(b, loc, ptr, ctxType, ctx,
-                                            ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
-          LLVM::StoreOp::create(b, loc, value, field);
-        }
+      b.setInsertionPointToStart(&caller.getBody().front());
+      Value one = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
+      Value ctx = LLVM::AllocaOp::create(b, loc, ptr, ctxType, one);
+      b.setInsertionPoint(call);
+      for (auto [i, value] : llvm::enumerate(call.getArgOperands().drop_front())) {
+        Value field = LLVM::GEPOp::create(b, loc, ptr, ctxType, ctx,
+                                          ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
+        LLVM::StoreOp::create(b, loc, value, field);
       }
       Value fn = LLVM::AddressOfOp::create(b, loc, ptr, task.getSymName());
       LLVM::CallOp::create(b, call.getLoc(), runtime,
