@@ -203,9 +203,13 @@ void gemmBlock(Backend backend, const Block<T> &p) {
 /// the calling thread: waking a worker costs microseconds, a sleeping one
 /// tens of them. Larger ones are cut into blocks of at least
 /// kBlockFlops, about four per thread so that a worker that starts late
-/// (a busy machine) leaves its share to the others.
+/// (a busy machine) leaves its share to the others. Each block packs its
+/// share of the operands again and zeroes its part of C, so a block must be
+/// large beside that: at 1 MFLOP an RNN step's 64x128x384 product (6.3
+/// MFLOP) made six bands of 64 columns, each packing all of A, and the GRU
+/// of bench/ecosystem_speed.py ran 1.2x slower than with two bands.
 constexpr double kParallelFlops = double(1 << 22);
-constexpr double kBlockFlops = double(1 << 20);
+constexpr double kBlockFlops = double(1 << 22);
 /// Rows or columns of a block: a multiple of this (the kernels' tiles).
 constexpr int64_t kBlockStep = 16;
 
