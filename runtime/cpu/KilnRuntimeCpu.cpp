@@ -28,12 +28,14 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace {
@@ -132,8 +134,32 @@ bool tryBlas(const T *pa, const T *pb, T *pc, int64_t m, int64_t n, int64_t k,
 
 enum class Backend : int32_t { Measure = 0, Eigen = 1, Blas = 2 };
 
+#if defined(KILN_GEMM_OPENBLAS) && defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__)
+/// Whether OpenBLAS runs kernels with AVX2 and FMA: the core families it
+/// names (openblas_get_corename) whose kernels do. A runtime built for an
+/// AVX2 host whose OpenBLAS does not know the CPU (Debian's 0.3.21 falls
+/// back to its SSE3 "Prescott" kernels on an Emerald Rapids Xeon) never
+/// wins with BLAS: Eigen's kernels, built for the host, use FMA. Measuring
+/// both there only made each GEMM shape's first call slower (bench/
+/// ecosystem_speed.py's attention: about 0.1 s of its first call).
+bool blasHasHostKernels() {
+  std::string core = openblas_get_corename();
+  std::transform(core.begin(), core.end(), core.begin(), [](unsigned char c) {
+    return char(std::tolower(c));
+  });
+  for (const char *family : {"haswell", "skylakex", "cooperlake", "sapphirerapids", "zen",
+                             "excavator", "steamroller"})
+    if (core.find(family) != std::string::npos)
+      return true;
+  return false;
+}
+#else
+bool blasHasHostKernels() { return true; }
+#endif
+
 /// kiln_rt_force_gemm_backend's choice, else $KILN_GEMM_BACKEND's (eigen or
-/// openblas), read once; Measure otherwise.
+/// openblas), read once; else Eigen where OpenBLAS's kernels are older than
+/// the host's (blasHasHostKernels); Measure otherwise.
 std::atomic<int32_t> &forcedBackend() {
   static std::atomic<int32_t> forced = [] {
     const char *env = std::getenv("KILN_GEMM_BACKEND");
@@ -141,6 +167,8 @@ std::atomic<int32_t> &forcedBackend() {
       return int32_t(Backend::Eigen);
     if (env && !std::strcmp(env, "openblas"))
       return int32_t(Backend::Blas);
+    if (!blasHasHostKernels())
+      return int32_t(Backend::Eigen);
     return int32_t(Backend::Measure);
   }();
   return forced;
