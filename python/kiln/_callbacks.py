@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from . import _kiln
-from ._jaxpr import primitives
+from ._jaxpr import jax_core, primitives
 
 # Primitives that call back into Python.
 CALLBACK_PRIMITIVES = frozenset({"pure_callback", "io_callback", "debug_callback", "debug_print"})
@@ -41,7 +41,7 @@ def _host_callback_primitive():
     """The stand-in primitive the importer reads (never bound or evaluated)."""
     global _primitive
     if _primitive is None:
-        from jax.extend import core
+        core = jax_core()
         _primitive = core.Primitive("kiln_host_callback")
         _primitive.multiple_results = True
     return _primitive
@@ -156,7 +156,7 @@ class _Extraction:
         hit = self.memo.get(id(jaxpr))
         if hit is not None and hit[0] is jaxpr:
             return hit[1]
-        from jax.extend import core
+        core = jax_core()
         eqns, changed = [], False
         for eqn in jaxpr.eqns:
             if eqn.primitive.name in CALLBACK_PRIMITIVES:
@@ -180,7 +180,7 @@ class _Extraction:
         return out
 
     def param(self, value):
-        from jax.extend import core
+        core = jax_core()
         if isinstance(value, core.ClosedJaxpr):
             hit = self.memo.get(id(value))
             if hit is not None and hit[0] is value:
@@ -212,7 +212,7 @@ def extract_host_callbacks(closed) -> tuple[Any, HostCallbacks | None]:
     itself and None when it has none."""
     if CALLBACK_PRIMITIVES.isdisjoint(primitives(closed)):
         return closed, None
-    from jax.extend import core
+    core = jax_core()
     extraction = _Extraction()
     inner = extraction.jaxpr(closed.jaxpr)
     return core.ClosedJaxpr(inner, closed.consts), HostCallbacks(extraction.callbacks)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import _kiln
+from ._jaxpr import jax_core
 
 # The longest transform, per axis: its tables are n x n.
 MAX_FFT_LENGTH = 4096
@@ -114,7 +115,7 @@ def lower_complex(closed):
 
 
 def _evaluate(jaxpr, consts, args) -> list:
-    from jax.extend import core
+    core = jax_core()
     env: dict[Any, Any] = {}
 
     def read(v):
@@ -418,7 +419,7 @@ def _kiln_eig():
     right eigenvectors'."""
     global _eig_primitive
     if _eig_primitive is None:
-        from jax.extend import core
+        core = jax_core()
         from jax.core import ShapedArray
         _eig_primitive = core.Primitive("kiln_eig")
         _eig_primitive.multiple_results = True

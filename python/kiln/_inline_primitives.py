@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._jaxpr import subjaxprs
+from ._jaxpr import jax_core, subjaxprs
 
 _FILTER_PARAMS = frozenset({"treedef", "static", "flatten"})
 
@@ -103,7 +103,7 @@ def _contains(jaxpr) -> bool:
 def _rewrite_param(param):
     """`param` with each ClosedJaxpr in it that contains a filter primitive
     re-traced without it."""
-    from jax.extend import core
+    core = jax_core()
     if isinstance(param, core.ClosedJaxpr) and _contains(param):
         return inline_filter_primitives(param)
     if type(param) is tuple:  # not a NamedTuple (GatherDimensionNumbers)
@@ -120,7 +120,7 @@ def _evaluate(jaxpr, consts, args, expand=_filter_implementation) -> list:
     implementation rule and nested ClosedJaxprs rewritten the same way;
     `expand(eqn)`: the function to evaluate an equation by instead of its
     primitive, or None."""
-    from jax.extend import core
+    core = jax_core()
     env: dict[Any, Any] = {}
 
     def read(v):

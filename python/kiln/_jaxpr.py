@@ -22,8 +22,22 @@ def normalize_jaxpr_text(text: str) -> str:
     return _ADDRESS.sub(" at 0x0>", text).rstrip("\n") + "\n"
 
 
+def jax_core():
+    """The module of jax.extend.core's names (ClosedJaxpr, Jaxpr, Literal,
+    DropVar, Primitive, jaxpr_as_fun): jax.extend.core itself once anything
+    imported it, else jax._src.core, from which it re-exports them unchanged.
+    Importing jax.extend runs its package's __init__, which imports Pallas:
+    20-40 ms of the first kiln.jit call of a process, for names JAX has
+    loaded already."""
+    import sys
+    module = sys.modules.get("jax.extend.core")
+    if module is None:
+        from jax._src import core as module
+    return module
+
+
 def _jaxpr_types():
-    from jax.extend import core
+    core = jax_core()
     return core.ClosedJaxpr, core.Jaxpr
 
 
@@ -115,7 +129,7 @@ def jaxpr_tree(closed, name: str, position: tuple[str, int, int] | None = None) 
       it holds jaxprs, ``('jaxpr', jaxpr)``, ``('list', [values])`` or
       ``('call', type name, [(field, value)])`` (a named tuple).
     """
-    from jax.extend import core
+    core = jax_core()
     closed_t, jaxpr_t = _jaxpr_types()
     drop_t, literal_t = core.DropVar, core.Literal
     user_frame = _user_frame_fn()

@@ -37,6 +37,7 @@ import numpy as np
 
 from . import _kiln
 from ._callbacks import extract_host_callbacks
+from ._jaxpr import jax_core
 from ._jit import Compiled, Options, Traced, _jax, inline, to_cpu
 
 
@@ -97,7 +98,7 @@ class Fn:
     @property
     def fun(self) -> Callable:
         """The function as JAX evaluates it (the jaxpr's primitives)."""
-        from jax.extend.core import jaxpr_as_fun
+        jaxpr_as_fun = jax_core().jaxpr_as_fun
         return jaxpr_as_fun(self.closed)
 
     def derived(self, key, make: Callable[[], "Fn"]) -> "Fn":
@@ -151,7 +152,7 @@ def _dce(closed):
     jitted `where` whose tangent alone is used); every input kept."""
     try:
         from jax._src.interpreters import partial_eval as pe
-        from jax.extend.core import ClosedJaxpr
+        ClosedJaxpr = jax_core().ClosedJaxpr
         jaxpr, _ = pe.dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars), instantiate=True)
         return ClosedJaxpr(jaxpr, closed.consts)
     except Exception:  # pragma: no cover - JAX moved it: the jaxpr as traced
@@ -172,7 +173,7 @@ def primitive():
     """kiln_call, defined (with its rules) once per process, when first
     needed: importing kiln touches none of JAX's tables."""
     jax = _jax()
-    from jax.extend.core import Primitive
+    Primitive = jax_core().Primitive
     from jax.interpreters import ad, batching, mlir
 
     p = Primitive("kiln_call")
