@@ -215,6 +215,21 @@ def ParallelAllocaScopes : Pass<"kiln-parallel-alloca-scopes", "mlir::func::Func
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def GroupRuntimeGemms : Pass<"kiln-group-runtime-gemms", "mlir::ModuleOp"> {
+  let summary = "Call independent runtime GEMMs of a block as one group";
+  let description = [{
+    On buffers: two to four calls of `kiln_rt_sgemm` (or of `kiln_rt_dgemm`)
+    in one block, none reading or writing a buffer another writes, become
+    one call of `kiln_rt_sgemm_group<N>(A0, B0, C0, ..., transA0, transB0,
+    ...)`, which runs them as one parallel loop over their blocks (an RNN
+    step's input and recurrent products one per thread). A later call is
+    moved up to the first, with the view ops and allocations that define
+    its operands, when nothing it passes conflicts with it
+    (LocalAliasAnalysis); at most 64 ops apart.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 def OutlineParallelLoops : Pass<"kiln-outline-parallel-loops", "mlir::ModuleOp"> {
   let summary = "Outline each parallel loop's body for the runtime's thread pool";
   let description = [{

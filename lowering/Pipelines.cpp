@@ -140,6 +140,10 @@ void kiln::buildKilnBufferizePipeline(OpPassManager &pm,
 void kiln::buildKilnLinalgToLLVMPipeline(OpPassManager &pm,
                                          const CpuPipelineOptions &options) {
   buildKilnBufferizePipeline(pm, options);
+  // Independent runtime GEMMs of a block (an RNN step's two products) run
+  // as one parallel call.
+  if (options.useRuntimeGemm && options.groupRuntimeGemms)
+    pm.addPass(createGroupRuntimeGemms());
   // Small dense layers (batch-1 matvecs) sum a block of rows together.
   pm.addNestedPass<func::FuncOp>(createVectorizeMatvec(
       {options.matvecVectorBits, lowering::defaultCpuCostModel().matvecMaxMacs}));

@@ -240,42 +240,62 @@ constexpr double kParallelFlops = double(1 << 22);
 constexpr double kBlockFlops = double(1 << 22);
 /// Rows or columns of a block: a multiple of this (the kernels' tiles).
 constexpr int64_t kBlockStep = 16;
+/// The most GEMMs of one group call (kiln_rt_sgemm_group2..4).
+constexpr int kMaxGemmGroup = 4;
 
+/// One GEMM of a call: its operands, flags and the backend that runs it.
 template <typename T>
-void gemmWith(Backend backend, KilnMemRef3<T> *a, KilnMemRef3<T> *b,
-              KilnMemRef3<T> *c, int64_t transA, int64_t transB) {
-  int64_t batch = c->sizes[0];
-  auto [m, n, k, ars, acs, brs, bcs] = logicalShape(a, b, c, transA, transB);
-  int64_t crs = c->strides[1], ccs = c->strides[2];
-  auto matrix = [&, m = m, n = n, k = k, ars = ars, acs = acs, brs = brs, bcs = bcs](int64_t i) {
-    return Block<T>{a->aligned + a->offset + (a->sizes[0] == 1 ? 0 : i * a->strides[0]),
-                    b->aligned + b->offset + (b->sizes[0] == 1 ? 0 : i * b->strides[0]),
-                    c->aligned + c->offset + i * c->strides[0],
-                    m, n, k, ars, acs, brs, bcs, crs, ccs};
-  };
-  double flops = 2.0 * double(m) * double(n) * double(k) * double(batch);
-  int threads = kiln::runtime::threadsForCaller();
-  if (threads <= 1 || flops < kParallelFlops) {
-    for (int64_t i = 0; i < batch; ++i)
-      gemmBlock(backend, matrix(i));
-    return;
+struct Job {
+  KilnMemRef3<T> *a, *b, *c;
+  int64_t transA, transB;
+  Backend backend;
+
+  double flops() const {
+    auto [m, n, k, ars, acs, brs, bcs] = logicalShape(a, b, c, transA, transB);
+    return 2.0 * double(m) * double(n) * double(k) * double(c->sizes[0]);
   }
-  // Blocks per matrix: whole matrices when the batch has enough of them,
-  // else bands of the longer of M and N (a band of rows repacks B, one of
-  // columns A: the shorter side's operand is the one packed again).
-  int64_t wanted = std::max<int64_t>(2, std::min<int64_t>(4 * threads, flops / kBlockFlops));
+};
+
+/// A job cut into units of work for the pool: `bands` per matrix of its
+/// batch, each `step` rows (or columns) of the longer of M and N.
+template <typename T>
+struct Split {
+  const Job<T> *job;
+  int64_t bands, step, extent;
+  bool rows;
+  int64_t units() const { return job->c->sizes[0] * bands; }
+};
+
+/// `job` in about `wanted` blocks: whole matrices when the batch has enough
+/// of them, else bands of the longer of M and N (a band of rows repacks B,
+/// one of columns A: the shorter side's operand is the one packed again).
+template <typename T>
+Split<T> split(const Job<T> &job, int64_t wanted) {
+  auto [m, n, k, ars, acs, brs, bcs] = logicalShape(job.a, job.b, job.c, job.transA, job.transB);
+  int64_t batch = job.c->sizes[0];
   int64_t perMatrix = batch >= wanted ? 1 : (wanted + batch - 1) / batch;
   bool rows = m > n;
   int64_t extent = rows ? m : n;
   int64_t step = std::max<int64_t>(
       kBlockStep, ((extent + perMatrix - 1) / perMatrix + kBlockStep - 1) / kBlockStep * kBlockStep);
   int64_t bands = perMatrix == 1 ? 1 : (extent + step - 1) / step;
-  kiln::runtime::parallelFor(batch * bands, threads, [&](int64_t unit) {
-    Block<T> p = matrix(unit / bands);
-    if (bands == 1)
-      return gemmBlock(backend, p);
-    int64_t begin = (unit % bands) * step, size = std::min(step, extent - begin);
-    if (rows) {
+  return {&job, bands, step, extent, rows};
+}
+
+/// Unit `unit` of `s`: one matrix of the batch, or one band of it.
+template <typename T>
+void runUnit(const Split<T> &s, int64_t unit) {
+  const Job<T> &job = *s.job;
+  auto [m, n, k, ars, acs, brs, bcs] = logicalShape(job.a, job.b, job.c, job.transA, job.transB);
+  int64_t i = unit / s.bands;
+  KilnMemRef3<T> *a = job.a, *b = job.b, *c = job.c;
+  Block<T> p{a->aligned + a->offset + (a->sizes[0] == 1 ? 0 : i * a->strides[0]),
+             b->aligned + b->offset + (b->sizes[0] == 1 ? 0 : i * b->strides[0]),
+             c->aligned + c->offset + i * c->strides[0],
+             m, n, k, ars, acs, brs, bcs, c->strides[1], c->strides[2]};
+  if (s.bands > 1) {
+    int64_t begin = (unit % s.bands) * s.step, size = std::min(s.step, s.extent - begin);
+    if (s.rows) {
       p.a += begin * p.ars;
       p.c += begin * p.crs;
       p.m = size;
@@ -284,64 +304,118 @@ void gemmWith(Backend backend, KilnMemRef3<T> *a, KilnMemRef3<T> *b,
       p.c += begin * p.ccs;
       p.n = size;
     }
-    gemmBlock(backend, p);
+  }
+  gemmBlock(job.backend, p);
+}
+
+/// Runs `jobs` (independent: no job reads or writes what another writes)
+/// on the calling thread, or, when together they reach kParallelFlops, as
+/// one parallel loop over the blocks of all of them. A single job is cut
+/// into at least two blocks; in a group each job gets one block per
+/// kBlockFlops (at least one), so that the two 6 MFLOP products of an RNN
+/// step run one per thread, each packing its operands once.
+template <typename T>
+void runJobs(const Job<T> *jobs, int count) {
+  double flops = 0;
+  for (int j = 0; j < count; ++j)
+    flops += jobs[j].flops();
+  int threads = kiln::runtime::threadsForCaller();
+  std::array<Split<T>, kMaxGemmGroup> splits;
+  if (threads <= 1 || flops < kParallelFlops || count > int(splits.size())) {
+    for (int j = 0; j < count; ++j) {
+      Split<T> whole = split(jobs[j], 1);
+      for (int64_t u = 0; u < whole.units(); ++u)
+        runUnit(whole, u);
+    }
+    return;
+  }
+  int64_t units = 0;
+  for (int j = 0; j < count; ++j) {
+    double wanted = std::min<double>(4 * threads, jobs[j].flops() / kBlockFlops);
+    splits[j] = split(jobs[j], std::max<int64_t>(count == 1 ? 2 : 1, int64_t(wanted)));
+    units += splits[j].units();
+  }
+  kiln::runtime::parallelFor(units, threads, [&](int64_t unit) {
+    int j = 0;
+    while (unit >= splits[j].units())
+      unit -= splits[j++].units();
+    runUnit(splits[j], unit);
   });
 }
 
-/// C = op(A) op(B) by the backend chosen for this shape: the forced one, or
-/// on the shape's first call both timed (twice each, the faster run
-/// counting: the first pays for the pool's or a buffer's first use) and
-/// the faster kept, the result
-/// being the kept one's. OpenBLAS, the configured
-/// default, is kept unless Eigen is at least 15 % faster, so that near
-/// ties choose alike from run to run (the two sum in different orders, so
-/// their results differ within the error model; a process always uses one
-/// per shape). Concurrent first calls may both measure; either choice is
-/// right.
+/// The backend that runs `job`: the forced one, or the one kept for its
+/// shape, or on the shape's first call both timed (twice each, the faster
+/// run counting: the first pays for the pool's or a buffer's first use)
+/// and the faster kept -- then the job has run (`ran`), its result the
+/// kept backend's. OpenBLAS, the configured default, is kept unless Eigen
+/// is at least 15 % faster, so that near ties choose alike from run to run
+/// (the two sum in different orders, so their results differ within the
+/// error model; a process always uses one per shape). Concurrent first
+/// calls may both measure; either choice is right.
 template <typename T>
-void gemm(KilnMemRef3<T> *a, KilnMemRef3<T> *b, KilnMemRef3<T> *c,
-          int64_t transA, int64_t transB) {
+Backend chooseBackend(Job<T> &job, bool &ran) {
+  ran = false;
 #ifdef KILN_GEMM_OPENBLAS
   auto forced = Backend(forcedBackend().load(std::memory_order_relaxed));
   if (forced != Backend::Measure)
-    return gemmWith(forced, a, b, c, transA, transB);
-  auto [m, n, k, ars, acs, brs, bcs] = logicalShape(a, b, c, transA, transB);
+    return forced;
+  auto [m, n, k, ars, acs, brs, bcs] = logicalShape(job.a, job.b, job.c, job.transA, job.transB);
+  KilnMemRef3<T> *c = job.c;
   BlasOperand opA, opB, opC;
   if (m == 0 || n == 0 || k == 0 ||
       !blasLayout(m, n, k, ars, acs, brs, bcs, c->strides[1], c->strides[2], opA, opB, opC))
-    return gemmWith(Backend::Eigen, a, b, c, transA, transB);
+    return Backend::Eigen;
   using Key = std::array<int64_t, 13>;
   Key key = {int64_t(sizeof(T)), c->sizes[0], m, n, k, ars, acs, brs, bcs,
-             c->strides[1], c->strides[2], a->sizes[0] == 1, b->sizes[0] == 1};
+             c->strides[1], c->strides[2], job.a->sizes[0] == 1, job.b->sizes[0] == 1};
   static std::mutex mutex;
   static std::map<Key, Backend> chosen;
-  Backend known = Backend::Measure;
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = chosen.find(key);
     if (it != chosen.end())
-      known = it->second;
+      return it->second;
   }
-  if (known != Backend::Measure)
-    return gemmWith(known, a, b, c, transA, transB);
   double best[3] = {0, 1e300, 1e300};
   for (Backend backend : {Backend::Eigen, Backend::Blas})
     for (int round = 0; round < 2; ++round) {
+      job.backend = backend;
       auto start = std::chrono::steady_clock::now();
-      gemmWith(backend, a, b, c, transA, transB);
+      runJobs(&job, 1);
       std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
       double &fastest = best[int(backend)];
       fastest = std::min(fastest, took.count());
     }
   Backend winner = best[int(Backend::Eigen)] < 0.85 * best[int(Backend::Blas)] ? Backend::Eigen
                                                                               : Backend::Blas;
-  if (winner != Backend::Blas) // C holds BLAS's product, which ran last
-    gemmWith(winner, a, b, c, transA, transB);
+  if (winner != Backend::Blas) { // C holds BLAS's product, which ran last
+    job.backend = winner;
+    runJobs(&job, 1);
+  }
+  ran = true;
   std::lock_guard<std::mutex> lock(mutex);
   chosen.emplace(key, winner);
+  return winner;
 #else
-  gemmWith(Backend::Eigen, a, b, c, transA, transB);
+  (void)job;
+  return Backend::Eigen;
 #endif
+}
+
+/// C = op(A) op(B) for each of `count` independent jobs (at most
+/// kMaxGemmGroup), each by the backend chosen for its shape
+/// (chooseBackend); those a measurement has not run already run together
+/// (runJobs).
+template <typename T>
+void gemmJobs(Job<T> *jobs, int count) {
+  int pending = 0;
+  for (int j = 0; j < count; ++j) {
+    bool ran = false;
+    jobs[j].backend = chooseBackend(jobs[j], ran);
+    if (!ran)
+      jobs[pending++] = jobs[j];
+  }
+  runJobs(jobs, pending);
 }
 
 } // namespace
@@ -363,14 +437,47 @@ int32_t kiln_rt_gemm_backends() {
 void _mlir_ciface_kiln_rt_sgemm(KilnMemRef3<float> *a, KilnMemRef3<float> *b,
                                 KilnMemRef3<float> *c, int64_t transA,
                                 int64_t transB) {
-  gemm(a, b, c, transA, transB);
+  Job<float> job{a, b, c, transA, transB, Backend::Eigen};
+  gemmJobs(&job, 1);
 }
 
 void _mlir_ciface_kiln_rt_dgemm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
                                 KilnMemRef3<double> *c, int64_t transA,
                                 int64_t transB) {
-  gemm(a, b, c, transA, transB);
+  Job<double> job{a, b, c, transA, transB, Backend::Eigen};
+  gemmJobs(&job, 1);
 }
+
+// The groups: (A, B, C) of each GEMM, then (transA, transB) of each.
+#define KILN_GEMM_OPERANDS(T, i) KilnMemRef3<T> *a##i, KilnMemRef3<T> *b##i, KilnMemRef3<T> *c##i
+#define KILN_GEMM_FLAGS(i) int64_t ta##i, int64_t tb##i
+#define KILN_GEMM_JOB(T, i) Job<T>{a##i, b##i, c##i, ta##i, tb##i, Backend::Eigen}
+#define KILN_GEMM_GROUPS(NAME, T)                                                                 \
+  void _mlir_ciface_##NAME##_group2(KILN_GEMM_OPERANDS(T, 0), KILN_GEMM_OPERANDS(T, 1),           \
+                                    KILN_GEMM_FLAGS(0), KILN_GEMM_FLAGS(1)) {                     \
+    Job<T> jobs[] = {KILN_GEMM_JOB(T, 0), KILN_GEMM_JOB(T, 1)};                                    \
+    gemmJobs(jobs, 2);                                                                             \
+  }                                                                                                \
+  void _mlir_ciface_##NAME##_group3(KILN_GEMM_OPERANDS(T, 0), KILN_GEMM_OPERANDS(T, 1),           \
+                                    KILN_GEMM_OPERANDS(T, 2), KILN_GEMM_FLAGS(0),                 \
+                                    KILN_GEMM_FLAGS(1), KILN_GEMM_FLAGS(2)) {                     \
+    Job<T> jobs[] = {KILN_GEMM_JOB(T, 0), KILN_GEMM_JOB(T, 1), KILN_GEMM_JOB(T, 2)};               \
+    gemmJobs(jobs, 3);                                                                             \
+  }                                                                                                \
+  void _mlir_ciface_##NAME##_group4(KILN_GEMM_OPERANDS(T, 0), KILN_GEMM_OPERANDS(T, 1),           \
+                                    KILN_GEMM_OPERANDS(T, 2), KILN_GEMM_OPERANDS(T, 3),           \
+                                    KILN_GEMM_FLAGS(0), KILN_GEMM_FLAGS(1), KILN_GEMM_FLAGS(2),   \
+                                    KILN_GEMM_FLAGS(3)) {                                         \
+    Job<T> jobs[] = {KILN_GEMM_JOB(T, 0), KILN_GEMM_JOB(T, 1), KILN_GEMM_JOB(T, 2),                \
+                     KILN_GEMM_JOB(T, 3)};                                                         \
+    gemmJobs(jobs, 4);                                                                             \
+  }
+KILN_GEMM_GROUPS(kiln_rt_sgemm, float)
+KILN_GEMM_GROUPS(kiln_rt_dgemm, double)
+#undef KILN_GEMM_GROUPS
+#undef KILN_GEMM_JOB
+#undef KILN_GEMM_FLAGS
+#undef KILN_GEMM_OPERANDS
 }
 
 //===----------------------------------------------------------------------===//

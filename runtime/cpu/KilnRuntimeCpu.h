@@ -40,6 +40,17 @@ void _mlir_ciface_kiln_rt_sgemm(KilnMemRef3<float> *a, KilnMemRef3<float> *b,
 void _mlir_ciface_kiln_rt_dgemm(KilnMemRef3<double> *a, KilnMemRef3<double> *b,
                                 KilnMemRef3<double> *c, int64_t transA,
                                 int64_t transB);
+/// Two to four independent GEMMs as one call (kiln-group-runtime-gemms
+/// makes it): (A, B, C) of each, then (transA, transB) of each; no GEMM
+/// reads or writes what another writes. They run together on the pool,
+/// each in fewer, larger blocks than alone (an RNN step's two products: one
+/// per thread). _group3 and _group4 take three and four GEMMs in the same
+/// order; kiln_rt_dgemm_group2..4 the same in f64.
+void _mlir_ciface_kiln_rt_sgemm_group2(KilnMemRef3<float> *a0, KilnMemRef3<float> *b0,
+                                       KilnMemRef3<float> *c0, KilnMemRef3<float> *a1,
+                                       KilnMemRef3<float> *b1, KilnMemRef3<float> *c1,
+                                       int64_t transA0, int64_t transB0, int64_t transA1,
+                                       int64_t transB1);
 
 /// lax.cholesky of each [m, m] matrix of `a` ([B, m, m]) into `out`
 /// (KilnLinalg.cpp): the lower factor, a's strict upper triangle, NaN for a

@@ -14,9 +14,11 @@
 
 #include <cmath>
 #include <dlfcn.h>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -73,40 +75,56 @@ struct Layout {
   bool generalStrideA;       // neither stride of A is 1
 };
 
+/// Layout `l`'s operands as the lowering passes them (C holding random
+/// values, so that an element left unwritten shows).
+template <typename T> struct Problem {
+  Layout l;
+  Strided<T> a, b, c;
+
+  explicit Problem(const Layout &layout)
+      : l(layout), a(make(l, true)), b(make(l, false)),
+        c(l.batch, l.m, l.n, (l.n + l.padC) * l.m, l.n + l.padC, 1, 3) {}
+
+  /// A ([B, M, K], or [B, K, M] when transA) or B ([B, K, N] or [B, N, K]).
+  static Strided<T> make(const Layout &l, bool isA) {
+    bool trans = isA ? l.transA : l.transB;
+    int64_t d1 = isA ? (trans ? l.k : l.m) : (trans ? l.n : l.k);
+    int64_t d2 = isA ? (trans ? l.m : l.k) : (trans ? l.k : l.n);
+    bool rowMajor = isA ? l.rowMajorA : l.rowMajorB, general = isA && l.generalStrideA;
+    int64_t pad = isA ? l.padA : l.padB;
+    int64_t batch = !isA && l.broadcastB ? 1 : l.batch;
+    if (general)
+      return Strided<T>(batch, d1, d2, (2 * d2 + pad) * d1 * 2, 2 * d2 + pad, 2, 1);
+    if (rowMajor)
+      return Strided<T>(batch, d1, d2, (d2 + pad) * d1, d2 + pad, 1, isA ? 1 : 2);
+    return Strided<T>(batch, d1, d2, (d1 + pad) * d2, 1, d1 + pad, isA ? 1 : 2);
+  }
+
+  /// C against a plain triple loop in double.
+  void verify() {
+    for (int64_t i = 0; i < l.batch; ++i)
+      for (int64_t r = 0; r < l.m; ++r)
+        for (int64_t s = 0; s < l.n; ++s) {
+          double want = 0;
+          for (int64_t q = 0; q < l.k; ++q) {
+            T x = l.transA ? a.at(i, q, r) : a.at(i, r, q);
+            int64_t ib = l.broadcastB ? 0 : i;
+            T y = l.transB ? b.at(ib, s, q) : b.at(ib, q, s);
+            want += double(x) * double(y);
+          }
+          double tol = (sizeof(T) == 4 ? 1e-5 : 1e-12) * (l.k + 1);
+          ASSERT_NEAR(double(c.at(i, r, s)), want, tol)
+              << l.name << " at [" << i << "," << r << "," << s << "]";
+        }
+  }
+};
+
 template <typename T> void checkLayout(const Layout &l) {
   GemmFn<T> gemm = gemmEntry<T>();
   ASSERT_TRUE(gemm) << dlerror();
-  // Stored shapes: A is [B, M, K] or [B, K, M] (transA).
-  int64_t a1 = l.transA ? l.k : l.m, a2 = l.transA ? l.m : l.k;
-  int64_t b1 = l.transB ? l.n : l.k, b2 = l.transB ? l.k : l.n;
-  auto strides = [](int64_t r, int64_t c, bool rowMajor, int64_t pad,
-                    bool general) {
-    if (general)
-      return std::vector<int64_t>{(2 * c + pad) * r * 2, 2 * c + pad, 2};
-    if (rowMajor)
-      return std::vector<int64_t>{(c + pad) * r, c + pad, 1};
-    return std::vector<int64_t>{(r + pad) * c, 1, r + pad};
-  };
-  auto sa = strides(a1, a2, l.rowMajorA, l.padA, l.generalStrideA);
-  auto sb = strides(b1, b2, l.rowMajorB, l.padB, false);
-  Strided<T> a(l.batch, a1, a2, sa[0], sa[1], sa[2], 1);
-  Strided<T> b(l.broadcastB ? 1 : l.batch, b1, b2, sb[0], sb[1], sb[2], 2);
-  Strided<T> c(l.batch, l.m, l.n, (l.n + l.padC) * l.m, l.n + l.padC, 1, 3);
-  gemm(&a.desc, &b.desc, &c.desc, l.transA, l.transB);
-  for (int64_t i = 0; i < l.batch; ++i)
-    for (int64_t r = 0; r < l.m; ++r)
-      for (int64_t s = 0; s < l.n; ++s) {
-        double want = 0;
-        for (int64_t q = 0; q < l.k; ++q) {
-          T x = l.transA ? a.at(i, q, r) : a.at(i, r, q);
-          int64_t ib = l.broadcastB ? 0 : i;
-          T y = l.transB ? b.at(ib, s, q) : b.at(ib, q, s);
-          want += double(x) * double(y);
-        }
-        double tol = (sizeof(T) == 4 ? 1e-5 : 1e-12) * (l.k + 1);
-        ASSERT_NEAR(double(c.at(i, r, s)), want, tol)
-            << l.name << " at [" << i << "," << r << "," << s << "]";
-      }
+  Problem<T> p(l);
+  gemm(&p.a.desc, &p.b.desc, &p.c.desc, l.transA, l.transB);
+  p.verify();
 }
 
 const Layout kLayouts[] = {
@@ -179,5 +197,61 @@ TEST(CpuGemm, ConcurrentCallers) {
 }
 
 TEST(CpuGemm, DoubleLayouts) { checkEveryBackend<double>(); }
+
+/// _mlir_ciface_kiln_rt_{s,d}gemm_group<n> (kiln-group-runtime-gemms).
+template <typename T> void *groupEntry(int n) {
+  static void *lib = dlopen(KILN_RUNTIME_CPU_PATH, RTLD_NOW | RTLD_LOCAL);
+  std::string name = std::string("_mlir_ciface_kiln_rt_") + (sizeof(T) == 4 ? "s" : "d") +
+                     "gemm_group" + std::to_string(n);
+  return lib ? dlsym(lib, name.c_str()) : nullptr;
+}
+
+/// Layouts `first`.. `first + n - 1` of kLayouts as one group call, each
+/// product checked: small and parallel shapes together, so that a group
+/// runs on the calling thread or as one loop over blocks of all of them.
+template <typename T> void checkGroup(size_t first, int n) {
+  using M = KilnMemRef3<T> *;
+  std::vector<std::unique_ptr<Problem<T>>> p;
+  for (int j = 0; j < n; ++j)
+    p.push_back(std::make_unique<Problem<T>>(kLayouts[(first + j) % std::size(kLayouts)]));
+  auto op = [&](int j) { return std::tuple<M, M, M>(&p[j]->a.desc, &p[j]->b.desc, &p[j]->c.desc); };
+  auto flags = [&](int j) { return std::tuple<int64_t, int64_t>(p[j]->l.transA, p[j]->l.transB); };
+  void *entry = groupEntry<T>(n);
+  ASSERT_TRUE(entry) << n;
+  if (n == 2)
+    std::apply(reinterpret_cast<void (*)(M, M, M, M, M, M, int64_t, int64_t, int64_t, int64_t)>(entry),
+               std::tuple_cat(op(0), op(1), flags(0), flags(1)));
+  else if (n == 3)
+    std::apply(reinterpret_cast<void (*)(M, M, M, M, M, M, M, M, M, int64_t, int64_t, int64_t,
+                                         int64_t, int64_t, int64_t)>(entry),
+               std::tuple_cat(op(0), op(1), op(2), flags(0), flags(1), flags(2)));
+  else
+    std::apply(reinterpret_cast<void (*)(M, M, M, M, M, M, M, M, M, M, M, M, int64_t, int64_t,
+                                         int64_t, int64_t, int64_t, int64_t, int64_t, int64_t)>(
+                   entry),
+               std::tuple_cat(op(0), op(1), op(2), op(3), flags(0), flags(1), flags(2), flags(3)));
+  for (auto &problem : p)
+    problem->verify();
+}
+
+// Groups of two to four products of every run of layouts, at the default
+// thread count, on one thread and on three; each backend forced and
+// measured.
+TEST(CpuGemm, Groups) {
+  for (int32_t threads : {0, 1, 3})
+    for (int32_t backend : {1, 2, 0}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) + ", backend " + std::to_string(backend));
+      ASSERT_GE(setThreadLimit(threads), 0);
+      forceBackend(backend);
+      for (int n = 2; n <= 4; ++n)
+        for (size_t first = 0; first < std::size(kLayouts); ++first) {
+          SCOPED_TRACE("group of " + std::to_string(n) + " from " + kLayouts[first].name);
+          checkGroup<float>(first, n);
+          checkGroup<double>(first, n);
+        }
+    }
+  forceBackend(0);
+  setThreadLimit(0);
+}
 
 } // namespace
