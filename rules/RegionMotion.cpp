@@ -118,8 +118,10 @@ Value RegionRewrite::sink(const Expr &e) {
   Operation *op = v ? v->asOp() : nullptr;
   if (!op || !evalScan(e.args[1]))
     return failV("sink takes an op and a scan");
+  if (auto dot = dyn_cast<kiln::lax::DotGeneralOp>(op))
+    return sinkDotGeneral(dot);
   if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 || op->getNumRegions())
-    return failV("sink: only single-result elementwise ops are sunk");
+    return failV("sink: only single-result elementwise ops and dot_generals are sunk");
   int64_t axis = -1;
   RankedTensorType stacked;
   for (Value o : op->getOperands())
@@ -193,4 +195,64 @@ Value RegionRewrite::sink(const Expr &e) {
   ysSlice.push_back(clone->getResult(0));
   ext.ysAxes.push_back(axis);
   return placeholder(ranked(op->getResult(0)), YsResult, ext.ysAxes.size() - 1);
+}
+
+/// A dot_general of a ys of `scan` (stacked along a free dimension a) and a
+/// value from before the scan is computed per slice in the body, reading
+/// the other operand as a const: the converse of hoist-xs-projection
+/// (loops.yaml). Sound: a free dimension of an operand indexes the result
+/// and takes no part in the sums, so slice i of the product is the product
+/// of slice i -- the same sum of the same products for every element
+/// (exact). The slice's contracting dimensions above a shift down by one;
+/// the new ys is stacked where a lands among the result's dimensions (the
+/// lhs free ones, then the rhs free ones). No batch dimensions.
+Value RegionRewrite::sinkDotGeneral(kiln::lax::DotGeneralOp dot) {
+  if (!dot.getLhsBatchDimensions().empty())
+    return failV("sink: a dot_general with batch dimensions is not sunk");
+  auto ysOf = [&](Value v) -> std::optional<unsigned> {
+    if (scanOfResult(v) != scan || cast<OpResult>(v).getResultNumber() < scan.getNumCarry())
+      return std::nullopt;
+    return cast<OpResult>(v).getResultNumber() - scan.getNumCarry();
+  };
+  std::optional<unsigned> lhsYs = ysOf(dot.getLhs()), rhsYs = ysOf(dot.getRhs());
+  if (lhsYs.has_value() == rhsYs.has_value())
+    return failV("sink: the dot_general must read one ys of the scan and one value from "
+                 "before it");
+  bool lhs = lhsYs.has_value();
+  unsigned j = lhs ? *lhsYs : *rhsYs;
+  Value ys = lhs ? dot.getLhs() : dot.getRhs(), other = lhs ? dot.getRhs() : dot.getLhs();
+  int64_t axis = scan.getYsAxis(j);
+  ArrayRef<int64_t> contracting =
+      lhs ? dot.getLhsContractingDimensions() : dot.getRhsContractingDimensions();
+  if (llvm::is_contained(contracting, axis))
+    return failV("sink: the dot_general contracts the ys over its scan axis");
+  if (llvm::any_of(ys.getUsers(), [&](Operation *u) { return u != dot.getOperation(); }))
+    return failV("sink: the ys has other users (sinking would stack a second output)");
+  if (!usableBeforeScan(other))
+    return failV("sink: the dot_general's other operand is defined after the scan");
+  Value constant = toBody(other);
+  if (!constant)
+    return {};
+  // Where a lands among the result's dimensions: the operand's free
+  // dimensions below it, after the lhs free ones when the ys is the rhs.
+  int64_t resultAxis =
+      axis - llvm::count_if(contracting, [&](int64_t d) { return d < axis; });
+  if (!lhs)
+    resultAxis += ranked(dot.getLhs()).getRank() - int64_t(dot.getLhsContractingDimensions().size());
+  SmallVector<int64_t> sliced;
+  for (int64_t d : contracting)
+    sliced.push_back(d < axis ? d : d - 1);
+  IRMapping map;
+  map.map(ys, yieldedValue(scan, scan.getNumCarry() + j));
+  map.map(other, constant);
+  auto clone = cast<kiln::lax::DotGeneralOp>(dot->clone(map));
+  if (lhs)
+    clone.setLhsContractingDimensions(sliced);
+  else
+    clone.setRhsContractingDimensions(sliced);
+  clone.getResult().setType(kiln::lax::dropDim(ranked(dot.getResult()), resultAxis));
+  record(clone, Place::Body);
+  ysSlice.push_back(clone.getResult());
+  ext.ysAxes.push_back(resultAxis);
+  return placeholder(ranked(dot.getResult()), YsResult, ext.ysAxes.size() - 1);
 }

@@ -116,6 +116,7 @@ struct RegionRewrite : RegionRewritePlan {
   Value hoistFromWhile(Operation *op, WhileOp w);
   Value hoistFromCond(Operation *op, CondOp cond);
   Value sink(const Expr &e);
+  Value sinkDotGeneral(kiln::lax::DotGeneralOp dot);
 
   // The two steps (RegionActions.cpp).
   bool plan() override;

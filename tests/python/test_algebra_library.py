@@ -82,3 +82,35 @@ def test_diag_and_stack(cache_dir):
     fn = kiln.jit(stacked, rules=LIBRARY, cache_dir=cache_dir)
     assert "max-of-stack-of-3" in fired(fn, x, y, z)
     np.testing.assert_array_equal(fn(x, y, z), jax.jit(stacked)(x, y, z))
+
+
+def test_output_projection_sinks_and_the_states_are_not_stacked(cache_dir):
+    """rules/library/loops.yaml's sink-ys-projection with the push-up of
+    scan-pushup.yaml: an RNN whose loss projects the stacked states computes
+    the projection, its square and its sum per step (no stacked state left in
+    the program), and matches jax.jit; without reassociates-float the sum
+    stays outside, the projection still sinks (exact)."""
+    loops = str(Path(LIBRARY).parent / "loops.yaml")
+    pushup = str(Path(LIBRARY).parent / "scan-pushup.yaml")
+    h0 = RNG.standard_normal((8, 16)).astype(np.float32)
+    xs = RNG.standard_normal((12, 8, 16)).astype(np.float32)
+    w = RNG.standard_normal((16, 4)).astype(np.float32)
+
+    def loss(h0, xs, w):
+        def step(h, x):
+            h = jnp.tanh(h + x)
+            return h, h
+        _, hs = jax.lax.scan(step, h0, xs)
+        return jnp.sum((hs @ w) ** 2)
+
+    want = np.asarray(jax.jit(loss)(h0, xs, w))
+    exact = kiln.jit(loss, rules=[loops, pushup], cache_dir=cache_dir)
+    assert "sink-ys-projection" in fired(exact, h0, xs, w)
+    np.testing.assert_allclose(exact(h0, xs, w), want, rtol=1e-5)
+    summed = kiln.jit(loss, rules=[loops, pushup], tags=["reassociates-float"],
+                      cache_dir=cache_dir)
+    assert {"sink-ys-projection", "sink-elementwise-into-scan"} <= fired(summed, h0, xs, w)
+    text = summed.lower(h0, xs, w).compile().as_text()
+    results = text.split("lax.scan")[1].split("->")[1].split("{")[0]
+    assert "tensor<12x8x16xf32>" not in results, text
+    np.testing.assert_allclose(summed(h0, xs, w), want, rtol=1e-5)

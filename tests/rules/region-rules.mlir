@@ -97,6 +97,20 @@
 // CHECK: %[[P:.*]] = lax.dot_general %arg2, %arg1 contracting = [1] x [2] batch = [] x [] : (tensor<8x3xf32>, tensor<4x5x3xf32>) -> tensor<8x4x5xf32>
 // CHECK: lax.scan length = 5 carry(%arg0) xs(%[[P]]) {xs_axes = array<i64: 2>}
 
+// The projections sink into the body (sink-ys-projection), reading W and V
+// as consts: hs W per step is [4, 3], stacked along axis 0 as before; V
+// hs'^T per step is [2, 4], its scan axis (1 of the states) after the lhs
+// free dimension: axis 2 of [2, 4, 6]. The stacked states are then unread
+// and removed.
+// CHECK-LABEL: func.func @output_projection
+// CHECK: %[[S:.*]]:3 = lax.scan length = 6 consts(%arg3, %arg2) carry(%arg0) xs(%arg1) {ys_axes = array<i64: 2, 0>} : (tensor<2x8xf32>, tensor<8x3xf32>, tensor<4x8xf32>, tensor<6x4x8xf32>) -> (tensor<4x8xf32>, tensor<2x4x6xf32>, tensor<6x4x3xf32>)
+// CHECK: ^bb0(%[[V:.*]]: tensor<2x8xf32>, %[[W:.*]]: tensor<8x3xf32>, %[[H:.*]]: tensor<4x8xf32>, %[[X:.*]]: tensor<4x8xf32>):
+// CHECK: %[[T:.*]] = lax.tanh
+// CHECK: %[[Q:.*]] = lax.dot_general %[[V]], %[[T]] contracting = [1] x [1] batch = [] x [] : (tensor<2x8xf32>, tensor<4x8xf32>) -> tensor<2x4xf32>
+// CHECK: %[[P:.*]] = lax.dot_general %[[T]], %[[W]] contracting = [1] x [0] batch = [] x [] : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
+// CHECK: lax.yield %[[T]], %[[Q]], %[[P]]
+// CHECK: return %[[S]]#2, %[[S]]#1
+
 // STATS: hoist-loop-invariant: 2
 // STATS: hoist-loop-invariant-from-while: 2
 // STATS: hoist-xs-projection: 1
@@ -110,3 +124,4 @@
 // STATS: remove-unused-const: 4
 // STATS: remove-unused-xs: 2
 // STATS: sink-elementwise-into-scan: 2
+// STATS: sink-ys-projection: 2

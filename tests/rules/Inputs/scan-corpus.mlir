@@ -174,3 +174,20 @@ func.func @input_projection_rhs(%h0: tensor<8x4xf32>, %xs: tensor<4x5x3xf32>, %w
   }
   return %r : tensor<8x4xf32>
 }
+
+
+// Projections of the stacked states after the scan: hs W (the states the
+// lhs, stacked along axis 0) and V hs'^T (the rhs, stacked along axis 1).
+func.func @output_projection(%h0: tensor<4x8xf32>, %xs: tensor<6x4x8xf32>, %w: tensor<8x3xf32>,
+                             %v: tensor<2x8xf32>) -> (tensor<6x4x3xf32>, tensor<2x4x6xf32>) {
+  %r:3 = lax.scan length = 6 carry(%h0) xs(%xs) {ys_axes = array<i64: 0, 1>}
+      : (tensor<4x8xf32>, tensor<6x4x8xf32>) -> (tensor<4x8xf32>, tensor<6x4x8xf32>, tensor<4x6x8xf32>) {
+  ^bb0(%h: tensor<4x8xf32>, %x: tensor<4x8xf32>):
+    %s = lax.add %h, %x : tensor<4x8xf32>
+    %t = lax.tanh %s : tensor<4x8xf32>
+    lax.yield %t, %t, %t : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+  }
+  %p = lax.dot_general %r#1, %w contracting = [2] x [0] batch = [] x [] : (tensor<6x4x8xf32>, tensor<8x3xf32>) -> tensor<6x4x3xf32>
+  %q = lax.dot_general %v, %r#2 contracting = [1] x [2] batch = [] x [] : (tensor<2x8xf32>, tensor<4x6x8xf32>) -> tensor<2x4x6xf32>
+  return %p, %q : tensor<6x4x3xf32>, tensor<2x4x6xf32>
+}
