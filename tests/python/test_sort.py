@@ -140,9 +140,9 @@ def test_empty_axes(n):
 def test_approx_max_and_min_k_are_exact_as_on_xla_cpu(rounded):
     # XLA:CPU computes approx_max_k / approx_min_k exactly (it sorts): the
     # same values, NaNs, -0 and +0 in the same order; the indices of tied
-    # values in an order of its own (max along the last axis and axis 0,
-    # min along the last axis: along another, jax.jit puts NaNs first, and
-    # Kiln refuses that form).
+    # values in an order of its own (along the last axis and axis 0; min
+    # along axis 0 on columns without NaN: XLA's `<` sort lets a NaN stop
+    # values passing it, test_approx_min_k_with_nans).
     rng = np.random.default_rng(3)
     x = rng.standard_normal((6, 700)) * 4
     x = (np.round(x) if rounded else x).astype(np.float32)  # rounded: many ties
@@ -152,20 +152,38 @@ def test_approx_max_and_min_k_are_exact_as_on_xla_cpu(rounded):
     x[3, 12] = -np.inf
     fns = [lambda v: jax.lax.approx_max_k(v, 7),
            lambda v: jax.lax.approx_min_k(v, 7, recall_target=0.5),
-           lambda v: jax.lax.approx_max_k(v, 3, reduction_dimension=0)]
-    with pytest.raises(kiln.JaxprImportError, match="last axis only"):
-        kiln.jit(lambda v: jax.lax.approx_min_k(v, 3, reduction_dimension=0), cache_dir=None)(x)
-    for f, axis in zip(fns, [1, 1, 0]):
-        (values, idx), (want_values, want_idx) = kiln.jit(f, cache_dir=None)(x), jax.jit(f)(x)
+           lambda v: jax.lax.approx_max_k(v, 3, reduction_dimension=0),
+           lambda v: jax.lax.approx_min_k(v, 3, reduction_dimension=0)]
+    for f, axis, arg in zip(fns, [1, 1, 0, 0], [x, x, x, x[:, 14:]]):
+        (values, idx), (want_values, want_idx) = kiln.jit(f, cache_dir=None)(arg), jax.jit(f)(arg)
         np.testing.assert_array_equal(values, np.asarray(want_values))
         if not rounded:  # distinct values: the same indices too
             np.testing.assert_array_equal(idx, np.asarray(want_idx))
         # Among ties XLA's order is its own: each index must hold its value,
         # and no index may repeat.
-        np.testing.assert_array_equal(np.take_along_axis(x, np.asarray(idx), axis), values)
+        np.testing.assert_array_equal(np.take_along_axis(arg, np.asarray(idx), axis), values)
         assert all(len(set(r)) == len(r) for r in np.moveaxis(np.asarray(idx), axis, -1))
     # By hand: the 2 smallest of a row.
     vals, idx = kiln.jit(lambda v: jax.lax.approx_min_k(v, 2), cache_dir=None)(
         np.array([[5, 1, 4, 1]], np.float32))
     np.testing.assert_array_equal(vals, [[1, 1]])
     np.testing.assert_array_equal(idx, [[1, 3]])
+
+
+def test_approx_min_k_with_nans():
+    """With NaNs, approx_min_k is the k smallest, NaNs last, along any axis
+    (numpy's sort, which puts NaNs last, is the oracle): jax.jit's sort
+    compares with `<`, which a NaN breaks, and may return others
+    (docs/importer.md)."""
+    x = np.array([[3, np.nan, 1, -np.nan, 2, 0.5], [np.nan, 5, 4, 1, -1, np.nan],
+                  [np.nan, np.nan, np.nan, 7, np.nan, np.nan]], np.float32)
+    for axis, v in [(1, x), (0, x.T)]:
+        values, idx = kiln.jit(lambda v: jax.lax.approx_min_k(v, 3, reduction_dimension=axis),
+                               cache_dir=None)(v)
+        want = np.take(np.sort(v, axis=axis), range(3), axis=axis)
+        np.testing.assert_array_equal(values, want)
+        np.testing.assert_array_equal(np.take_along_axis(v, np.asarray(idx), axis), values)
+    # Row 0 by hand: 0.5 (index 5), 1 (2), 2 (4).
+    values, idx = kiln.jit(lambda v: jax.lax.approx_min_k(v, 3), cache_dir=None)(x[:1])
+    np.testing.assert_array_equal(idx, [[5, 2, 4]])
+
