@@ -3,7 +3,8 @@
 // _mlir_ciface_kiln_rt_{s,d}gemm against a plain triple loop, on the layouts
 // the lowering hands it: row- and column-major operands with padded leading
 // dimensions (the BLAS path of an OpenBLAS build), strides BLAS cannot take
-// (the Eigen fallback), a broadcast batch, and degenerate sizes; each
+// (the Eigen fallback), a broadcast batch, few rows (the unpacked kernel)
+// and degenerate sizes; each
 // through either backend (kiln_rt_force_gemm_backend) and as chosen by
 // measuring both on a shape's first call.
 //
@@ -137,6 +138,11 @@ const Layout kLayouts[] = {
     {"matvec (N = 1)", 2, 33, 1, 40, false, false, true, true, 0, 0, 0, false, false},
     {"row vector (M = 1)", 2, 1, 19, 40, false, true, true, true, 0, 0, 0, false, false},
     {"empty contraction (K = 0)", 1, 3, 4, 0, false, false, true, true, 0, 0, 0, false, false},
+    // Few rows, row-major (the runtime's unpacked kernel, smallGemm): tiles
+    // of rows and the rows left (13 = 8 + 2 + 2 + 1), column panels of two
+    // vectors, one vector, then single columns (77); a broadcast B.
+    {"few rows (unpacked kernel)", 2, 13, 77, 29, false, false, true, true, 3, 5, 7, false, false},
+    {"few rows, broadcast B", 3, 8, 40, 16, false, false, true, true, 0, 0, 0, true, false},
     // Past the parallel threshold (2 m n k >= 2^22 flops, KilnThreads.cpp):
     // bands of rows, bands of columns (a last band shorter than the rest),
     // whole matrices of a batch, and a general stride.
@@ -144,6 +150,7 @@ const Layout kLayouts[] = {
     {"parallel column bands", 1, 40, 333, 200, true, true, true, true, 1, 2, 0, false, false},
     {"parallel batch", 9, 64, 64, 64, false, false, false, true, 0, 1, 0, true, false},
     {"parallel general strides", 2, 130, 100, 90, false, false, true, true, 1, 0, 0, false, true},
+    {"parallel few rows (column bands of the unpacked kernel)", 1, 48, 700, 128, false, false, true, true, 1, 2, 3, false, false},
 };
 
 // Each backend forced, then measured (0) twice: the first call of each
