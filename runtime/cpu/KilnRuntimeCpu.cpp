@@ -249,48 +249,60 @@ void smallGemmTile(const T *a, int64_t ars, const T *b, int64_t brs, T *c, int64
       std::memcpy(c + r * crs + v * W, &acc[r][v], sizeof(Vec<T>));
 }
 
-/// Tiles of R rows (then fewer) over the columns of `p` from `j`, V vectors
-/// wide; returns the first column left.
-template <typename T, int V>
-int64_t smallGemmColumns(const Block<T> &p, int64_t j) {
+/// Rows [i, i + R) of `p`, over every column: tiles of V vectors, then of
+/// one, then single columns.
+template <typename T, int R, int V>
+void smallGemmRows(const Block<T> &p, int64_t i) {
   constexpr int W = kVectorBytes / sizeof(T);
-  for (; j + V * W <= p.n; j += V * W) {
-    const T *b = p.b + j;
-    T *c = p.c + j;
-    int64_t i = 0;
-    for (; i + kSmallGemmRows <= p.m; i += kSmallGemmRows)
-      smallGemmTile<T, kSmallGemmRows, V>(p.a + i * p.ars, p.ars, b, p.brs, c + i * p.crs, p.crs,
-                                          p.k);
-    for (; i + 2 <= p.m; i += 2)
-      smallGemmTile<T, 2, V>(p.a + i * p.ars, p.ars, b, p.brs, c + i * p.crs, p.crs, p.k);
-    for (; i < p.m; ++i)
-      smallGemmTile<T, 1, V>(p.a + i * p.ars, p.ars, b, p.brs, c + i * p.crs, p.crs, p.k);
-  }
-  return j;
+  const T *a = p.a + i * p.ars;
+  T *c = p.c + i * p.crs;
+  int64_t j = 0;
+  for (; j + V * W <= p.n; j += V * W)
+    smallGemmTile<T, R, V>(a, p.ars, p.b + j, p.brs, c + j, p.crs, p.k);
+  for (; j + W <= p.n; j += W)
+    smallGemmTile<T, R, 1>(a, p.ars, p.b + j, p.brs, c + j, p.crs, p.k);
+  for (int r = 0; r < R; ++r)
+    for (int64_t s = j; s < p.n; ++s) {
+      T sum = T(0);
+      for (int64_t q = 0; q < p.k; ++q)
+        sum += a[r * p.ars + q] * p.b[q * p.brs + s];
+      c[r * p.crs + s] = sum;
+    }
 }
 
 /// C = A B for few rows of row-major operands (A's rows, B's rows and C's
-/// rows each contiguous), without packing: tiles of rows times two vectors
-/// of columns read B's rows as they lie and broadcast A's elements. Eigen
+/// rows each contiguous), without packing: tiles of rows times vectors of
+/// columns read B's rows as they lie and broadcast A's elements. Eigen
 /// packs both operands and zeroes C first, which at an RNN step's few rows
 /// cost more than the product (8 x 384 x 128 on an Emerald Rapids core: 144
-/// GFLOP/s here, 71 by Eigen; 64 x 384 x 128: 155 against 131). False when
-/// the block is not of that kind.
+/// GFLOP/s here, 71 by Eigen; 64 x 384 x 128: 155 against 131). Every tile
+/// keeps at least 8 sums apart (a single row: 8 vectors of columns), so
+/// that no FMA waits for the one before it. False when the block is not of
+/// that kind.
 template <typename T>
 bool smallGemm(const Block<T> &p) {
   constexpr int W = kVectorBytes / sizeof(T);
   if (p.m > kSmallGemmMaxRows || p.n < W || (p.acs != 1 && p.k > 1) || p.bcs != 1 ||
       (p.ccs != 1 && p.n > 1))
     return false;
-  int64_t j = smallGemmColumns<T, 2>(p, 0);
-  j = smallGemmColumns<T, 1>(p, j);
-  for (int64_t r = 0; r < p.m; ++r)
-    for (int64_t s = j; s < p.n; ++s) {
-      T sum = T(0);
-      for (int64_t q = 0; q < p.k; ++q)
-        sum += p.a[r * p.ars + q] * p.b[q * p.brs + s];
-      p.c[r * p.crs + s] = sum;
-    }
+  // Full row tiles column panel by column panel, so that a panel of B
+  // stays in L1 while every row tile reads it; then their last columns.
+  int64_t rows = p.m / kSmallGemmRows * kSmallGemmRows, j = 0;
+  for (; rows > 0 && j + 2 * W <= p.n; j += 2 * W)
+    for (int64_t i = 0; i < rows; i += kSmallGemmRows)
+      smallGemmTile<T, kSmallGemmRows, 2>(p.a + i * p.ars, p.ars, p.b + j, p.brs,
+                                          p.c + i * p.crs + j, p.crs, p.k);
+  Block<T> last = p;
+  last.b += j;
+  last.c += j;
+  last.n -= j;
+  for (int64_t i = 0; i < rows; i += kSmallGemmRows)
+    smallGemmRows<T, kSmallGemmRows, 1>(last, i);
+  int64_t i = rows;
+  for (; i + 2 <= p.m; i += 2)
+    smallGemmRows<T, 2, 4>(p, i);
+  for (; i < p.m; ++i)
+    smallGemmRows<T, 1, 8>(p, i);
   return true;
 }
 
