@@ -178,7 +178,7 @@ struct DotGeneralRuntimePattern : OpConversionPattern<lax::DotGeneralOp> {
     // tests/lowering/runtime-gemm-operands.mlir). With both to_buffer ops
     // after both writes, sharing is a read-after-write conflict and the
     // analysis keeps the buffers apart.
-    std::string name = elt.isF32() ? "kiln_rt_sgemm" : "kiln_rt_dgemm";
+    StringRef name = elt.isF32() ? kRuntimeSgemm : kRuntimeDgemm;
     Value result = callRuntimeOn3(rewriter, loc, op->getParentOfType<ModuleOp>(), name,
                                   {lhs3, rhs3}, {RankedTensorType::get({B, M, N}, elt)},
                                   {transA, transB})[0];

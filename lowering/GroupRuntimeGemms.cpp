@@ -38,7 +38,7 @@ using namespace mlir;
 namespace {
 
 /// The runtime's single GEMMs; a group of N calls kiln_rt_?gemm_group<N>.
-constexpr llvm::StringLiteral kGemms[] = {"kiln_rt_sgemm", "kiln_rt_dgemm"};
+constexpr llvm::StringLiteral kGemms[] = {kiln::kRuntimeSgemm, kiln::kRuntimeDgemm};
 /// The most calls of a group (the runtime's kMaxGemmGroup).
 constexpr size_t kMaxGroup = 4;
 /// How far past a group's first call a partner is looked for: the search

@@ -46,6 +46,11 @@ void buildKilnBufferizePipeline(mlir::OpPassManager &pm,
 constexpr llvm::StringLiteral kParallelBodyPrefix = "__kiln_parallel_body_";
 constexpr llvm::StringLiteral kParallelForPrefix = "__kiln_parallel_for_";
 
+/// The runtime's GEMM entries (runtime/cpu): kiln-lax-to-linalg calls them
+/// and kiln-group-runtime-gemms groups their calls (`<name>_group<N>`).
+constexpr llvm::StringLiteral kRuntimeSgemm = "kiln_rt_sgemm";
+constexpr llvm::StringLiteral kRuntimeDgemm = "kiln_rt_dgemm";
+
 /// Registers --kiln-lax-to-linalg and the --kiln-lower-cpu pipeline.
 void registerKilnLowering();
 

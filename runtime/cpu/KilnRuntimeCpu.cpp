@@ -370,6 +370,7 @@ struct Job {
 template <typename T>
 struct Split {
   const Job<T> *job;
+  Logical shape;
   int64_t bands, step, extent;
   bool rows;
   int64_t units() const { return job->c->sizes[0] * bands; }
@@ -388,14 +389,14 @@ Split<T> split(const Job<T> &job, int64_t wanted) {
   int64_t step = std::max<int64_t>(
       kBlockStep, ((extent + perMatrix - 1) / perMatrix + kBlockStep - 1) / kBlockStep * kBlockStep);
   int64_t bands = perMatrix == 1 ? 1 : (extent + step - 1) / step;
-  return {&job, bands, step, extent, rows};
+  return {&job, {m, n, k, ars, acs, brs, bcs}, bands, step, extent, rows};
 }
 
 /// Unit `unit` of `s`: one matrix of the batch, or one band of it.
 template <typename T>
 void runUnit(const Split<T> &s, int64_t unit) {
   const Job<T> &job = *s.job;
-  auto [m, n, k, ars, acs, brs, bcs] = logicalShape(job.a, job.b, job.c, job.transA, job.transB);
+  auto [m, n, k, ars, acs, brs, bcs] = s.shape;
   int64_t i = unit / s.bands;
   KilnMemRef3<T> *a = job.a, *b = job.b, *c = job.c;
   Block<T> p{a->aligned + a->offset + (a->sizes[0] == 1 ? 0 : i * a->strides[0]),
