@@ -23,8 +23,9 @@
 // does not return null, which the compiled code would write through: inside
 // kiln_rt_guarded_call (KilnGuardedCall.cpp) on the calling thread it jumps
 // back out of the compiled code, which then reports the failure (Executable::call, the
-// Python package: MemoryError); elsewhere (a parallel loop's worker, a raw
-// call) it prints what failed and aborts.
+// Python package: MemoryError); in a parallel loop's range, on a worker or
+// the caller, it ends the range and the loop passes the failure to its
+// caller; outside any guarded call it prints what failed and aborts.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/KilnGuardedCall.h"

@@ -9,6 +9,13 @@
 // temporaries it had allocated in the call are not freed (a leak, on the
 // error path only).
 //
+// A parallel loop (kiln_rt_parallel_for) runs each range within a jump
+// target of its own (runGuardedRange), on whichever thread runs it: a
+// failure ends that range, the loop starts no more, and once every range
+// has ended its caller passes the failure on to its own guarded call. A
+// jump straight to the caller's target would leave workers running ranges
+// of a loop whose frame is gone; a worker has no target at all.
+//
 // Host callbacks: lax.host_callback lowers to kiln_rt_host_callback(index,
 // buffers), which calls the handler the caller installed on this thread
 // (kiln_rt_set_host_callback; the Python package installs one that runs
@@ -43,6 +50,43 @@ bool kiln::runtime::abandonGuardedCall(int32_t status, size_t bytes) {
   failedBytes = bytes;
   siglongjmp(*guardedCallJump, status);
 }
+
+bool kiln::runtime::runGuardedRange(void (*task)(void *, int64_t, int64_t), void *context,
+                                    int64_t begin, int64_t end, LoopFailure &failure) {
+  sigjmp_buf jump;
+  sigjmp_buf *outer = guardedCallJump;
+  // As in kiln_rt_guarded_call: the jump skips the task's restoring of the
+  // thread's floating-point mode.
+  uint32_t floatMode = kiln_rt_float_mode();
+  if (int status = sigsetjmp(jump, 0)) {
+    kiln_rt_set_float_mode(floatMode);
+    guardedCallJump = outer;
+    int32_t none = kKilnCallOk;
+    if (failure.status.compare_exchange_strong(none, status, std::memory_order_acq_rel))
+      failure.bytes = failedBytes;
+    return false;
+  }
+  guardedCallJump = &jump;
+  task(context, begin, end);
+  guardedCallJump = outer;
+  return true;
+}
+
+void kiln::runtime::raiseLoopFailure(const LoopFailure &failure) {
+  int32_t status = failure.status.load(std::memory_order_acquire);
+  if (status == kKilnCallOk)
+    return;
+  abandonGuardedCall(status, failure.bytes);
+  if (status == kKilnCallOutOfMemory)
+    std::fprintf(stderr,
+                 "kiln: error: compiled code could not allocate %zu bytes (out of memory)\n",
+                 failure.bytes);
+  else
+    std::fprintf(stderr, "kiln: error: a host callback failed outside a guarded call\n");
+  std::abort();
+}
+
+bool kiln::runtime::hasHostCallback() { return hostCallback != nullptr; }
 
 extern "C" {
 

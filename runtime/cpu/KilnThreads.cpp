@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/cpu/KilnThreads.h"
+#include "runtime/cpu/KilnGuardedCall.h"
 #include "runtime/cpu/KilnRuntimeCpu.h"
 
 #include <algorithm>
@@ -234,13 +235,22 @@ int32_t kiln_rt_threads() { return kiln::runtime::threadsForCaller(); }
 
 void kiln_rt_parallel_for(void (*task)(void *, int64_t, int64_t), void *context, int64_t trips) {
   int threads = kiln::runtime::threadsForCaller();
-  if (threads <= 1 || trips <= 1)
+  // A host callback handler belongs to the calling thread (Python's takes
+  // the GIL, which the caller may hold while it waits for its workers): a
+  // call with one runs its loops on the calling thread.
+  if (threads <= 1 || trips <= 1 || kiln::runtime::hasHostCallback())
     return task(context, 0, std::max<int64_t>(trips, 0));
   // About four ranges per thread, as the GEMM's blocks: a worker that
   // starts late (a busy machine) leaves its share to the others.
   int64_t ranges = std::min<int64_t>(trips, 4 * int64_t(threads));
+  // A range that fails (KilnGuardedCall.cpp) ends alone; the loop starts
+  // no other, and its caller raises the failure once all have ended.
+  kiln::runtime::LoopFailure failure;
   kiln::runtime::parallelFor(ranges, threads, [&](int64_t r) {
-    task(context, r * trips / ranges, (r + 1) * trips / ranges);
+    if (failure.status.load(std::memory_order_relaxed) == kKilnCallOk)
+      kiln::runtime::runGuardedRange(task, context, r * trips / ranges,
+                                     (r + 1) * trips / ranges, failure);
   });
+  kiln::runtime::raiseLoopFailure(failure);
 }
 }

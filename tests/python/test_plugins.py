@@ -34,7 +34,7 @@ def even_power(x):
     return lax.integer_pow(-x, 4) + lax.integer_pow(-x, 3)
 
 
-def test_rules_then_plugin_exit_cleanly():
+def test_rules_then_plugin_exit_cleanly(python_env):
     script = f"""
 import numpy as np, kiln
 x = np.ones(4, np.float32)
@@ -42,7 +42,8 @@ print(kiln.jit(lambda x: -x, rules="- name: nn\\n  match: {{root: 'lax.neg(lax.n
                                  "  rewrite: {{root: $x}}\\n")(x).tolist())
 print(kiln.jit(lambda x: x + 1, plugins=[{str(PLUGIN)!r}])(x).tolist())
 """
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=300, env=python_env)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split("\n")[:2] == ["[-1.0, -1.0, -1.0, -1.0]", "[2.0, 2.0, 2.0, 2.0]"]
 

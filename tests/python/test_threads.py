@@ -39,7 +39,7 @@ def test_results_match_jax_at_every_thread_count(threads):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-5)
 
 
-def test_one_thread_starts_no_thread():
+def test_one_thread_starts_no_thread(python_env):
     """threads=1: the GEMM on the calling thread and the compiled parallel
     loops too (no worker): the process has as many threads after the calls
     as before them (with the default, the first call starts the pool's
@@ -56,7 +56,8 @@ for _ in range(3):
     compiled(a, a, x)
 print(before, len(os.listdir("/proc/self/task")))
 """
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=300, env=python_env)
     assert run.returncode == 0, run.stderr[-2000:]
     before, after = map(int, run.stdout.split())
     assert after == before, (before, after)
