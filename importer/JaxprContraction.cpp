@@ -49,9 +49,35 @@ EmitResult emitDotGeneral(PrimitiveEmitter &e) {
   if (failed(dims))
     return failure();
   TypeAttr preferredAttr = *preferred ? TypeAttr::get(*preferred) : TypeAttr();
+  Value lhs = (*x)[0], rhs = (*x)[1];
+  Type lhsElement = getElementTypeOrSelf(lhs), rhsElement = getElementTypeOrSelf(rhs);
+  if (lhsElement != rhsElement) {
+    // JAX takes operands of two dtypes (bf16 by f32: a bf16 model's
+    // activations by an f32 solve's result); on CPU and GPU it converts both
+    // to the result's dtype before the product (jax/_src/lax/lax.py,
+    // _handle_dot_precision), which is what this does: the product then
+    // sees the values XLA's does.
+    Type target = *preferred;
+    if (!target) {
+      FailureOr<RankedTensorType> annotated = e.annotatedResultType();
+      if (failed(annotated))
+        return failure();
+      target = annotated->getElementType();
+    }
+    for (Value *operand : {&lhs, &rhs}) {
+      auto type = cast<RankedTensorType>(operand->getType());
+      if (type.getElementType() == target)
+        continue;
+      FailureOr<Value> converted =
+          e.built(ConvertElementTypeOp::create(e.b, e.loc, type.clone(target), *operand));
+      if (failed(converted))
+        return failure();
+      *operand = *converted;
+    }
+  }
   auto &d = *dims;
-  return e.finish(DotGeneralOp::create(e.b, e.loc, e.placeholder, (*x)[0], (*x)[1],
-                                       d[0], d[1], d[2], d[3], preferredAttr));
+  return e.finish(DotGeneralOp::create(e.b, e.loc, e.placeholder, lhs, rhs, d[0], d[1], d[2],
+                                       d[3], preferredAttr));
 }
 
 /// cholesky x (jnp.linalg.cholesky symmetrizes before and zeroes the

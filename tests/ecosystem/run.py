@@ -98,18 +98,15 @@ def oracle_only_run(p) -> dict:
 
 
 class Worker:
-    """A worker process and its result pipe."""
+    """A worker process and its result pipe: ``script --worker FD *options``
+    reads one request a line on its stdin and writes one JSON record a line
+    to FD (tests/differential/corpus_mutants.py uses it too)."""
 
-    def __init__(self, args):
+    def __init__(self, script: Path, options: list[str]):
         self.log = tempfile.NamedTemporaryFile("w+", prefix="ecosystem-worker-", suffix=".log",
                                                delete=False)
         r, w = os.pipe()
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(w),
-               "--repeat", str(args.repeat)]
-        if args.cache:
-            cmd.append("--cache")
-        if args.oracle_only:
-            cmd.append("--oracle-only")
+        cmd = [sys.executable, str(script), "--worker", str(w), *options]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=self.log,
                                      stderr=subprocess.STDOUT, pass_fds=(w,), text=True,
                                      start_new_session=True)
@@ -117,9 +114,9 @@ class Worker:
         self.fd = r
         self.buf = b""
 
-    def run(self, name: str, timeout: float) -> dict | str:
+    def run(self, request: str, timeout: float) -> dict | str:
         """The record, or 'timeout' / 'crash: ...'."""
-        self.proc.stdin.write(name + "\n")
+        self.proc.stdin.write(request + "\n")
         self.proc.stdin.flush()
         deadline = time.monotonic() + timeout
         while b"\n" not in self.buf:
@@ -183,7 +180,10 @@ def run_all(programs, args) -> list[dict]:
     started = time.monotonic()
     for i, p in enumerate(programs):
         if worker is None:
-            worker = Worker(args)
+            options = ["--repeat", str(args.repeat)]
+            options += ["--cache"] if args.cache else []
+            options += ["--oracle-only"] if args.oracle_only else []
+            worker = Worker(Path(__file__).resolve(), options)
         got = worker.run(p.name, args.timeout + 20.0 if i == 0 else args.timeout)
         if isinstance(got, str):
             worker.close(kill=True)
