@@ -8,7 +8,9 @@
 //                                               ui32[dims, 2], so both are
 //                                               the identity
 //   random_bits[bit_width=32 shape=S] k        threefry2x32(k, iota(S)) and
-//                                               the xor of its two halves
+//                                               the xor of its two halves (8
+//                                               and 16 bits: that, truncated;
+//                                               64: the halves side by side)
 //   random_split[shape=S] k                    threefry2x32(k, iota(S)), the
 //                                               halves stacked as new keys
 //   random_seed[impl=fry] s                    the key [s >> 32, s & 0xFFFFFFFF]
@@ -130,21 +132,47 @@ FailureOr<std::pair<Value, Value>> hashCounters(PrimitiveEmitter &e, Value key,
 
 EmitResult emitRandomWrap(PrimitiveEmitter &e) { return e.operands(1, 1); }
 
-/// random_bits[bit_width=32 shape]: the xor of the two words.
+/// random_bits[bit_width shape]: at 32 bits the xor of the two words; at 8
+/// and 16 that xor converted (truncated) to ui8/ui16, what bf16/f16 and
+/// narrow integer samplers draw; at 64 the first word above the second
+/// (jax/_src/prng.py, _threefry_random_bits_partitionable).
 EmitResult emitRandomBits(PrimitiveEmitter &e) {
   EmitResult x = e.operands(1, 1);
   FailureOr<SmallVector<int64_t>> shape = e.builder.intListParam(e.eqn, "shape");
   FailureOr<int64_t> width = e.builder.intParam(e.eqn, "bit_width");
   if (failed(x) || failed(shape) || failed(width))
     return failure();
-  if (*width != 32)
+  if (*width != 8 && *width != 16 && *width != 32 && *width != 64)
     return e.builder.emitError(e.eqn.primitiveLoc)
-           << "'random_bits' of bit_width " << *width << " is not supported (only 32)";
+           << "'random_bits' of bit_width " << *width << ": JAX's widths are 8, 16, 32 and 64";
   FailureOr<std::pair<Value, Value>> words = hashCounters(e, (*x)[0], *shape);
   if (failed(words))
     return failure();
-  return e.finish(XorOp::create(e.b, e.loc, words->first.getType(), words->first,
-                                words->second));
+  auto u32 = cast<RankedTensorType>(words->first.getType());
+  auto bits = u32.clone(IntegerType::get(e.b.getContext(), unsigned(*width), IntegerType::Unsigned));
+  if (*width == 64) {
+    SmallVector<Value> wide;
+    for (Value w : {words->first, words->second}) {
+      FailureOr<Value> converted = e.built(ConvertElementTypeOp::create(e.b, e.loc, bits, w));
+      if (failed(converted))
+        return failure();
+      wide.push_back(*converted);
+    }
+    FailureOr<Value> shift = e.built(ConstantOp::create(
+        e.b, e.loc, DenseElementsAttr::get(bits, e.b.getIntegerAttr(bits.getElementType(), 32))));
+    FailureOr<Value> high =
+        failed(shift) ? shift : e.built(ShiftLeftOp::create(e.b, e.loc, bits, wide[0], *shift));
+    if (failed(high))
+      return failure();
+    return e.finish(OrOp::create(e.b, e.loc, bits, *high, wide[1]));
+  }
+  Operation *mixed = XorOp::create(e.b, e.loc, u32, words->first, words->second);
+  if (*width == 32)
+    return e.finish(mixed);
+  FailureOr<Value> xored = e.built(mixed);
+  if (failed(xored))
+    return failure();
+  return e.finish(ConvertElementTypeOp::create(e.b, e.loc, bits, *xored));
 }
 
 /// random_split[shape]: new keys whose words are the two hash words.

@@ -39,6 +39,25 @@ def test_random_seed_and_fold_in(seed):
         np.testing.assert_array_equal(g, np.asarray(w))
 
 
+@pytest.mark.parametrize("dtype", [jnp.uint8, jnp.uint16, jnp.bfloat16, jnp.float16])
+def test_narrow_random_bits(dtype):
+    # random_bits of 8 and 16 bits (bf16/f16 samplers, narrow integer bits:
+    # the importer took only 32): the bits and the numbers drawn from them,
+    # bit for bit against jax.jit.
+    def f(k):
+        if jnp.issubdtype(dtype, jnp.integer):
+            return jax.random.bits(k, (7, 3), dtype=dtype)
+        return jax.random.normal(k, (64,), dtype=dtype), jax.random.uniform(k, (64,), dtype=dtype)
+
+    text = str(jax.make_jaxpr(f)(jax.random.PRNGKey(0)))
+    assert "bit_width=8" in text or "bit_width=16" in text  # bf16 draws 8 bits
+    key = np.asarray(jax.random.PRNGKey(3))
+    got, want = kiln.jit(f, cache_dir=None)(key), jax.jit(f)(key)
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
 def test_random_seed_from_int64():
     with jax.enable_x64(True):
         f = lambda s: jax.random.PRNGKey(s)
