@@ -42,6 +42,27 @@ thread_local size_t failedBytes = 0;
 thread_local KilnHostCallbackFn hostCallback = nullptr;
 thread_local void *hostCallbackContext = nullptr;
 
+/// Runs `body` within a jump target of this thread (the innermost, which
+/// abandonGuardedCall jumps to); returns kKilnCallOk, or the status it was
+/// abandoned with (the size that failed in failedBytes). The jump skips the
+/// compiled code's restoring of the thread's floating-point mode
+/// (flush-subnormals), so it is restored here.
+template <typename Body>
+int32_t runWithJumpTarget(Body &&body) {
+  sigjmp_buf jump;
+  sigjmp_buf *outer = guardedCallJump;
+  uint32_t floatMode = kiln_rt_float_mode();
+  if (int status = sigsetjmp(jump, 0)) {
+    kiln_rt_set_float_mode(floatMode);
+    guardedCallJump = outer;
+    return status;
+  }
+  guardedCallJump = &jump;
+  body();
+  guardedCallJump = outer;
+  return kKilnCallOk;
+}
+
 } // namespace
 
 bool kiln::runtime::abandonGuardedCall(int32_t status, size_t bytes) {
@@ -53,23 +74,13 @@ bool kiln::runtime::abandonGuardedCall(int32_t status, size_t bytes) {
 
 bool kiln::runtime::runGuardedRange(void (*task)(void *, int64_t, int64_t), void *context,
                                     int64_t begin, int64_t end, LoopFailure &failure) {
-  sigjmp_buf jump;
-  sigjmp_buf *outer = guardedCallJump;
-  // As in kiln_rt_guarded_call: the jump skips the task's restoring of the
-  // thread's floating-point mode.
-  uint32_t floatMode = kiln_rt_float_mode();
-  if (int status = sigsetjmp(jump, 0)) {
-    kiln_rt_set_float_mode(floatMode);
-    guardedCallJump = outer;
-    int32_t none = kKilnCallOk;
-    if (failure.status.compare_exchange_strong(none, status, std::memory_order_acq_rel))
-      failure.bytes = failedBytes;
-    return false;
-  }
-  guardedCallJump = &jump;
-  task(context, begin, end);
-  guardedCallJump = outer;
-  return true;
+  int32_t status = runWithJumpTarget([&] { task(context, begin, end); });
+  if (status == kKilnCallOk)
+    return true;
+  int32_t none = kKilnCallOk;
+  if (failure.status.compare_exchange_strong(none, status, std::memory_order_acq_rel))
+    failure.bytes = failedBytes;
+  return false;
 }
 
 void kiln::runtime::raiseLoopFailure(const LoopFailure &failure) {
@@ -92,22 +103,10 @@ extern "C" {
 
 int32_t kiln_rt_guarded_call(void (*fn)(void *const *), void *const *buffers,
                              size_t *bytesNotAllocated) {
-  sigjmp_buf jump;
-  sigjmp_buf *outer = guardedCallJump;
-  // The jump skips the compiled code's restoring of the caller's
-  // floating-point mode (flush-subnormals), so it is restored here.
-  uint32_t floatMode = kiln_rt_float_mode();
-  if (int status = sigsetjmp(jump, 0)) {
-    kiln_rt_set_float_mode(floatMode);
-    guardedCallJump = outer;
-    if (bytesNotAllocated)
-      *bytesNotAllocated = status == kKilnCallOutOfMemory ? failedBytes : 0;
-    return status;
-  }
-  guardedCallJump = &jump;
-  fn(buffers);
-  guardedCallJump = outer;
-  return kKilnCallOk;
+  int32_t status = runWithJumpTarget([&] { fn(buffers); });
+  if (bytesNotAllocated)
+    *bytesNotAllocated = status == kKilnCallOutOfMemory ? failedBytes : 0;
+  return status;
 }
 
 void kiln_rt_set_host_callback(KilnHostCallbackFn fn, void *context,
