@@ -143,8 +143,13 @@ def tool_env(kiln_bin: Path) -> dict[str, str]:
     """The environment for Kiln's tools: a ``lib`` directory beside ``kiln_bin``
     goes first on LD_LIBRARY_PATH, so that a copy of a build's ``bin`` and
     ``lib`` runs with its own libraries (the tools' RUNPATH names the build
-    tree's lib, which LD_LIBRARY_PATH overrides)."""
+    tree's lib, which LD_LIBRARY_PATH overrides). A sanitizer runtime
+    preloaded into this Python (the sanitized build's ctest, for the
+    instrumented kiln package) is not passed on: the tools link their own,
+    and refuse a second."""
     env = dict(os.environ)
+    if "asan" in env.get("LD_PRELOAD", ""):
+        del env["LD_PRELOAD"]
     lib = kiln_bin.resolve().parent / "lib"
     if lib.is_dir():
         env["LD_LIBRARY_PATH"] = os.pathsep.join(
