@@ -325,7 +325,13 @@ public:
     PyObject *tuple = args.ptr();
     Py_ssize_t n = PyTuple_GET_SIZE(tuple);
     if (kwargs.size() == 0) {
-      for (const std::shared_ptr<FastEntry> &entry : entries_) {
+      // By index, each entry held by a copy: gathering an argument can run
+      // Python (an object's buffer export), and another thread may then add
+      // an entry (reallocating entries_) or clear them; a reference into
+      // the vector, or its iterator, would dangle (a segfault in the
+      // boundary fuzzer's threaded calls).
+      for (size_t k = 0; k < entries_.size(); ++k) {
+        std::shared_ptr<FastEntry> entry = entries_[k];
         const FastEntry &e = *entry;
         if (Py_ssize_t(e.signature.size()) != n)
           continue;
@@ -341,9 +347,8 @@ public:
         if (e.gather(tuple, free.data(), scalars.data(), held)) {
           // The call releases the GIL: another thread may clear or replace
           // the entries meanwhile (clear_cache), which had freed the code
-          // and the pinned data under the call. This reference keeps both.
-          std::shared_ptr<FastEntry> keep = entry;
-          return keep->compiled->callFree(free.data());
+          // and the pinned data under the call. `entry` keeps both.
+          return entry->compiled->callFree(free.data());
         }
       }
     }
