@@ -13,7 +13,8 @@
 //                                   qr, svd, eigh
 //   registerConvolutionPrimitives   conv_general_dilated          JaxprConvolution.cpp
 //   registerWindowPrimitives        reduce_window_*,              JaxprWindows.cpp
-//                                   select_and_scatter_add
+//                                   select_and_scatter_add,
+//                                   select_and_gather_add
 //   registerSortPrimitives          sort, top_k                   JaxprSort.cpp
 //   registerControlFlowPrimitives   pjit, custom_jvp_call, scan,  JaxprControlFlow.cpp
 //                                   while, cond, copy, ...

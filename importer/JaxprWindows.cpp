@@ -19,8 +19,8 @@
 //   value is then added at its window's selected position: per offset, the
 //   values whose selection is that offset, placed by interior padding.
 //
-// The generic reduce_window (a jaxpr body) and select_and_gather_add are
-// located errors (unsupported primitive).
+// - select_and_gather_add (forward-mode derivatives of max pooling): the
+//   same selection, carrying the tangent instead of the offset's number.
 //
 //===----------------------------------------------------------------------===//
 #include "importer/JaxprPrimitives.h"
@@ -255,6 +255,70 @@ template <WindowReduction kind> EmitResult emitReduceWindow(PrimitiveEmitter &e)
   return SmallVector<Value>{acc};
 }
 
+/// The direction of a select_prim parameter (ge, gt, le, lt); a located
+/// error otherwise.
+FailureOr<ComparisonDirection> selectDirection(PrimitiveEmitter &e) {
+  const Param *select = e.builder.requireParam(e.eqn, "select_prim");
+  if (!select)
+    return failure();
+  std::optional<ComparisonDirection> direction =
+      llvm::StringSwitch<std::optional<ComparisonDirection>>(select->value.text)
+          .Case("ge", ComparisonDirection::GE)
+          .Case("gt", ComparisonDirection::GT)
+          .Case("le", ComparisonDirection::LE)
+          .Case("lt", ComparisonDirection::LT)
+          .Default(std::nullopt);
+  if (!direction)
+    return e.builder.emitError(select->value.loc)
+           << "'" << e.primitive() << "': select_prim must be ge, gt, le or lt, got '"
+           << select->value.spelling << "'";
+  return *direction;
+}
+
+/// Whether `direction` selects toward the highest value (ge, gt).
+bool selectsHigh(ComparisonDirection direction) {
+  return direction == ComparisonDirection::GE || direction == ComparisonDirection::GT;
+}
+
+/// XLA's selection in every window, step by step, as its reducer
+/// `select(k(acc), k(e)) ? acc : e` runs over the window in row-major order:
+/// `selected` (the operand's value) and `carried` (what travels with it:
+/// `carriedAt(offset)`) start as given, or as the first offset's when null,
+/// and the element at each next offset replaces them where
+/// `direction`(selected, element) is false (ge: the first maximum stays; NaN
+/// compares false, as in XLA).
+LogicalResult
+selectInWindows(PrimitiveEmitter &e, ComparisonDirection direction, Value padded,
+                const Window &w, ArrayRef<int64_t> out,
+                llvm::function_ref<FailureOr<Value>(ArrayRef<int64_t>)> carriedAt,
+                Value &selected, Value &carried) {
+  auto predType = RankedTensorType::get(out, e.b.getI1Type());
+  return forEachOffset(w.dims, [&](ArrayRef<int64_t> offset) -> LogicalResult {
+    FailureOr<Value> slice = windowSlice(e, padded, w, out, offset);
+    FailureOr<Value> here = carriedAt(offset);
+    if (failed(slice) || failed(here))
+      return failure();
+    if (!selected) {
+      selected = *slice;
+      carried = *here;
+      return success();
+    }
+    FailureOr<Value> keep =
+        e.built(CompareOp::create(e.b, e.loc, predType, direction, selected, *slice));
+    if (failed(keep))
+      return failure();
+    FailureOr<Value> value = e.built(
+        SelectNOp::create(e.b, e.loc, e.placeholder, *keep, ValueRange{*slice, selected}));
+    FailureOr<Value> next = e.built(
+        SelectNOp::create(e.b, e.loc, e.placeholder, *keep, ValueRange{*here, carried}));
+    if (failed(value) || failed(next))
+      return failure();
+    selected = *value;
+    carried = *next;
+    return success();
+  });
+}
+
 /// select_and_scatter_add[select_prim window_dimensions window_strides
 /// padding] source operand.
 EmitResult emitSelectAndScatterAdd(PrimitiveEmitter &e) {
@@ -268,29 +332,17 @@ EmitResult emitSelectAndScatterAdd(PrimitiveEmitter &e) {
   FailureOr<Window> w = windowParams(e, type.getRank());
   if (failed(w))
     return failure();
-  const Param *select = e.builder.requireParam(e.eqn, "select_prim");
-  if (!select)
+  FailureOr<ComparisonDirection> direction = selectDirection(e);
+  if (failed(direction))
     return failure();
-  StringRef prim = select->value.text;
-  std::optional<ComparisonDirection> direction =
-      llvm::StringSwitch<std::optional<ComparisonDirection>>(prim)
-          .Case("ge", ComparisonDirection::GE)
-          .Case("gt", ComparisonDirection::GT)
-          .Case("le", ComparisonDirection::LE)
-          .Case("lt", ComparisonDirection::LT)
-          .Default(std::nullopt);
-  if (!direction)
-    return e.builder.emitError(select->value.loc)
-           << "'select_and_scatter_add': select_prim must be ge, gt, le or lt, got '"
-           << select->value.spelling << "'";
   if (llvm::any_of(w->baseDilation, [](int64_t v) { return v != 1; }) ||
       llvm::any_of(w->windowDilation, [](int64_t v) { return v != 1; }))
     return e.builder.emitError(e.eqn.primitiveLoc)
            << "'select_and_scatter_add' with dilation is not supported";
   // Padding is never selected: it is the value every select passes over.
-  bool towardHigh = *direction == ComparisonDirection::GE || *direction == ComparisonDirection::GT;
   FailureOr<Value> padded = padForWindow(
-      e, operand, towardHigh ? ReductionIdentity::Lowest : ReductionIdentity::Highest, *w);
+      e, operand, selectsHigh(*direction) ? ReductionIdentity::Lowest : ReductionIdentity::Highest,
+      *w);
   if (failed(padded))
     return failure();
   auto paddedType = cast<RankedTensorType>(padded->getType());
@@ -313,31 +365,12 @@ EmitResult emitSelectAndScatterAdd(PrimitiveEmitter &e) {
   auto predType = RankedTensorType::get(out, e.b.getI1Type());
   Value selected, which;
   int32_t number = 0;
-  LogicalResult scanned = forEachOffset(w->dims, [&](ArrayRef<int64_t> offset) -> LogicalResult {
-    FailureOr<Value> slice = windowSlice(e, *padded, *w, out, offset);
-    if (failed(slice))
-      return failure();
-    Value here = ConstantOp::create(e.b, e.loc, indexType, double(number++));
-    if (!selected) {
-      selected = *slice;
-      which = here;
-      return success();
-    }
-    // Replaced where select(selected, e) is false.
-    FailureOr<Value> keep = e.built(
-        CompareOp::create(e.b, e.loc, predType, *direction, selected, *slice));
-    if (failed(keep))
-      return failure();
-    FailureOr<Value> value = e.built(
-        SelectNOp::create(e.b, e.loc, e.placeholder, *keep, ValueRange{*slice, selected}));
-    FailureOr<Value> index = e.built(
-        SelectNOp::create(e.b, e.loc, e.placeholder, *keep, ValueRange{here, which}));
-    if (failed(value) || failed(index))
-      return failure();
-    selected = *value;
-    which = *index;
-    return success();
-  });
+  LogicalResult scanned = selectInWindows(
+      e, *direction, *padded, *w, out,
+      [&](ArrayRef<int64_t>) -> FailureOr<Value> {
+        return ConstantOp::create(e.b, e.loc, indexType, double(number++)).getResult();
+      },
+      selected, which);
   if (failed(scanned))
     return failure();
 
@@ -381,6 +414,63 @@ EmitResult emitSelectAndScatterAdd(PrimitiveEmitter &e) {
   return e.finish(SliceOp::create(e.b, e.loc, e.placeholder, sum, start, limit, step));
 }
 
+/// select_and_gather_add[select_prim window_dimensions window_strides padding
+/// base_dilation window_dilation] tangents operand: in each window, the
+/// tangent where the operand's selected element is (forward-mode derivatives
+/// of max and min pooling). JAX lowers it to a reduce_window over (operand,
+/// tangent) pairs from (-inf or +inf, 0), padding included, which this
+/// follows step by step: a window whose every element compares like the
+/// start (all -inf under ge) gives 0. For f64 JAX's CPU lowering rounds both
+/// to 20 mantissa bits (it packs the pair into one 64-bit word); Kiln keeps
+/// them exact.
+EmitResult emitSelectAndGatherAdd(PrimitiveEmitter &e) {
+  EmitResult x = e.operands(2, 2);
+  if (failed(x))
+    return failure();
+  Value tangents = (*x)[0], operand = (*x)[1];
+  auto type = cast<RankedTensorType>(operand.getType());
+  if (cast<RankedTensorType>(tangents.getType()) != type)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'select_and_gather_add': the tangents ("
+           << JaxprBuilder::formatType(tangents.getType()) << ") and the operand ("
+           << JaxprBuilder::formatType(type) << ") must have one type";
+  if (!isa<FloatType>(type.getElementType()))
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'select_and_gather_add' takes floats, got " << JaxprBuilder::formatType(type);
+  FailureOr<Window> w = windowParams(e, type.getRank());
+  if (failed(w))
+    return failure();
+  FailureOr<ComparisonDirection> direction = selectDirection(e);
+  if (failed(direction))
+    return failure();
+  ReductionIdentity start =
+      selectsHigh(*direction) ? ReductionIdentity::Lowest : ReductionIdentity::Highest;
+  FailureOr<Value> padded = padForWindow(e, operand, start, *w);
+  if (failed(padded))
+    return failure();
+  FailureOr<Value> paddedTangents = padForWindow(e, tangents, ReductionIdentity::Zero, *w);
+  if (failed(paddedTangents))
+    return failure();
+  SmallVector<int64_t> out =
+      outputShape(cast<RankedTensorType>(padded->getType()).getShape(), *w);
+  auto outType = RankedTensorType::get(out, type.getElementType());
+  Value selected = reductionIdentity(e, start, outType);
+  Value carried = reductionIdentity(e, ReductionIdentity::Zero, outType);
+  if (llvm::is_contained(out, 0))
+    return SmallVector<Value>{carried};
+  if (offsetCount(*w) > kMaxWindowOffsets)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'select_and_gather_add' with a window of more than " << kMaxWindowOffsets
+           << " elements is not supported";
+  LogicalResult scanned = selectInWindows(
+      e, *direction, *padded, *w, out,
+      [&](ArrayRef<int64_t> offset) { return windowSlice(e, *paddedTangents, *w, out, offset); },
+      selected, carried);
+  if (failed(scanned))
+    return failure();
+  return SmallVector<Value>{carried};
+}
+
 } // namespace
 
 void kiln::jaxpr::registerWindowPrimitives(PrimitiveTable &table) {
@@ -389,5 +479,6 @@ void kiln::jaxpr::registerWindowPrimitives(PrimitiveTable &table) {
       {"reduce_window_max", emitReduceWindow<WindowReduction::Max>},
       {"reduce_window_min", emitReduceWindow<WindowReduction::Min>},
       {"select_and_scatter_add", emitSelectAndScatterAdd},
+      {"select_and_gather_add", emitSelectAndGatherAdd},
   });
 }

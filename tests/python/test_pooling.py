@@ -1,4 +1,5 @@
-"""Pooling (reduce_window_sum/max/min, select_and_scatter_add) against jax.jit.
+"""Pooling (reduce_window_sum/max/min, select_and_scatter_add,
+select_and_gather_add) against jax.jit.
 
 CNNs in flax, haiku and equinox pool with lax.reduce_window; their gradients
 use reduce_window_sum on a padded cotangent (average pooling) and
@@ -115,3 +116,44 @@ def test_flax_cnn_training_step():
     got = kiln.jit(step, cache_dir=None)(params, state, x, labels)
     for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
         np.testing.assert_allclose(g, np.asarray(w), rtol=1e-4, atol=1e-5)
+
+
+# select_and_gather_add: forward-mode derivatives of max/min pooling (jax.jvp,
+# jax.jacfwd, hessians). Every window shape, ties included, and an input
+# with -inf elements (a window of nothing but -inf gives tangent 0, as
+# XLA's reduction from (-inf, 0) does).
+@pytest.mark.parametrize("window", WINDOWS)
+@pytest.mark.parametrize("kind", ["max", "min"])
+@pytest.mark.parametrize("ties", [False, True])
+def test_pool_forward_derivative(window, kind, ties):
+    dims, strides, padding, base, dil = window
+    init, op = {"max": (-jnp.inf, lax.max), "min": (jnp.inf, lax.min)}[kind]
+
+    def pool(x):
+        return lax.reduce_window(x, init, op, dims, strides, padding,
+                                 base_dilation=base, window_dilation=dil)
+
+    def f(x, t):
+        return jax.jvp(pool, (x,), (t,))
+
+    x = _x((2, 7, 7, 3), ties=ties)
+    if ties:
+        x[0, :3, :3, 0] = -np.inf if kind == "max" else np.inf
+    _check(f, x, _x((2, 7, 7, 3), seed=1), exact=True)
+
+
+def test_max_pool_cnn_hessian_vector_product():
+    """A CNN's loss, its Hessian-vector product (forward over reverse: both
+    select_and_scatter_add and select_and_gather_add)."""
+    def loss(w, x):
+        y = lax.conv_general_dilated(x, w, (1, 1), "SAME",
+                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        y = lax.reduce_window(jax.nn.relu(y), -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1),
+                              "VALID")
+        return jnp.sum(jnp.tanh(y))
+
+    def hvp(w, v, x):
+        return jax.jvp(lambda w: jax.grad(loss)(w, x), (w,), (v,))
+
+    w = _x((3, 3, 3, 4), seed=2) * 0.3
+    _check(hvp, w, _x((3, 3, 3, 4), seed=3), _x((2, 8, 8, 3), seed=4))
