@@ -310,11 +310,16 @@ LogicalResult JaxprBuilder::bindBinders(ArrayRef<Binder> binders, ArrayRef<Value
       // come from a different `_` there (optimistix): unused, so unchecked.
       if (binder.isDropped() && *annotated != value.getType())
         continue;
-      if (*annotated != value.getType())
-        return emitError(binder.type->loc)
-               << "type annotation " << formatType(*annotated) << " of '"
-               << binder.name << "' does not match " << formatType(value.getType())
-               << ", the type " << producer;
+      if (*annotated != value.getType() && !appliedElementwise(*annotated, value.getType())) {
+        InFlightDiagnostic diag = emitError(binder.type->loc)
+                                  << "type annotation " << formatType(*annotated) << " of '"
+                                  << binder.name << "' does not match "
+                                  << formatType(value.getType()) << ", the type " << producer;
+        if (elementwiseShape)
+          diag << " (in the reducer of a reduce or reduce_window, which Kiln applies to whole "
+                  "arrays: only elementwise primitives may appear there)";
+        return diag;
+      }
     }
     // A dropped binder `_` is unused, except where JAX prints a jaxpr's
     // output as `_` too (`in (_,)`, seen in jraph's programs): the latest
@@ -328,6 +333,36 @@ LogicalResult JaxprBuilder::bindBinders(ArrayRef<Binder> binders, ArrayRef<Value
                                    << "' is defined twice in one jaxpr";
   }
   return success();
+}
+
+bool JaxprBuilder::appliedElementwise(RankedTensorType annotated, Type type) const {
+  return elementwiseShape && annotated.getRank() == 0 &&
+         type == RankedTensorType::get(*elementwiseShape, annotated.getElementType());
+}
+
+FailureOr<SmallVector<Value>> JaxprBuilder::applyElementwise(const Jaxpr &body,
+                                                             ArrayRef<Value> args) {
+  FailureOr<SmallVector<Value>> consts = constValues(body.constvars);
+  if (failed(consts))
+    return failure();
+  SmallVector<int64_t> shape;
+  if (!args.empty())
+    llvm::append_range(shape, cast<RankedTensorType>(args.front().getType()).getShape());
+  std::optional<SmallVector<int64_t>> outer = elementwiseShape;
+  elementwiseShape = shape;
+  llvm::scope_exit restore([&] { elementwiseShape = outer; });
+  SmallVector<Value> results;
+  if (failed(importBody(body, *consts, args, results)))
+    return failure();
+  // An output that does not depend on the arguments (a literal, a const) is
+  // still rank 0.
+  for (Value &result : results) {
+    auto type = cast<RankedTensorType>(result.getType());
+    if (type.getRank() == 0 && !shape.empty())
+      result = lax::BroadcastInDimOp::create(builder, result.getLoc(), result, shape,
+                                             ArrayRef<int64_t>{});
+  }
+  return results;
 }
 
 LogicalResult JaxprBuilder::importBody(const Jaxpr &jaxpr, ArrayRef<Value> consts,

@@ -118,6 +118,14 @@ public:
   /// lax.cond with one region per jaxpr of `branches` (inline or named).
   mlir::FailureOr<llvm::SmallVector<mlir::Value>> emitCond(const Equation &eqn,
                                                            Scope &scope);
+  /// The reducer `body` of reduce or reduce_window (a jaxpr on scalars)
+  /// applied elementwise to `args`, all of
+  /// one shape: while it is imported, a value of that shape stands for each
+  /// of its rank-0 variables (its elementwise ops broadcast as lax's do;
+  /// anything else is an error at the equation, as a type mismatch). Its
+  /// results have that shape.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  applyElementwise(const Jaxpr &body, llvm::ArrayRef<mlir::Value> args);
 
 private:
   /// What a private function made of a jaxpr needs from its callers.
@@ -149,6 +157,9 @@ private:
                llvm::function_ref<mlir::LogicalResult(
                    mlir::ValueRange args, llvm::SmallVectorImpl<mlir::Value> &outs)>
                    extend = nullptr);
+  /// Whether `type` stands for the rank-0 `annotated` while applyElementwise
+  /// imports a reducer.
+  bool appliedElementwise(mlir::RankedTensorType annotated, mlir::Type type) const;
   mlir::LogicalResult bindBinders(llvm::ArrayRef<Binder> binders,
                                   llvm::ArrayRef<mlir::Value> values, Scope &scope,
                                   llvm::StringRef producer);
@@ -187,6 +198,9 @@ private:
   /// recursion), and the equation being emitted (where such errors point).
   llvm::SmallVector<const Jaxpr *> activeJaxprs;
   const Equation *activeEquation = nullptr;
+  /// While applyElementwise imports a reducer: the shape its rank-0
+  /// variables take.
+  std::optional<llvm::SmallVector<int64_t>> elementwiseShape;
 };
 
 } // namespace kiln::jaxpr

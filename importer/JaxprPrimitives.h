@@ -5,14 +5,15 @@
 //
 //   registerElementwisePrimitives   unary, binary, integer_pow    JaxprElementwise.cpp
 //   registerComparisonPrimitives    eq ... ge, select_n           JaxprElementwise.cpp
-//   registerReductionPrimitives     reduce_*, argmax, argmin      JaxprReductions.cpp
+//   registerReductionPrimitives     reduce_*, argmax, argmin,     JaxprReductions.cpp
+//                                   reduce (a reducer jaxpr)
 //   registerShapePrimitives         reshape, slice, iota, ...     JaxprShapeOps.cpp
 //   registerContractionPrimitives   dot_general, cholesky, lu,    JaxprContraction.cpp
 //                                   triangular_solve
 //   registerDecompositionPrimitives geqrf, householder_product,   JaxprDecompositions.cpp
 //                                   qr, svd, eigh
 //   registerConvolutionPrimitives   conv_general_dilated          JaxprConvolution.cpp
-//   registerWindowPrimitives        reduce_window_*,              JaxprWindows.cpp
+//   registerWindowPrimitives        reduce_window(_*),            JaxprWindows.cpp
 //                                   select_and_scatter_add,
 //                                   select_and_gather_add
 //   registerSortPrimitives          sort, top_k                   JaxprSort.cpp

@@ -1,13 +1,16 @@
 //===- JaxprReductions.cpp - reduction primitives -------------------------===//
 //
 // reduce_sum/max/min/prod over `axes`, argmax/argmin, the logical reductions
-// reduce_and/or, equinox's unvmap_any/max, and the cumulative reductions
-// (cumsum, cumprod, cummax, cummin, cumlogsumexp) as scans.
+// reduce_and/or, equinox's unvmap_any/max, the cumulative reductions
+// (cumsum, cumprod, cummax, cummin, cumlogsumexp) as scans, and the generic
+// reduce whose reducer is a jaxpr.
 //
 //===----------------------------------------------------------------------===//
 #include "importer/JaxprPrimitives.h"
 
 #include "dialect/LaxOps.h"
+
+#include "llvm/ADT/SmallBitVector.h"
 
 #include <cmath>
 
@@ -172,6 +175,140 @@ EmitResult emitCumulative(PrimitiveEmitter &e) {
   return SmallVector<Value>{scan.getResult(1)};
 }
 
+/// reduce[computation jaxpr dimensions] operands... init_values...: the
+/// generic form, whose reducer is a jaxpr on scalars (the accumulators, then
+/// the elements); JAX gives add/mul/max/min reducers with their identity
+/// their own primitives, so what comes here is a selection (argmax-like,
+/// over several operands) or another custom reducer. The reduced dimensions
+/// are moved last and flattened in row-major order, then halved pairwise:
+/// neighbours 2k and 2k+1 are combined by the reducer (an odd last element
+/// carried over), so every value stands for a contiguous run of elements,
+/// left before right, and a reducer that keeps its left operand on ties
+/// picks what a left-to-right evaluation picks, in log2(n) steps. The init
+/// values are combined last, on the left. (XLA leaves the order of a
+/// reduction unspecified.)
+EmitResult emitGenericReduce(PrimitiveEmitter &e) {
+  size_t n = e.eqn.ins.size() / 2;
+  if (e.eqn.ins.empty() || e.eqn.ins.size() % 2)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'reduce' takes operands and as many init values, got " << e.eqn.ins.size()
+           << " inputs";
+  EmitResult x = e.operands(2 * n, 2 * n);
+  FailureOr<const Jaxpr *> body = e.builder.jaxprParam(e.eqn, {"jaxpr"});
+  FailureOr<SmallVector<int64_t>> dims = e.builder.intListParam(e.eqn, "dimensions");
+  if (failed(x) || failed(body) || failed(dims))
+    return failure();
+  SmallVector<Value> operands(ArrayRef<Value>(*x).take_front(n));
+  ArrayRef<Value> inits = ArrayRef<Value>(*x).drop_front(n);
+  auto type = cast<RankedTensorType>(operands.front().getType());
+  int64_t rank = type.getRank();
+  for (size_t i = 0; i < n; ++i) {
+    auto operandType = cast<RankedTensorType>(operands[i].getType());
+    auto initType = cast<RankedTensorType>(inits[i].getType());
+    if (operandType.getShape() != type.getShape() || initType.getRank() != 0 ||
+        initType.getElementType() != operandType.getElementType())
+      return e.builder.emitError(e.eqn.ins[i].loc)
+             << "'reduce': operand #" << i << " (" << JaxprBuilder::formatType(operandType)
+             << ") and its init value (" << JaxprBuilder::formatType(initType)
+             << ") must be an array of the first operand's shape and a scalar of its dtype";
+  }
+  llvm::SmallBitVector reduced(rank);
+  for (int64_t d : *dims) {
+    if (d < 0 || d >= rank || reduced.test(d))
+      return e.builder.emitError(e.eqn.primitiveLoc)
+             << "'reduce': dimensions must be distinct axes of the rank-" << rank
+             << " operand, got " << d;
+    reduced.set(d);
+  }
+  // [kept..., reduced...] -> [kept..., count].
+  SmallVector<int64_t> perm, kept;
+  int64_t count = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced.test(d)) {
+      perm.push_back(d);
+      kept.push_back(type.getDimSize(d));
+    }
+  for (int64_t d = 0; d < rank; ++d)
+    if (reduced.test(d)) {
+      perm.push_back(d);
+      count *= type.getDimSize(d);
+    }
+  SmallVector<Value> acc;
+  for (Value init : inits)
+    acc.push_back(BroadcastInDimOp::create(e.b, e.loc, init, kept, ArrayRef<int64_t>{}));
+  if (count == 0)
+    return acc;
+  SmallVector<int64_t> flat(kept);
+  flat.push_back(count);
+  int64_t last = int64_t(kept.size());
+  for (Value &v : operands) {
+    if (!llvm::equal(perm, llvm::seq<int64_t>(0, rank))) {
+      FailureOr<Value> t = e.built(TransposeOp::create(e.b, e.loc, e.placeholder, v, perm));
+      if (failed(t))
+        return failure();
+      v = *t;
+    }
+    FailureOr<Value> r = e.built(ReshapeOp::create(
+        e.b, e.loc, RankedTensorType::get(flat, getElementTypeOrSelf(v.getType())), v));
+    if (failed(r))
+      return failure();
+    v = *r;
+  }
+  auto sliceLast = [&](Value v, int64_t start, int64_t limit, int64_t step) {
+    SmallVector<int64_t> starts(last + 1, 0), limits(flat), steps(last + 1, 1);
+    starts[last] = start;
+    limits[last] = limit;
+    steps[last] = step;
+    return e.built(SliceOp::create(e.b, e.loc, e.placeholder, v, starts, limits, steps));
+  };
+  auto apply = [&](ArrayRef<Value> left, ArrayRef<Value> right) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> args(left);
+    llvm::append_range(args, right);
+    FailureOr<SmallVector<Value>> out = e.builder.applyElementwise(**body, args);
+    if (succeeded(out) && out->size() != n)
+      return e.builder.emitError((*body)->outsLoc)
+             << "the reducer of 'reduce' returns " << out->size() << " values for " << n
+             << " operands";
+    return out;
+  };
+  for (int64_t length = count; length > 1; length = length / 2 + length % 2) {
+    SmallVector<Value> left, right, odd;
+    for (Value v : operands) {
+      FailureOr<Value> l = sliceLast(v, 0, length - length % 2, 2);
+      FailureOr<Value> r = sliceLast(v, 1, length, 2);
+      if (failed(l) || failed(r))
+        return failure();
+      left.push_back(*l);
+      right.push_back(*r);
+      if (length % 2) {
+        FailureOr<Value> o = sliceLast(v, length - 1, length, 1);
+        if (failed(o))
+          return failure();
+        odd.push_back(*o);
+      }
+    }
+    FailureOr<SmallVector<Value>> pairs = apply(left, right);
+    if (failed(pairs))
+      return failure();
+    operands = *pairs;
+    for (auto [v, o] : llvm::zip(operands, odd)) {
+      FailureOr<Value> c = e.built(
+          ConcatenateOp::create(e.b, e.loc, e.placeholder, ValueRange{v, o}, last));
+      if (failed(c))
+        return failure();
+      v = *c;
+    }
+  }
+  for (Value &v : operands) {
+    FailureOr<Value> r = e.built(ReshapeOp::create(
+        e.b, e.loc, RankedTensorType::get(kept, getElementTypeOrSelf(v.getType())), v));
+    if (failed(r))
+      return failure();
+    v = *r;
+  }
+  return apply(acc, operands);
+}
+
 } // namespace
 
 void kiln::jaxpr::registerReductionPrimitives(PrimitiveTable &table) {
@@ -191,5 +328,6 @@ void kiln::jaxpr::registerReductionPrimitives(PrimitiveTable &table) {
       {"cummax", emitCumulative<Cumulative::Max>},
       {"cummin", emitCumulative<Cumulative::Min>},
       {"cumlogsumexp", emitCumulative<Cumulative::LogSumExp>},
+      {"reduce", emitGenericReduce},
   });
 }

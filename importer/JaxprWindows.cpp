@@ -471,6 +471,111 @@ EmitResult emitSelectAndGatherAdd(PrimitiveEmitter &e) {
   return SmallVector<Value>{carried};
 }
 
+/// reduce_window[jaxpr consts window_dimensions window_strides padding
+/// base_dilation window_dilation] operands... init_values...: the generic
+/// form, whose reducer is a jaxpr on scalars (the accumulators, then the
+/// elements). As XLA:CPU evaluates it: every output position's accumulators
+/// start as the init values and take the window's elements one offset at a
+/// time, row-major (acc = body(acc, element)), padding skipped; applied to
+/// all positions at once.
+EmitResult emitGenericReduceWindow(PrimitiveEmitter &e) {
+  size_t n = e.eqn.ins.size() / 2;
+  if (e.eqn.ins.empty() || e.eqn.ins.size() % 2)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'reduce_window' takes operands and as many init values, got "
+           << e.eqn.ins.size() << " inputs";
+  EmitResult x = e.operands(2 * n, 2 * n);
+  FailureOr<const Jaxpr *> body = e.builder.jaxprParam(e.eqn, {"jaxpr"});
+  if (failed(x) || failed(body))
+    return failure();
+  if (!(*body)->constvars.empty())
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'reduce_window' with a reducer that captures constants is not supported";
+  ArrayRef<Value> operands = ArrayRef<Value>(*x).take_front(n);
+  ArrayRef<Value> inits = ArrayRef<Value>(*x).drop_front(n);
+  auto type = cast<RankedTensorType>(operands.front().getType());
+  for (size_t i = 0; i < n; ++i) {
+    auto operandType = cast<RankedTensorType>(operands[i].getType());
+    auto initType = cast<RankedTensorType>(inits[i].getType());
+    if (operandType.getShape() != type.getShape() || initType.getRank() != 0 ||
+        initType.getElementType() != operandType.getElementType())
+      return e.builder.emitError(e.eqn.ins[i].loc)
+             << "'reduce_window': operand #" << i << " ("
+             << JaxprBuilder::formatType(operandType) << ") and its init value ("
+             << JaxprBuilder::formatType(initType)
+             << ") must be an array of the first operand's shape and a scalar of its dtype";
+  }
+  FailureOr<Window> w = windowParams(e, type.getRank());
+  if (failed(w))
+    return failure();
+  SmallVector<Value> padded;
+  for (size_t i = 0; i < n; ++i) {
+    FailureOr<Value> p = hasPadding(*w) ? padTensor(e, operands[i], inits[i], w->padding,
+                                                    e.eqn.primitiveLoc)
+                                        : FailureOr<Value>(operands[i]);
+    if (failed(p))
+      return failure();
+    padded.push_back(*p);
+  }
+  SmallVector<int64_t> out =
+      outputShape(cast<RankedTensorType>(padded.front().getType()).getShape(), *w);
+  SmallVector<Value> acc;
+  for (Value init : inits)
+    acc.push_back(BroadcastInDimOp::create(e.b, e.loc, init, out, ArrayRef<int64_t>{}));
+  if (llvm::is_contained(out, 0))
+    return acc;
+  if (offsetCount(*w) > kMaxWindowOffsets)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'reduce_window' with a reducer jaxpr and a window of more than "
+           << kMaxWindowOffsets << " elements is not supported";
+  // XLA:CPU skips the padding rather than reducing its init values (which
+  // matters when the init is not the reducer's identity): where an
+  // offset reads padding, the accumulators stay.
+  Value real;
+  if (hasPadding(*w)) {
+    auto predType = RankedTensorType::get(type.getShape(), e.b.getI1Type());
+    Value truths = ConstantOp::create(e.b, e.loc, predType, 1.0);
+    Value falseScalar = ConstantOp::create(e.b, e.loc, predType.clone(ArrayRef<int64_t>{}), 0.0);
+    FailureOr<Value> mask = padTensor(e, truths, falseScalar, w->padding, e.eqn.primitiveLoc);
+    if (failed(mask))
+      return failure();
+    real = *mask;
+  }
+  LogicalResult built = forEachOffset(w->dims, [&](ArrayRef<int64_t> offset) -> LogicalResult {
+    SmallVector<Value> args(acc);
+    for (Value p : padded) {
+      FailureOr<Value> slice = windowSlice(e, p, *w, out, offset);
+      if (failed(slice))
+        return failure();
+      args.push_back(*slice);
+    }
+    FailureOr<SmallVector<Value>> next = e.builder.applyElementwise(**body, args);
+    if (failed(next))
+      return failure();
+    if (next->size() != n)
+      return e.builder.emitError((*body)->outsLoc)
+             << "the reducer of 'reduce_window' returns " << next->size() << " values for "
+             << n << " operands";
+    if (real) {
+      FailureOr<Value> here = windowSlice(e, real, *w, out, offset);
+      if (failed(here))
+        return failure();
+      for (auto [a, v] : llvm::zip(acc, *next)) {
+        FailureOr<Value> kept =
+            e.built(SelectNOp::create(e.b, e.loc, e.placeholder, *here, ValueRange{a, v}));
+        if (failed(kept))
+          return failure();
+        v = *kept;
+      }
+    }
+    acc = *next;
+    return success();
+  });
+  if (failed(built))
+    return failure();
+  return acc;
+}
+
 } // namespace
 
 void kiln::jaxpr::registerWindowPrimitives(PrimitiveTable &table) {
@@ -480,5 +585,6 @@ void kiln::jaxpr::registerWindowPrimitives(PrimitiveTable &table) {
       {"reduce_window_min", emitReduceWindow<WindowReduction::Min>},
       {"select_and_scatter_add", emitSelectAndScatterAdd},
       {"select_and_gather_add", emitSelectAndGatherAdd},
+      {"reduce_window", emitGenericReduceWindow},
   });
 }

@@ -54,6 +54,17 @@ def flax_cnn_pool(params, x):
     return CNN().apply(params, x)
 
 
+@program("flax_pool_custom_reducer", "flax", args=lambda: (normal(2, 9, 9, 4, seed=3),),
+         note="nn.pool with reducers written as lambdas: the generic reduce_window")
+def flax_pool_custom_reducer(x):
+    # A lambda is not lax.max itself: JAX keeps it as a reducer jaxpr.
+    peak = nn.pool(x, -jnp.inf, lambda a, b: jnp.maximum(a, b), (3, 3), (2, 2), "SAME")
+    # A softplus-smoothed max, and a product of positive values from 1.
+    smooth = nn.pool(x, -jnp.inf, lambda a, b: jnp.logaddexp(a, b), (2, 2), (1, 1), "VALID")
+    prod = nn.pool(1.0 + 0.1 * jnp.tanh(x), 1.0, lambda a, b: a * b, (2, 2), (2, 2), "VALID")
+    return peak, smooth, prod
+
+
 @program("flax_cnn_grad", "flax", args=_cnn_args, rtol=1e-3, atol=1e-4,
          note="gradient of a CNN loss: conv transposes, pooling gradients")
 def flax_cnn_grad(params, x):

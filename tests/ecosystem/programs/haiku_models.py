@@ -254,3 +254,18 @@ _VM = hk.transform(_vmapped)
          note="hk.vmap over rows of a Linear")
 def haiku_vmap_scan(params, x):
     return _VM.apply(params, None, x)
+
+
+def _cnn_loss(params, x):
+    return jnp.mean(jnp.square(_CNN.apply(params, None, x)))
+
+
+@program("haiku_cnn_hessian_vector_product", "haiku",
+         args=lambda: (_CNN.init(K(1), normal(2, 16, 16, 3, seed=21)),
+                       normal(2, 16, 16, 3, seed=22)),
+         rtol=2e-4, atol=2e-5,
+         note="forward over reverse through max pooling (select_and_gather_add)")
+def haiku_cnn_hessian_vector_product(params, x):
+    # The direction: the parameters themselves, scaled.
+    direction = jax.tree_util.tree_map(lambda p: 0.1 * p, params)
+    return jax.jvp(lambda p: jax.grad(_cnn_loss)(p, x), (params,), (direction,))
