@@ -10,7 +10,9 @@ as real products, ``eig`` of a real matrix as Kiln's ``kiln_eig`` (its
 parts), and ``fft`` as discrete Fourier transforms by matrix
 products with exact cos/sin tables (computed in float64), one axis at a
 time: O(n^2) per axis of length n, for the lengths spectral programs use
-(at most ``MAX_FFT_LENGTH``).
+(at most ``MAX_FFT_LENGTH``). Loops and branches (scan, while, cond) are
+re-traced by lax.scan, lax.while_loop and lax.switch with Pairs (pytrees)
+in their carries and operands and their bodies evaluated the same way.
 
 At the boundary of a kiln.jit function, a complex argument or result is
 its interleaved real view (``float32[..., 2]`` for ``complex64``, the same
@@ -51,6 +53,18 @@ class Pair:
         self.re, self.im = re, im
 
 
+_pair_registered = False
+
+
+def _register_pair():
+    """Pair as a pytree (loops and branches carry Pairs), on first use."""
+    global _pair_registered
+    if not _pair_registered:
+        _jax().tree_util.register_pytree_node(Pair, lambda p: ((p.re, p.im), None),
+                                              lambda _, parts: Pair(*parts))
+        _pair_registered = True
+
+
 def _jax():
     import jax
     return jax
@@ -84,8 +98,10 @@ def split(x):
     """A complex array as its interleaved real view [..., 2] (numpy: the same
     memory)."""
     if isinstance(x, np.ndarray) or np.isscalar(x):
-        x = np.ascontiguousarray(x)
-        return x.view(real_dtype(x.dtype)).reshape(x.shape + (2,))
+        # asarray keeps a 0-d array 0-d (ascontiguousarray makes it 1-d);
+        # a view of another itemsize needs an axis to widen.
+        x = np.asarray(x, order="C")
+        return x.reshape(x.shape + (1,)).view(real_dtype(x.dtype))
     jnp = _jax().numpy
     return jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
 
@@ -93,7 +109,7 @@ def split(x):
 def join(x, dtype):
     """The complex array of dtype `dtype` whose interleaved view is `x`."""
     if isinstance(x, np.ndarray):
-        x = np.ascontiguousarray(x)
+        x = np.asarray(x, order="C")
         return x.view(np.dtype(dtype)).reshape(x.shape[:-1])
     return _jax().lax.complex(x[..., 0], x[..., 1])
 
@@ -104,6 +120,7 @@ def lower_complex(closed):
     be real (kiln/_jit.py splits complex arguments and results)."""
     if not _has_complex(closed):
         return closed
+    _register_pair()
     jax = _jax()
     for v in list(closed.jaxpr.invars) + list(closed.jaxpr.outvars):
         if hasattr(v.aval, "dtype") and is_complex_dtype(v.aval.dtype):
@@ -161,8 +178,11 @@ def _apply(eqn, xs) -> list:
         True for value in eqn.params.values() for _ in subjaxprs(value))
     if has_body and (complex_here or any(_has_complex(j) for value in eqn.params.values()
                                          for j in subjaxprs(value))):
-        raise _kiln.Error(f"kiln: complex values in '{name}' (a loop or branch) are not "
-                          "supported; complex values elsewhere are")
+        control = _CONTROL_FLOW.get(name)
+        if control is None:
+            raise _kiln.Error(f"kiln: complex values in '{name}' are not supported (in "
+                              "scan, while and cond they are)")
+        return control(eqn, *xs)
     if not complex_here:
         outs = eqn.primitive.bind(*xs, **eqn.params)
         return list(outs) if eqn.primitive.multiple_results else [outs]
@@ -174,6 +194,79 @@ def _apply(eqn, xs) -> list:
         return _componentwise(eqn, xs)
     raise _kiln.Error(f"kiln: primitive '{name}' on complex values is not supported "
                       "(complex arithmetic, structure, dot_general and fft are)")
+
+
+def _pairs_typed(values, binders) -> list:
+    """`values` with each one a complex `binders` entry types as a Pair (a
+    loop's carries and a branch's results keep one structure)."""
+    return [_as_pair(x, real_dtype(v.aval.dtype)) if _is_complex_var(v) else x
+            for x, v in zip(values, binders)]
+
+
+def _body(closed, leading=()):
+    """`closed` (a loop body or branch) as a function of its remaining
+    inputs, evaluated on Pairs."""
+    jaxpr = getattr(closed, "jaxpr", closed)
+    consts = getattr(closed, "consts", ())
+
+    def run(*args):
+        outs = _evaluate(jaxpr, consts, list(leading) + list(args))
+        return _pairs_typed(outs, jaxpr.outvars)
+    return run
+
+
+def _scan(eqn, *xs):
+    """scan re-traced by lax.scan with Pairs (pytrees) in its carries and
+    slices; consts are captured."""
+    p = eqn.params
+    xs = _pairs_typed(xs, eqn.invars)
+    nc, nk = p["num_consts"], p["num_carry"]
+    body = _body(p["jaxpr"], xs[:nc])
+
+    def step(carry, x):
+        outs = body(*carry, *x)
+        return outs[:nk], outs[nk:]
+
+    carry, ys = _jax().lax.scan(step, xs[nc:nc + nk], xs[nc + nk:], length=p["length"],
+                                reverse=p["reverse"], unroll=p["unroll"])
+    return list(carry) + list(ys)
+
+
+def _while(eqn, *xs):
+    p = eqn.params
+    xs = _pairs_typed(xs, eqn.invars)
+    cn, bn = p["cond_nconsts"], p["body_nconsts"]
+    cond = _body(p["cond_jaxpr"], xs[:cn])
+    body = _body(p["body_jaxpr"], xs[cn:cn + bn])
+    jax = _jax()
+    jnp = jax.numpy
+    if not p["cond_jaxpr"].out_avals[0].shape:
+        return list(jax.lax.while_loop(lambda c: cond(*c)[0], lambda c: body(*c),
+                                       xs[cn + bn:]))
+    # A predicate batched by vmap (a prefix of the carries' shapes): loop
+    # while any element holds, updating the carries where it holds, as JAX's
+    # batching rule does.
+    def masked(c):
+        holds = cond(*c)[0]
+        new = body(*c)
+
+        def keep(n, o):
+            h = jnp.reshape(holds, holds.shape + (1,) * (jnp.ndim(o) - holds.ndim))
+            return jnp.where(h, n, o)
+        return jax.tree_util.tree_map(keep, new, list(c))
+    return list(jax.lax.while_loop(lambda c: jnp.any(cond(*c)[0]), masked, xs[cn + bn:]))
+
+
+def _cond(eqn, index, *xs):
+    lax = _jax().lax
+    xs = _pairs_typed(xs, eqn.invars[1:])
+    branches = [_body(b) for b in eqn.params["branches"]]
+    return list(lax.switch(lax.convert_element_type(index, np.int32), branches, *xs))
+
+
+# Loops and branches with complex values anywhere in them: re-traced with
+# their bodies evaluated on Pairs.
+_CONTROL_FLOW = {"scan": _scan, "while": _while, "cond": _cond}
 
 
 def _zero_like(x):
