@@ -9,8 +9,9 @@ real JAX operations: arithmetic by its formulas, structural primitives
 as real products, ``eig`` of a real matrix as Kiln's ``kiln_eig`` (its
 parts), and ``fft`` as discrete Fourier transforms by matrix
 products with exact cos/sin tables (computed in float64), one axis at a
-time: O(n^2) per axis of length n, for the lengths spectral programs use
-(at most ``MAX_FFT_LENGTH``). Loops and branches (scan, while, cond) are
+time: lengths up to ``DIRECT_FFT_LENGTH`` (and primes) by one product,
+longer ones split into factors (four-step Cooley-Tukey), each factor at
+most ``MAX_FFT_LENGTH``. Loops and branches (scan, while, cond) are
 re-traced by lax.scan, lax.while_loop and lax.switch with Pairs (pytrees)
 in their carries and operands and their bodies evaluated the same way.
 
@@ -27,7 +28,10 @@ import numpy as np
 from . import _kiln
 from ._jaxpr import jax_core
 
-# The longest transform, per axis: its tables are n x n.
+# Transforms up to this length are one matrix product (n x n tables);
+# longer ones split into factors (four-step), each factor at most
+# MAX_FFT_LENGTH.
+DIRECT_FFT_LENGTH = 64
 MAX_FFT_LENGTH = 4096
 
 # Primitives applied to both parts alike, with the same parameters: linear
@@ -431,19 +435,49 @@ def _tables(n: int, dtype):
     return np.cos(angle).astype(dtype), np.sin(angle).astype(dtype)
 
 
+def _split_length(n: int):
+    """The factor n1 of n that a four-step transform splits it by (the
+    largest divisor at most sqrt(n)); None for a direct transform (short or
+    prime lengths)."""
+    if n <= DIRECT_FFT_LENGTH:
+        return None
+    for d in range(int(np.sqrt(n)), 1, -1):
+        if n % d == 0:
+            return d
+    return None
+
+
 def _dft_last(z: Pair, n: int, inverse: bool) -> Pair:
     """The DFT of length n along the last axis (unnormalized; inverse: the
-    conjugate kernel)."""
-    if n > MAX_FFT_LENGTH:
-        raise _kiln.Error(f"kiln: an FFT of length {n}: at most {MAX_FFT_LENGTH} (Kiln's FFT is "
-                          "a matrix product per axis)")
+    conjugate kernel): one matrix product for short or prime lengths, else
+    the four-step (Cooley-Tukey) split n = n1 n2: with t = n2 t1 + t2 and
+    k = k1 + n1 k2, w^(tk) = w_n1^(t1 k1) w_n^(t2 k1) w_n2^(t2 k2), so a
+    DFT of length n1 over t1, a twiddle by w_n^(t2 k1), a DFT of length n2
+    over t2, then [k1, k2] transposed to k. O(n (n1 + n2)) per transform,
+    each step exact tables (float64, reduced modulo n)."""
     jnp = _jax().numpy
-    c, s = _tables(n, z.re.dtype)
-    hi = _jax().lax.Precision.HIGHEST
-    mm = lambda x, m: jnp.matmul(x, m, precision=hi)
-    if inverse:  # sum x (cos + i sin)
-        return Pair(mm(z.re, c) - mm(z.im, s), mm(z.im, c) + mm(z.re, s))
-    return Pair(mm(z.re, c) + mm(z.im, s), mm(z.im, c) - mm(z.re, s))
+    n1 = _split_length(n)
+    if n1 is None:
+        if n > MAX_FFT_LENGTH:
+            raise _kiln.Error(f"kiln: an FFT of length {n}: a length with a prime factor above "
+                              f"{MAX_FFT_LENGTH} is not supported (Kiln's FFT splits a length "
+                              "into factors, each a matrix product)")
+        c, s = _tables(n, z.re.dtype)
+        hi = _jax().lax.Precision.HIGHEST
+        mm = lambda x, m: jnp.matmul(x, m, precision=hi)
+        if inverse:  # sum x (cos + i sin)
+            return Pair(mm(z.re, c) - mm(z.im, s), mm(z.im, c) + mm(z.re, s))
+        return Pair(mm(z.re, c) + mm(z.im, s), mm(z.im, c) - mm(z.re, s))
+    n2 = n // n1
+    lead = z.re.shape[:-1]
+    grid = Pair(z.re.reshape(lead + (n1, n2)), z.im.reshape(lead + (n1, n2)))
+    y = _along(grid, -2, lambda p: _dft_last(p, n1, inverse))
+    angle = 2 * np.pi * ((np.arange(n1)[:, None] * np.arange(n2)[None, :]) % n) / n
+    twiddle = Pair(np.cos(angle).astype(z.re.dtype),
+                   (np.sin(angle) if inverse else -np.sin(angle)).astype(z.re.dtype))
+    x = _dft_last(_mul(None, y, twiddle), n2, inverse)
+    return Pair(jnp.swapaxes(x.re, -1, -2).reshape(lead + (n,)),
+                jnp.swapaxes(x.im, -1, -2).reshape(lead + (n,)))
 
 
 def _along(z: Pair, axis: int, f) -> Pair:
@@ -482,8 +516,11 @@ def _fft(eqn, x):
         z = _along(z, axis, lambda p, m=m: _dft_last(p, m, True))
     n = lengths[-1]
     h = n // 2 + 1
+    if _split_length(n) is not None:
+        return _dft_last(_hermitian(z, n), n, True).re / float(np.prod(lengths))
     if n > MAX_FFT_LENGTH:
-        raise _kiln.Error(f"kiln: an FFT of length {n}: at most {MAX_FFT_LENGTH}")
+        raise _kiln.Error(f"kiln: an FFT of length {n}: a length with a prime factor above "
+                          f"{MAX_FFT_LENGTH} is not supported")
     k, t = np.arange(h), np.arange(n)
     weight = np.where((k == 0) | ((n % 2 == 0) & (k == n // 2)), 1.0, 2.0)
     angle = 2 * np.pi * ((k[:, None] * t[None, :]) % n) / n
@@ -494,6 +531,20 @@ def _fft(eqn, x):
     re, im = z.re[..., :h], z.im[..., :h]
     out = jnp.matmul(re, c, precision=hi) - jnp.matmul(im, s, precision=hi)
     return out / float(np.prod(lengths))
+
+
+def _hermitian(z: Pair, n: int) -> Pair:
+    """The full length-n spectrum whose first n // 2 + 1 terms are z's (the
+    imaginary parts of the DC and, for even n, Nyquist terms taken as 0, as
+    numpy and XLA read them): Z[n - k] = conj(Z[k])."""
+    jnp = _jax().numpy
+    h = n // 2 + 1
+    re, im = z.re[..., :h], z.im[..., :h]
+    k = np.arange(h)
+    im = jnp.where((k == 0) | ((n % 2 == 0) & (k == n // 2)), 0, im)
+    tail = slice(n - h, 0, -1)  # k = h .. n-1 read n - k = n-h .. 1
+    return Pair(jnp.concatenate([re, re[..., tail]], -1),
+                jnp.concatenate([im, -im[..., tail]], -1))
 
 
 def _pad(eqn, x, value):

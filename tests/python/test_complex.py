@@ -52,7 +52,7 @@ def test_complex_structure_ops():
     _check(f, z, idx)
 
 
-@pytest.mark.parametrize("n", [1, 8, 31, 64, 100])
+@pytest.mark.parametrize("n", [1, 8, 31, 64, 100, 127, 128, 1000, 4096, 6000, 8192])
 def test_fft_kinds_against_numpy(n):
     x = _normal((3, n), n)
     z = _cnormal((3, n), n)
@@ -67,8 +67,14 @@ def test_fft_kinds_against_numpy(n):
         g, xl = np.asarray(g), np.asarray(xl)
         assert g.dtype == xl.dtype
         err, xla_err = np.abs(g - w).max(), np.abs(xl - w).max()
-        # A matrix product per axis is a few times XLA's FFT's rounding.
+        # Matrix products per factor of the length: about XLA's FFT's rounding.
         assert err <= max(8 * xla_err, 1e-5 * max(1.0, np.abs(w).max())), (err, xla_err)
+
+
+def test_fft_length_with_a_large_prime_factor_is_a_clear_error():
+    for n in (4099, 2 * 4099):
+        with pytest.raises(kiln.Error, match="prime factor above 4096"):
+            kiln.jit(jnp.fft.fft, cache_dir=None)(_cnormal((n,), 0))
 
 
 def test_fft_nd_and_axes():
