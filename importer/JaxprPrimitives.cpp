@@ -376,6 +376,32 @@ kiln::jaxpr::dimensionNumbers(PrimitiveEmitter &e, StringRef callee,
   return lists;
 }
 
+FailureOr<ReducerOperands> kiln::jaxpr::reducerOperands(PrimitiveEmitter &e) {
+  size_t n = e.eqn.ins.size() / 2;
+  if (e.eqn.ins.empty() || e.eqn.ins.size() % 2)
+    return e.builder.emitError(e.eqn.primitiveLoc)
+           << "'" << e.primitive() << "' takes operands and as many init values, got "
+           << e.eqn.ins.size() << " inputs";
+  EmitResult x = e.operands(2 * n, 2 * n);
+  if (failed(x))
+    return failure();
+  ReducerOperands out{SmallVector<Value>(ArrayRef<Value>(*x).take_front(n)),
+                      SmallVector<Value>(ArrayRef<Value>(*x).drop_front(n))};
+  auto type = cast<RankedTensorType>(out.operands.front().getType());
+  for (size_t i = 0; i < n; ++i) {
+    auto operandType = cast<RankedTensorType>(out.operands[i].getType());
+    auto initType = cast<RankedTensorType>(out.inits[i].getType());
+    if (operandType.getShape() != type.getShape() || initType.getRank() != 0 ||
+        initType.getElementType() != operandType.getElementType())
+      return e.builder.emitError(e.eqn.ins[i].loc)
+             << "'" << e.primitive() << "': operand #" << i << " ("
+             << JaxprBuilder::formatType(operandType) << ") and its init value ("
+             << JaxprBuilder::formatType(initType)
+             << ") must be an array of the first operand's shape and a scalar of its dtype";
+  }
+  return out;
+}
+
 Value kiln::jaxpr::reductionIdentity(PrimitiveEmitter &e, ReductionIdentity identity,
                                      RankedTensorType type) {
   Type elem = type.getElementType();

@@ -135,6 +135,14 @@ mlir::FailureOr<mlir::Value> padTensor(PrimitiveEmitter &e, mlir::Value operand,
                                        mlir::Value padScalar, llvm::ArrayRef<Padding> padding,
                                        llvm::SMLoc where);
 
+/// The operands of a generic reduce or reduce_window: n arrays of one shape,
+/// then their n init values (scalars of their dtypes); a located error
+/// naming what is wrong otherwise.
+struct ReducerOperands {
+  llvm::SmallVector<mlir::Value> operands, inits;
+};
+mlir::FailureOr<ReducerOperands> reducerOperands(PrimitiveEmitter &e);
+
 /// An op built from one operand and an axes parameter named `axesParam`
 /// (reductions, transpose, squeeze, expand_dims).
 template <typename OpTy>

@@ -188,30 +188,16 @@ EmitResult emitCumulative(PrimitiveEmitter &e) {
 /// values are combined last, on the left. (XLA leaves the order of a
 /// reduction unspecified.)
 EmitResult emitGenericReduce(PrimitiveEmitter &e) {
-  size_t n = e.eqn.ins.size() / 2;
-  if (e.eqn.ins.empty() || e.eqn.ins.size() % 2)
-    return e.builder.emitError(e.eqn.primitiveLoc)
-           << "'reduce' takes operands and as many init values, got " << e.eqn.ins.size()
-           << " inputs";
-  EmitResult x = e.operands(2 * n, 2 * n);
+  FailureOr<ReducerOperands> x = reducerOperands(e);
   FailureOr<const Jaxpr *> body = e.builder.jaxprParam(e.eqn, {"jaxpr"});
   FailureOr<SmallVector<int64_t>> dims = e.builder.intListParam(e.eqn, "dimensions");
   if (failed(x) || failed(body) || failed(dims))
     return failure();
-  SmallVector<Value> operands(ArrayRef<Value>(*x).take_front(n));
-  ArrayRef<Value> inits = ArrayRef<Value>(*x).drop_front(n);
+  size_t n = x->operands.size();
+  SmallVector<Value> operands = x->operands;
+  ArrayRef<Value> inits = x->inits;
   auto type = cast<RankedTensorType>(operands.front().getType());
   int64_t rank = type.getRank();
-  for (size_t i = 0; i < n; ++i) {
-    auto operandType = cast<RankedTensorType>(operands[i].getType());
-    auto initType = cast<RankedTensorType>(inits[i].getType());
-    if (operandType.getShape() != type.getShape() || initType.getRank() != 0 ||
-        initType.getElementType() != operandType.getElementType())
-      return e.builder.emitError(e.eqn.ins[i].loc)
-             << "'reduce': operand #" << i << " (" << JaxprBuilder::formatType(operandType)
-             << ") and its init value (" << JaxprBuilder::formatType(initType)
-             << ") must be an array of the first operand's shape and a scalar of its dtype";
-  }
   llvm::SmallBitVector reduced(rank);
   for (int64_t d : *dims) {
     if (d < 0 || d >= rank || reduced.test(d))

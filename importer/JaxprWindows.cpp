@@ -479,32 +479,16 @@ EmitResult emitSelectAndGatherAdd(PrimitiveEmitter &e) {
 /// time, row-major (acc = body(acc, element)), padding skipped; applied to
 /// all positions at once.
 EmitResult emitGenericReduceWindow(PrimitiveEmitter &e) {
-  size_t n = e.eqn.ins.size() / 2;
-  if (e.eqn.ins.empty() || e.eqn.ins.size() % 2)
-    return e.builder.emitError(e.eqn.primitiveLoc)
-           << "'reduce_window' takes operands and as many init values, got "
-           << e.eqn.ins.size() << " inputs";
-  EmitResult x = e.operands(2 * n, 2 * n);
+  FailureOr<ReducerOperands> x = reducerOperands(e);
   FailureOr<const Jaxpr *> body = e.builder.jaxprParam(e.eqn, {"jaxpr"});
   if (failed(x) || failed(body))
     return failure();
   if (!(*body)->constvars.empty())
     return e.builder.emitError(e.eqn.primitiveLoc)
            << "'reduce_window' with a reducer that captures constants is not supported";
-  ArrayRef<Value> operands = ArrayRef<Value>(*x).take_front(n);
-  ArrayRef<Value> inits = ArrayRef<Value>(*x).drop_front(n);
+  size_t n = x->operands.size();
+  ArrayRef<Value> operands = x->operands, inits = x->inits;
   auto type = cast<RankedTensorType>(operands.front().getType());
-  for (size_t i = 0; i < n; ++i) {
-    auto operandType = cast<RankedTensorType>(operands[i].getType());
-    auto initType = cast<RankedTensorType>(inits[i].getType());
-    if (operandType.getShape() != type.getShape() || initType.getRank() != 0 ||
-        initType.getElementType() != operandType.getElementType())
-      return e.builder.emitError(e.eqn.ins[i].loc)
-             << "'reduce_window': operand #" << i << " ("
-             << JaxprBuilder::formatType(operandType) << ") and its init value ("
-             << JaxprBuilder::formatType(initType)
-             << ") must be an array of the first operand's shape and a scalar of its dtype";
-  }
   FailureOr<Window> w = windowParams(e, type.getRank());
   if (failed(w))
     return failure();

@@ -1,10 +1,13 @@
 //===- kiln-verify-rules.cpp - check rewrite rules numerically ------------===//
 //
 //   kiln-verify-rules --rules=FILE|DIR [--rules=...] [--plugin=LIB.so]
-//                     [--seeds N] CORPUS.mlir...
+//                     [--seeds N] [--in-context] CORPUS.mlir...
 //
 // For each rule, every public function of every corpus module where the rule
-// applies (alone: the other rules are off) is one instance. The function is
+// fires (alone: the other rules are off) is one instance; with --in-context
+// also each public function as the whole rule set leaves it just before the
+// rule's first application there (rules that match what other rules
+// produce). The function is
 // run by the reference interpreter before and after the rewrite on 2N input
 // sets: N random ones with negatives and (signed) zeros, then N with hard
 // values mixed in (+-0, +-inf, NaN, subnormals, the largest and smallest
@@ -30,6 +33,7 @@
 #include "reference/Comparison.h"
 #include "reference/Interpreter.h"
 #include "rules/PluginLoader.h"
+#include "rules/RuleRuntime.h"
 #include "rules/RuleSet.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -72,6 +76,12 @@ static cl::opt<bool> positiveInputs(
     "positive-inputs",
     cl::desc("Check every rule on positive float inputs only (as a rule with `inputs: "
              "positive` is): for rules that assume it, e.g. exp(log(x)) -> x"),
+    cl::init(false), cl::cat(verifyCategory));
+
+static cl::opt<bool> inContext(
+    "in-context",
+    cl::desc("Also take each rule's instances where the whole rule set (every tag on) takes "
+             "the corpus: a public function just before the rule's first application there"),
     cl::init(false), cl::cat(verifyCategory));
 
 static cl::opt<unsigned> seeds("seeds",
@@ -252,7 +262,17 @@ struct Rewritten {
   OwningOpRef<ModuleOp> module;
   bool broken = false;    // the rewritten IR does not verify
   bool converged = true;  // the greedy driver reached a fixpoint
-  bool changed = false;   // the function differs from the original
+  bool changed = false;   // the rule fired at least once
+};
+
+/// Counts the patterns that succeeded: the greedy driver also folds and
+/// erases dead ops by itself, so a function whose text changed is not yet
+/// an instance of the rule.
+struct FiredCounter : RewriterBase::Listener {
+  unsigned fired = 0;
+  void notifyPatternEnd(const Pattern &, LogicalResult status) override {
+    fired += succeeded(status);
+  }
 };
 
 /// The patterns of one rule alone (the other rules are off), with the rule
@@ -283,9 +303,9 @@ Rewritten rewriteFunction(ModuleOp module, llvm::StringRef func,
                                          int64_t maxRewrites) {
   Rewritten result{module.clone()};
   auto target = result.module->lookupSymbol<func::FuncOp>(func);
-  std::string before;
-  llvm::raw_string_ostream(before) << target;
+  FiredCounter counter;
   GreedyRewriteConfig config;
+  config.setListener(&counter);
   // The bound on rewrites holds per iteration: one step is one iteration.
   config.setMaxIterations(maxRewrites == 1 ? 1 : 10).setMaxNumRewrites(maxRewrites);
   // As --kiln-apply-rules: constants stay where they are (the driver's
@@ -294,9 +314,7 @@ Rewritten rewriteFunction(ModuleOp module, llvm::StringRef func,
   // rule).
   config.enableConstantCSE(false);
   result.converged = succeeded(applyPatternsGreedily(target, patterns, config));
-  std::string after;
-  llvm::raw_string_ostream(after) << target;
-  result.changed = before != after;
+  result.changed = counter.fired > 0;
   result.broken = result.changed && failed(verify(*result.module));
   return result;
 }
@@ -411,6 +429,70 @@ void compareWithReference(ModuleOp after, llvm::StringRef func, ArrayRef<Referen
   }
 }
 
+/// A function as the whole rule set has rewritten it up to the first
+/// application of one rule: an instance of that rule in context.
+struct ContextInstance {
+  OwningOpRef<ModuleOp> module;
+  std::string func, where;
+  const llvm::SmallDenseSet<unsigned> *unstableOfMain;
+};
+
+/// Each rule's instances in context (--in-context): every public function
+/// of the corpus is rewritten by all the rules, every tag on, once to the
+/// end (the rule runtime logs the rules in application order); then, for
+/// each rule in the log, again from the start, stopped just before that
+/// rule's first application (the greedy driver is deterministic). At most
+/// kMaxContextInstances per rule.
+constexpr size_t kMaxContextInstances = 16;
+std::optional<llvm::StringMap<std::vector<ContextInstance>>>
+contextInstances(ArrayRef<std::string> paths, MutableArrayRef<OwningOpRef<ModuleOp>> modules,
+                 ArrayRef<llvm::SmallDenseSet<unsigned>> unstable, MLIRContext &context) {
+  rules::RuleSet set(&context, rules::nativesOf(rules::commandLinePlugins()));
+  for (const std::string &path : rulePaths)
+    if (failed(set.loadPath(path)))
+      return std::nullopt;
+  std::set<std::string> tags;
+  for (const auto &compiled : set.getRules())
+    tags.insert(compiled->rule.tags.begin(), compiled->rule.tags.end());
+  set.setTags(llvm::join(tags, ","));
+  RewritePatternSet patterns(&context);
+  if (failed(set.populate(patterns)))
+    return std::nullopt;
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  std::vector<std::string> &log = set.getRuntime().log;
+  llvm::StringMap<std::vector<ContextInstance>> out;
+  for (auto [path, module, unstableOfMain] : llvm::zip(paths, modules, unstable)) {
+    for (auto func : module->getOps<func::FuncOp>()) {
+      if (!func.isPublic() || func.isExternal())
+        continue;
+      log.clear();
+      (void)rewriteFunction(*module, func.getSymName(), frozen, kMaxRewrites);
+      std::vector<std::string> applied = log;
+      llvm::StringSet<> seen;
+      for (auto [i, name] : llvm::enumerate(applied)) {
+        if (!seen.insert(name).second || out[name].size() >= kMaxContextInstances)
+          continue;
+        OwningOpRef<ModuleOp> snapshot;
+        if (i == 0) {
+          snapshot = module->clone();
+        } else {
+          log.clear();
+          Rewritten partial = rewriteFunction(*module, func.getSymName(), frozen, int64_t(i));
+          // Folds do not count as rewrites: the log says where it stopped.
+          if (log.size() != i || partial.broken)
+            continue;
+          snapshot = std::move(partial.module);
+        }
+        out[name].push_back({std::move(snapshot), func.getSymName().str(),
+                             path + ": @" + func.getSymName().str() + " after " +
+                                 std::to_string(i) + " rewrites of the whole rule set",
+                             &unstableOfMain});
+      }
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -457,6 +539,13 @@ int main(int argc, char **argv) {
       return 1;
   }
 
+  std::optional<llvm::StringMap<std::vector<ContextInstance>>> inContextInstances;
+  if (inContext) {
+    inContextInstances = contextInstances(corpus, modules, unstable, context);
+    if (!inContextInstances)
+      return 1;
+  }
+
   bool anyUnsound = false, anyNonConverging = false;
   for (const auto &compiled : all.getRules()) {
     const rules::Rule &rule = compiled->rule;
@@ -471,35 +560,40 @@ int main(int argc, char **argv) {
     if (!patterns)
       return 1;
     std::string nonConverging;
-    for (auto [path, module, unstableOfMain] : llvm::zip(corpus, modules, unstable)) {
-      for (auto func : module->getOps<func::FuncOp>()) {
-        if (!func.isPublic() || func.isExternal() || !report.unsound.empty())
+    auto check = [&](ModuleOp module, StringRef func, const std::string &where,
+                     const llvm::SmallDenseSet<unsigned> &unstableOfMain) {
+      // One step, then the bounded fixpoint (when it differs).
+      Rewritten step = rewriteFunction(module, func, patterns->patterns, 1);
+      if (!step.changed)
+        return; // not an instance of this rule
+      ++report.instances;
+      Rewritten fixpoint = rewriteFunction(module, func, patterns->patterns, kMaxRewrites);
+      if (!fixpoint.converged && nonConverging.empty())
+        nonConverging = where;
+      std::vector<ReferenceRun> references =
+          referenceRuns(module, func, /*nearOverflow=*/model.k == 0);
+      llvm::SmallDenseSet<unsigned> skipped = skippedOutputs(model, func, unstableOfMain);
+      for (Rewritten *r : {&step, &fixpoint}) {
+        if (!r->changed || !report.unsound.empty())
           continue;
-        std::string where = path + ": @" + func.getSymName().str();
-        // One step, then the bounded fixpoint (when it differs).
-        Rewritten step = rewriteFunction(*module, func.getSymName(), patterns->patterns, 1);
-        if (!step.changed)
-          continue; // not an instance of this rule
-        ++report.instances;
-        Rewritten fixpoint =
-            rewriteFunction(*module, func.getSymName(), patterns->patterns, kMaxRewrites);
-        if (!fixpoint.converged && nonConverging.empty())
-          nonConverging = where;
-        std::vector<ReferenceRun> references =
-            referenceRuns(*module, func.getSymName(), /*nearOverflow=*/model.k == 0);
-        llvm::SmallDenseSet<unsigned> skipped =
-            skippedOutputs(model, func.getSymName(), unstableOfMain);
-        for (Rewritten *r : {&step, &fixpoint}) {
-          if (!r->changed || !report.unsound.empty())
-            continue;
-          if (r->broken) {
-            report.unsound = where + ": the rewritten IR does not verify";
-            continue;
-          }
-          compareWithReference(*r->module, func.getSymName(), references, where, model,
-                               skipped, report);
+        if (r->broken) {
+          report.unsound = where + ": the rewritten IR does not verify";
+          continue;
         }
+        compareWithReference(*r->module, func, references, where, model, skipped, report);
       }
+    };
+    for (auto [path, module, unstableOfMain] : llvm::zip(corpus, modules, unstable))
+      for (auto func : module->getOps<func::FuncOp>())
+        if (func.isPublic() && !func.isExternal() && report.unsound.empty())
+          check(*module, func.getSymName(), path + ": @" + func.getSymName().str(),
+                unstableOfMain);
+    if (inContextInstances) {
+      auto found = inContextInstances->find(rule.name);
+      if (found != inContextInstances->end())
+        for (ContextInstance &instance : found->second)
+          if (report.unsound.empty())
+            check(*instance.module, instance.func, instance.where, *instance.unstableOfMain);
     }
     llvm::outs() << "rule '" << rule.name << "'";
     if (!rule.tags.empty())
