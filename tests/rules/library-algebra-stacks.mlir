@@ -2,7 +2,7 @@
 // (rules/library/algebra/stacks.yaml) and per-row loops stacked into one op
 // (rows.yaml).
 // RUN: kiln-opt %s --rules=%kiln_src/rules/library/algebra/stacks.yaml \
-// RUN:   --rules=%kiln_src/rules/library/algebra/rows.yaml --rule-tags=reassociates-float,assumes-finite | FileCheck %s
+// RUN:   --rules=%kiln_src/rules/library/algebra/rows.yaml --rule-tags=reassociates-float,assumes-finite,assumes-no-overflow | FileCheck %s
 // RUN: kiln-opt %s --rules=%kiln_src/rules/library/algebra/stacks.yaml \
 // RUN:   --rules=%kiln_src/rules/library/algebra/rows.yaml | FileCheck %s --check-prefix=EXACT
 
