@@ -338,8 +338,8 @@ def write_docs(report: dict, path: Path):
         "## Latest result",
         "",
         f"{report.get('when', '')}: jax {report.get('jax', '?')}, "
-        f"{n} programs, **{passed} pass** ({100.0 * passed / max(n, 1):.0f} %), "
-        + ", ".join(f"{tot.get(k, 0)} {k}" for k in FAILING if tot.get(k)) + ".",
+        f"{n} programs, **{passed} pass** ({100.0 * passed / max(n, 1):.0f} %)"
+        + "".join(f", {tot.get(k, 0)} {k}" for k in FAILING if tot.get(k)) + ".",
         "",
         "| library | programs | pass | mismatch | error | timeout |",
         "|---|---|---|---|---|---|",
