@@ -141,17 +141,16 @@ def test_lower_shows_the_program_and_the_rules(cache_dir, tmp_path):
 
 
 def test_import_error_names_the_python_line(cache_dir):
-    # A windowed product: the generic reduce_window (a jaxpr body), which
-    # Kiln does not import.
-    f = kiln.jit(lambda x: lax.reduce_window(x, 1.0, lax.mul, (2,), (1,), "VALID"),
+    # A Schur decomposition, which Kiln does not import.
+    f = kiln.jit(lambda x: jax.lax.linalg.schur(x)[0],
                  cache_dir=cache_dir)
     with pytest.raises(kiln.JaxprImportError) as e:
-        f(np.arange(4.0, dtype=np.float32))
+        f(np.eye(3, dtype=np.float32))
     assert isinstance(e.value, kiln.Error)
     msg = str(e.value)
     # The line that traced the equation, with its source (as JAX's errors).
-    assert "test_jit.py:" in msg and "error: unsupported jaxpr primitive 'reduce_window'" in msg
-    assert "lax.reduce_window(x, 1.0" in msg
+    assert "test_jit.py:" in msg and "error: unsupported jaxpr primitive 'schur'" in msg
+    assert "jax.lax.linalg.schur(x)" in msg
 
 
 def test_rule_error_names_the_rule_file(cache_dir):
