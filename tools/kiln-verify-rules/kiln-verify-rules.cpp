@@ -470,20 +470,16 @@ contextInstances(ArrayRef<std::string> paths, MutableArrayRef<OwningOpRef<Module
       std::vector<std::string> applied = log;
       llvm::StringSet<> seen;
       for (auto [i, name] : llvm::enumerate(applied)) {
-        if (!seen.insert(name).second || out[name].size() >= kMaxContextInstances)
+        // The first rule applies to the function as written, an instance
+        // already.
+        if (!seen.insert(name).second || i == 0 || out[name].size() >= kMaxContextInstances)
           continue;
-        OwningOpRef<ModuleOp> snapshot;
-        if (i == 0) {
-          snapshot = module->clone();
-        } else {
-          log.clear();
-          Rewritten partial = rewriteFunction(*module, func.getSymName(), frozen, int64_t(i));
-          // Folds do not count as rewrites: the log says where it stopped.
-          if (log.size() != i || partial.broken)
-            continue;
-          snapshot = std::move(partial.module);
-        }
-        out[name].push_back({std::move(snapshot), func.getSymName().str(),
+        log.clear();
+        Rewritten partial = rewriteFunction(*module, func.getSymName(), frozen, int64_t(i));
+        // Folds do not count as rewrites: the log says where it stopped.
+        if (log.size() != i || partial.broken)
+          continue;
+        out[name].push_back({std::move(partial.module), func.getSymName().str(),
                              path + ": @" + func.getSymName().str() + " after " +
                                  std::to_string(i) + " rewrites of the whole rule set",
                              &unstableOfMain});
