@@ -166,14 +166,22 @@ bool hasPadding(const Window &w) {
                       [](const Padding &p) { return p.low || p.high || p.interior; });
 }
 
-/// `operand` padded with `value` of its element type as the window says
-/// (base dilation as interior padding); itself if the window does not pad.
+/// `operand` padded with the rank-0 `padScalar` as the window says (base
+/// dilation as interior padding); itself if the window does not pad.
+FailureOr<Value> padForWindow(PrimitiveEmitter &e, Value operand, Value padScalar,
+                              const Window &w) {
+  if (!hasPadding(w))
+    return operand;
+  return padTensor(e, operand, padScalar, w.padding, e.eqn.primitiveLoc);
+}
+
+/// The same with `value` of the operand's element type.
 FailureOr<Value> padForWindow(PrimitiveEmitter &e, Value operand, ReductionIdentity value,
                               const Window &w) {
   if (!hasPadding(w))
     return operand;
   Type element = cast<RankedTensorType>(operand.getType()).getElementType();
-  return padTensor(e, operand, scalarOf(e, element, value), w.padding, e.eqn.primitiveLoc);
+  return padForWindow(e, operand, scalarOf(e, element, value), w);
 }
 
 int64_t offsetCount(const Window &w) {
@@ -494,9 +502,7 @@ EmitResult emitGenericReduceWindow(PrimitiveEmitter &e) {
     return failure();
   SmallVector<Value> padded;
   for (size_t i = 0; i < n; ++i) {
-    FailureOr<Value> p = hasPadding(*w) ? padTensor(e, operands[i], inits[i], w->padding,
-                                                    e.eqn.primitiveLoc)
-                                        : FailureOr<Value>(operands[i]);
+    FailureOr<Value> p = padForWindow(e, operands[i], inits[i], *w);
     if (failed(p))
       return failure();
     padded.push_back(*p);
